@@ -1,0 +1,90 @@
+# calltrace - build, test, demo and benchmark.
+#
+#   make          build/bin/calltrace, build/lib/libcalltrace.so and .a
+#   make demo     install what is needed, build, trace examples/, write every view
+#   make check    install what is needed, build (also with ASan/UBSan), run every test
+#   make bench    recording overhead, trace size and analysis speed beside uftrace
+
+CC      ?= gcc
+BUILD   ?= build
+SAN     ?=
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
+TOOL_LIBS = -ldw -lelf -lstdc++ -lm
+
+FORMAT_SRC   := $(wildcard src/format/*.c)
+RUNTIME_SRC  := $(wildcard src/runtime/*.c) src/format/trace_writer.c src/format/trace_clock.c
+ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c)
+CLI_SRC      := $(wildcard src/cli/*.c)
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+
+RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
+LIB_OBJ  := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+CALLTRACE := $(BUILD)/bin/calltrace
+RUNTIME_SO := $(BUILD)/lib/libcalltrace.so
+RUNTIME_A  := $(BUILD)/lib/libcalltrace.a
+
+all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(UNIT_BIN)
+
+# The runtime is never instrumented itself, never sanitized (it lives inside
+# the traced program), and exports only the hooks and the public API.
+RT_CFLAGS = $(filter-out -fsanitize=%,$(CFLAGS)) -O2 -fPIC -fvisibility=hidden \
+	-fno-instrument-functions -fno-omit-frame-pointer -ftls-model=initial-exec -Iinclude
+
+$(BUILD)/rt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
+
+$(RUNTIME_SO): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ -ldl -lpthread -Wl,-z,nodelete
+
+$(RUNTIME_A): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(CALLTRACE): $(CLI_OBJ) $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN) -o $@ $^ $(TOOL_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN) -Iinclude -o $@ $< $(LIB_OBJ) $(TOOL_LIBS) -ldl -lpthread
+
+deps:
+	@bash scripts/install-deps.sh
+
+# Sanitized build of the tools and unit tests in its own tree.
+asan:
+	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" OPT=-O1
+
+check: deps
+	$(MAKE) all
+	$(MAKE) asan
+	bash tests/run_tests.sh
+
+demo: deps
+	$(MAKE) all
+	bash examples/run_demo.sh
+
+bench: deps
+	$(MAKE) all
+	bash bench/run_bench.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all deps asan check demo bench format clean
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

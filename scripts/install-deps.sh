@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what calltrace needs to build, test and benchmark on Debian.
+# Runs apt-get as root, through sudo otherwise; does nothing when all is there.
+set -euo pipefail
+
+packages=(gcc g++ make libc6-dev libdw-dev libelf-dev python3 binutils procps
+          uftrace ltrace graphviz python3-seqdiag plantuml default-jre-headless
+          chromium nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-deps: installing ${missing[*]}"
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The browser test drives Debian's chromium with playwright-core from npm.
+if [ -f tests/browser/package.json ] && [ ! -d tests/browser/node_modules/playwright-core ]; then
+	echo "install-deps: npm install in tests/browser"
+	(cd tests/browser && npm install --no-audit --no-fund --silent)
+fi

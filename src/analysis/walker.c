@@ -1,0 +1,259 @@
+/*
+ * walker.c - turn each thread's enter/exit events into a filtered call-tree
+ * stream (see walker.h).
+ *
+ * One stack of frames per thread.  A frame is "eligible" when the filters
+ * (-F, -N, -D) would show it; with a time filter (-t) an eligible frame is
+ * first "pending" and is handed to the consumer only once it has lasted
+ * long enough (its children cannot be longer than it, so order is kept),
+ * or dropped when it ends sooner.
+ */
+#include "walker.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct frame {
+	uint64_t address;
+	const struct symbol *sym;
+	uint64_t start_ns, seq, child_ns;
+	uint32_t depth;        /* eligible ancestors below it */
+	int32_t parent;        /* index of the nearest eligible ancestor, -1 */
+	uint8_t eligible, emitted, in_scope;
+};
+
+struct thread_walk {
+	struct trace_reader *reader;
+	struct symbol_table *symbols;
+	const struct walk_filters *filters;
+	const struct walk_consumer *consumer;
+	struct walk_stats *stats;
+	struct walk_thread info;
+	struct trace_cursor cursor;
+	struct frame *stack;
+	size_t depth, cap;
+	size_t first_pending; /* lowest frame that may still be pending */
+	uint64_t seq, last_ns;
+	const struct symbol **syms; /* this window's fid -> symbol */
+	size_t nsyms;
+	uint32_t syms_serial;
+};
+
+enum { FILTER_UNKNOWN = 0, FILTER_NONE = 1, FILTER_ONLY = 2, FILTER_HIDE = 4 };
+
+static int filter_flags(const struct walk_filters *f, const struct symbol *sym)
+{
+	int *state = (int *)&sym->filter_state; /* a cache the table leaves to us */
+	if (*state == FILTER_UNKNOWN) {
+		int flags = FILTER_NONE;
+		if (f->only && regexec(f->only, sym->name, 0, NULL, 0) == 0)
+			flags |= FILTER_ONLY;
+		if (f->hide && regexec(f->hide, sym->name, 0, NULL, 0) == 0)
+			flags |= FILTER_HIDE;
+		*state = flags;
+	}
+	return *state;
+}
+
+static const struct symbol *resolve(struct thread_walk *w, const struct trace_event *ev)
+{
+	struct trace_cursor *c = &w->cursor;
+	if (w->syms_serial != c->window_serial) {
+		if (w->nsyms)
+			memset(w->syms, 0, w->nsyms * sizeof(*w->syms));
+		w->syms_serial = c->window_serial;
+	}
+	if (ev->fid >= w->nsyms) {
+		size_t n = c->cap_dict > ev->fid ? c->cap_dict : ev->fid + 1;
+		w->syms = realloc(w->syms, n * sizeof(*w->syms));
+		if (!w->syms)
+			abort();
+		memset(w->syms + w->nsyms, 0, (n - w->nsyms) * sizeof(*w->syms));
+		w->nsyms = n;
+	}
+	const struct symbol *s = w->syms[ev->fid];
+	if (s)
+		return s;
+	const struct trace_module *m =
+		trace_reader_find_module(w->reader, w->info.thread->image, ev->address, ev->time_ns);
+	if (m)
+		s = symbol_table_lookup(w->symbols, m->path, m->build_id, m->build_id_len,
+					ev->address - m->load_bias, ev->address);
+	else
+		s = symbol_table_unknown(w->symbols, ev->address);
+	w->syms[ev->fid] = s;
+	return s;
+}
+
+static void fill_event(struct thread_walk *w, const struct frame *f, struct walk_event *e,
+		       enum walk_kind kind)
+{
+	e->kind = kind;
+	e->thread = &w->info;
+	e->sym = f->sym;
+	e->address = f->address;
+	e->depth = f->depth;
+	e->seq = f->seq;
+	e->start_ns = f->start_ns;
+	e->end_ns = e->duration_ns = e->child_ns = 0;
+	e->unfinished = 0;
+}
+
+static void emit_enter(struct thread_walk *w, struct frame *f)
+{
+	struct walk_event e;
+	f->emitted = 1;
+	w->stats->shown++;
+	if (!w->consumer->enter)
+		return;
+	fill_event(w, f, &e, WALK_ENTER);
+	w->consumer->enter(w->consumer->ctx, &e);
+}
+
+/* Hands over pending frames that have lasted long enough by `now`. */
+static void release_pending(struct thread_walk *w, uint64_t now)
+{
+	while (w->first_pending < w->depth) {
+		struct frame *f = &w->stack[w->first_pending];
+		if (f->eligible && !f->emitted) {
+			if (now - f->start_ns < w->filters->min_duration_ns)
+				return;
+			emit_enter(w, f);
+		}
+		w->first_pending++;
+	}
+}
+
+static void push_frame(struct thread_walk *w, const struct trace_event *ev)
+{
+	const struct walk_filters *fl = w->filters;
+	if (w->depth == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->stack = realloc(w->stack, w->cap * sizeof(*w->stack));
+		if (!w->stack)
+			abort();
+	}
+	const struct frame *up = w->depth ? &w->stack[w->depth - 1] : NULL;
+	struct frame *f = &w->stack[w->depth];
+	f->address = ev->address;
+	f->sym = resolve(w, ev);
+	f->start_ns = ev->time_ns;
+	f->seq = ++w->seq;
+	f->child_ns = 0;
+	f->emitted = 0;
+	int flags = filter_flags(fl, f->sym);
+	f->in_scope = !fl->only || (flags & FILTER_ONLY) || (up && up->in_scope);
+	f->parent = !up ? -1 : up->eligible ? (int32_t)(w->depth - 1) : up->parent;
+	f->depth = f->parent < 0 ? 0 : w->stack[f->parent].depth + 1;
+	f->eligible = f->in_scope && !(flags & FILTER_HIDE) &&
+		      (!fl->max_depth || f->depth < fl->max_depth);
+	w->depth++;
+	w->stats->calls++;
+	if (w->depth > w->stats->max_depth)
+		w->stats->max_depth = w->depth;
+	if (f->eligible && !fl->min_duration_ns)
+		emit_enter(w, f);
+}
+
+static void pop_frame(struct thread_walk *w, uint64_t end_ns, int unfinished)
+{
+	struct frame *f = &w->stack[--w->depth];
+	if (w->first_pending > w->depth)
+		w->first_pending = w->depth;
+	if (unfinished)
+		w->stats->unfinished++;
+	if (!f->emitted)
+		return;
+	uint64_t duration = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
+	if (f->parent >= 0)
+		w->stack[f->parent].child_ns += duration;
+	if (!w->consumer->exit)
+		return;
+	struct walk_event e;
+	fill_event(w, f, &e, WALK_EXIT);
+	e.end_ns = end_ns;
+	e.duration_ns = duration;
+	e.child_ns = f->child_ns;
+	e.unfinished = unfinished;
+	w->consumer->exit(w->consumer->ctx, &e);
+}
+
+/* An exit pops its frame; frames above it (left by longjmp) end with it. */
+static void handle_exit(struct thread_walk *w, const struct trace_event *ev)
+{
+	size_t i = w->depth;
+	while (i > 0 && w->stack[i - 1].address != ev->address)
+		i--;
+	if (i == 0) {
+		w->stats->unmatched++;
+		return;
+	}
+	while (w->depth > i)
+		pop_frame(w, ev->time_ns, 1);
+	pop_frame(w, ev->time_ns, 0);
+}
+
+static int thread_selected(const struct walk_filters *f, const struct trace_thread *t)
+{
+	int ok_tid = f->ntids == 0, ok_pid = f->npids == 0;
+	for (uint32_t i = 0; i < f->ntids; i++)
+		ok_tid |= f->tids[i] == t->tid;
+	for (uint32_t i = 0; i < f->npids; i++)
+		ok_pid |= f->pids[i] == t->pid;
+	return ok_tid && ok_pid && t->nwindows > 0;
+}
+
+static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
+{
+	const struct walk_consumer *c = w->consumer;
+	struct trace_event ev;
+	w->info.thread = t;
+	w->info.image = trace_reader_image(w->reader, t->image);
+	w->info.pid = t->pid;
+	w->info.tid = t->tid;
+	w->info.name = t->name ? t->name : "";
+	w->depth = w->first_pending = 0;
+	w->seq = w->last_ns = 0;
+	w->syms_serial = 0;
+	trace_cursor_init(&w->cursor, w->reader, t);
+	if (c->begin_thread)
+		c->begin_thread(c->ctx, &w->info);
+	while (trace_cursor_next(&w->cursor, &ev)) {
+		w->last_ns = ev.time_ns;
+		if (w->filters->min_duration_ns)
+			release_pending(w, ev.time_ns);
+		if (ev.type == TRACE_ENTER) {
+			w->stats->events++;
+			push_frame(w, &ev);
+		} else if (ev.type == TRACE_EXIT) {
+			w->stats->events++;
+			handle_exit(w, &ev);
+		} else if (ev.type == TRACE_PAUSE) {
+			while (w->depth)
+				pop_frame(w, ev.time_ns, 1);
+		}
+	}
+	while (w->depth)
+		pop_frame(w, w->last_ns, 1);
+	trace_cursor_fini(&w->cursor);
+	if (c->end_thread)
+		c->end_thread(c->ctx, &w->info);
+}
+
+int walker_run(struct trace_reader *r, struct symbol_table *symbols,
+	       const struct walk_filters *f, const struct walk_consumer *c,
+	       struct walk_stats *stats)
+{
+	struct walk_stats local;
+	struct walk_filters none;
+	memset(&none, 0, sizeof(none));
+	struct thread_walk w = {.reader = r, .symbols = symbols, .filters = f ? f : &none,
+				.consumer = c, .stats = stats ? stats : &local};
+	memset(w.stats, 0, sizeof(*w.stats));
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (thread_selected(w.filters, &r->threads[i]))
+			walk_thread(&w, &r->threads[i]);
+	free(w.stack);
+	free(w.syms);
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * cli.h - what the subcommands share: option parsing for the trace file and
+ * the filters, output files, and error reporting.
+ */
+#ifndef CALLTRACE_CLI_H
+#define CALLTRACE_CLI_H
+
+#include <stdio.h>
+#include "../analysis/walker.h"
+#include "../format/trace_reader.h"
+#include "../symbols/symbols.h"
+
+#define DEFAULT_TRACE "calltrace.trace"
+
+/* An open trace with its symbols and the filters given on the command line. */
+struct cli_trace {
+	struct trace_reader *reader;
+	struct symbol_table *symbols;
+	struct walk_filters filters;
+	regex_t only_re, hide_re;
+};
+
+/* Prints "calltrace: <message>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Common options of the reading commands.  cli_filter_option() handles one
+ * getopt_long result: returns 1 if it was a filter option (and stores it),
+ * 0 if not, -1 on a bad value (error already printed).  CLI_FILTER_LONGOPTS
+ * goes into a long-options table; CLI_FILTER_SHORTOPTS into the short ones.
+ */
+#define CLI_FILTER_SHORTOPTS "F:N:D:t:"
+#define CLI_OPT_TID 0x1001
+#define CLI_OPT_PID 0x1002
+#define CLI_FILTER_LONGOPTS                                   \
+	{"filter", required_argument, 0, 'F'},                \
+	{"notrace", required_argument, 0, 'N'},               \
+	{"depth", required_argument, 0, 'D'},                 \
+	{"time-filter", required_argument, 0, 't'},           \
+	{"tid", required_argument, 0, CLI_OPT_TID},           \
+	{"pid", required_argument, 0, CLI_OPT_PID}
+#define CLI_FILTER_HELP                                                          \
+	"  -F, --filter REGEX     only the calls of matching functions and below\n"   \
+	"  -N, --notrace REGEX    hide matching functions (their callees stay)\n"     \
+	"  -D, --depth N          show at most N levels of calls\n"                   \
+	"  -t, --time-filter DUR  hide calls shorter than DUR (e.g. 10us, 2ms)\n"     \
+	"      --tid TID[,TID]    only these threads\n"                               \
+	"      --pid PID[,PID]    only these processes\n"
+
+int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
+
+/* Opens the trace named by argv[optind] (or DEFAULT_TRACE when there is
+ * none); 0, or -1 after printing the error.  More than one name is an error. */
+int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind);
+void cli_trace_close(struct cli_trace *t);
+
+/* Walks with the command's filters. */
+int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct walk_stats *stats);
+
+/* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
+FILE *cli_output_open(const char *path);
+/* Closes it, reporting a write error; 0 or -1. */
+int cli_output_close(FILE *f, const char *path);
+
+/* Parses "10us", "2ms", "1.5s", "300" (ns); -1 on error. */
+int cli_parse_duration(const char *s, uint64_t *ns);
+/* Formats a duration like uftrace: "  1.234 us"; returns buf. */
+const char *cli_format_duration(uint64_t ns, char *buf, size_t len);
+
+/* Subcommands: each takes argc/argv with argv[0] the subcommand name. */
+int cmd_record(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_json(int argc, char **argv);
+/* Views and engines built in their own files; weak so that the command
+ * list can name them before they exist. */
+int cmd_flame(int argc, char **argv) __attribute__((weak));
+int cmd_seq(int argc, char **argv) __attribute__((weak));
+int cmd_graph(int argc, char **argv) __attribute__((weak));
+int cmd_chrome(int argc, char **argv) __attribute__((weak));
+int cmd_speedscope(int argc, char **argv) __attribute__((weak));
+int cmd_attach(int argc, char **argv) __attribute__((weak));
+
+#endif

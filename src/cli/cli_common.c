@@ -1,0 +1,204 @@
+/*
+ * cli_common.c - what the subcommands share (see cli.h).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fputs("calltrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = {{"", 1}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			*ns = (uint64_t)(v * units[i].scale + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *cli_format_duration(uint64_t ns, char *buf, size_t len)
+{
+	static const char *units[] = {"ns", "us", "ms", " s"};
+	double v = (double)ns;
+	int u = 0;
+	if (ns < 1000) {
+		snprintf(buf, len, "%7llu ns", (unsigned long long)ns);
+		return buf;
+	}
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "%7.3f %s", v, units[u]);
+	return buf;
+}
+
+static int parse_id_list(const char *arg, uint32_t *ids, uint32_t *n, const char *what)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long v = strtoul(tok, &end, 10);
+		if (*end || end == tok || *n >= WALK_MAX_IDS) {
+			cli_error("bad %s list '%s'", what, arg);
+			rc = -1;
+			break;
+		}
+		ids[(*n)++] = (uint32_t)v;
+	}
+	free(copy);
+	return rc;
+}
+
+static int compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt)
+{
+	char msg[128];
+	if (*slot) {
+		cli_error("%s given twice (use one regex with |)", opt);
+		return -1;
+	}
+	int rc = regcomp(re, arg, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		regerror(rc, re, msg, sizeof(msg));
+		cli_error("bad regex '%s' for %s: %s", arg, opt, msg);
+		return -1;
+	}
+	*slot = re;
+	return 0;
+}
+
+int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
+{
+	struct walk_filters *f = &t->filters;
+	char *end;
+	switch (opt) {
+	case 'F':
+		return compile_regex(&t->only_re, &f->only, arg, "-F") < 0 ? -1 : 1;
+	case 'N':
+		return compile_regex(&t->hide_re, &f->hide, arg, "-N") < 0 ? -1 : 1;
+	case 'D':
+		f->max_depth = (uint32_t)strtoul(arg, &end, 10);
+		if (*end || end == arg || f->max_depth == 0) {
+			cli_error("bad depth '%s' (want a number above 0)", arg);
+			return -1;
+		}
+		return 1;
+	case 't':
+		if (cli_parse_duration(arg, &f->min_duration_ns) < 0) {
+			cli_error("bad duration '%s' (e.g. 500ns, 10us, 2ms, 1s)", arg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_TID:
+		return parse_id_list(arg, f->tids, &f->ntids, "--tid") < 0 ? -1 : 1;
+	case CLI_OPT_PID:
+		return parse_id_list(arg, f->pids, &f->npids, "--pid") < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind)
+{
+	char err[512];
+	if (argc - optind > 1) {
+		cli_error("one trace file at a time (got '%s' and '%s')", argv[optind],
+			  argv[optind + 1]);
+		return -1;
+	}
+	const char *path = optind < argc ? argv[optind] : DEFAULT_TRACE;
+	t->reader = trace_reader_open(path, err, sizeof(err));
+	if (!t->reader) {
+		cli_error("%s", err);
+		return -1;
+	}
+	if (t->reader->nthreads == 0 && t->reader->nproblems > 0) {
+		cli_error("%s: no readable events (%s at offset %llu)", path,
+			  t->reader->problems[0].message,
+			  (unsigned long long)t->reader->problems[0].offset);
+		cli_trace_close(t);
+		return -1;
+	}
+	t->symbols = symbol_table_new();
+	return 0;
+}
+
+void cli_trace_close(struct cli_trace *t)
+{
+	if (t->filters.only)
+		regfree(&t->only_re);
+	if (t->filters.hide)
+		regfree(&t->hide_re);
+	t->filters.only = t->filters.hide = NULL;
+	if (t->symbols)
+		symbol_table_free(t->symbols);
+	trace_reader_close(t->reader);
+	t->symbols = NULL;
+	t->reader = NULL;
+}
+
+/* Problems found while reading are worth a word, once, at the end. */
+static void report_problems(const struct trace_reader *r)
+{
+	if (r->nproblems == 0)
+		return;
+	cli_error("warning: %s: %zu problem%s in the trace, first at offset %llu: %s (see "
+		  "'calltrace info')",
+		  r->path, r->nproblems, r->nproblems == 1 ? "" : "s",
+		  (unsigned long long)r->problems[0].offset, r->problems[0].message);
+}
+
+int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct walk_stats *stats)
+{
+	int rc = walker_run(t->reader, t->symbols, &t->filters, c, stats);
+	report_problems(t->reader);
+	return rc;
+}
+
+FILE *cli_output_open(const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return stdout;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		cli_error("cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+int cli_output_close(FILE *f, const char *path)
+{
+	int failed = ferror(f);
+	if (f == stdout)
+		failed |= fflush(f) != 0;
+	else
+		failed |= fclose(f) != 0;
+	if (failed) {
+		cli_error("error writing %s", path && strcmp(path, "-") ? path : "standard output");
+		return -1;
+	}
+	return 0;
+}

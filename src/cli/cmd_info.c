@@ -1,0 +1,121 @@
+/*
+ * cmd_info.c - `calltrace info`: what a trace holds.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <time.h>
+
+static void info_usage(FILE *out)
+{
+	fprintf(out, "usage: calltrace info [TRACE]\n\n"
+		     "Tells what a trace holds: the command, when and how long it ran, its\n"
+		     "processes, threads and modules, how many calls were recorded, and\n"
+		     "anything lost or damaged.\n\n"
+		     "options:\n"
+		     "  -h, --help             this help\n");
+}
+
+static const char *how_name(uint32_t how)
+{
+	switch (how) {
+	case PROCESS_START: return "started";
+	case PROCESS_FORK: return "forked";
+	case PROCESS_EXEC: return "exec'd";
+	}
+	return "seen";
+}
+
+static void print_header(const struct trace_reader *r, const struct walk_stats *st,
+			 uint64_t last_ns)
+{
+	char when[64], dur[32];
+	time_t secs = (time_t)(r->header.start_real_ns / 1000000000u);
+	struct tm tm;
+	localtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
+	printf("trace:      %s (%zu bytes, format %u)\n", r->path, r->size, r->header.version);
+	printf("command:    %s\n", r->command);
+	printf("recorded:   %s, for %s\n", when, cli_format_duration(last_ns, dur, sizeof(dur)));
+	printf("clock:      %s, %.3f MHz\n",
+	       r->header.clock == TRACE_CLOCK_TSC ? "TSC" : "CLOCK_MONOTONIC",
+	       1e3 / r->ns_per_tick);
+	printf("calls:      %" PRIu64 " (%" PRIu64 " events, %.2f bytes per call)\n", st->calls,
+	       st->events, st->calls ? (double)r->event_bytes / (double)st->calls : 0.0);
+	printf("max depth:  %" PRIu64 "\n", st->max_depth);
+	printf("unfinished: %" PRIu64 " calls had no recorded end\n", st->unfinished);
+}
+
+static void print_image(const struct trace_reader *r, const struct trace_image *im)
+{
+	printf("  image %u: pid %u, %s", im->id, im->pid, how_name(im->how));
+	if (im->parent_image)
+		printf(" from image %u", im->parent_image);
+	if (im->has_exit)
+		printf(", exit status %d", im->exit_status);
+	printf("\n    command: %s\n", *im->command ? im->command : im->exe);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct trace_thread *t = &r->threads[i];
+		if (t->image == im->id)
+			printf("    thread %u%s%s: %zu event window%s\n", t->tid, *t->name ? " " : "",
+			       t->name, t->nwindows, t->nwindows == 1 ? "" : "s");
+	}
+	for (size_t m = 0; m < im->nmodules; m++) {
+		const struct trace_module *mod = &im->modules[m];
+		printf("    module %#" PRIx64 "-%#" PRIx64 " %s%s\n", mod->low, mod->high, mod->path,
+		       mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
+	}
+}
+
+struct last_time {
+	uint64_t ns;
+};
+
+static void note_exit(void *ctx, const struct walk_event *e)
+{
+	struct last_time *lt = ctx;
+	if (e->end_ns > lt->ns)
+		lt->ns = e->end_ns;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	struct cli_trace t = {0};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			info_usage(stdout);
+			return 0;
+		}
+		info_usage(stderr);
+		return 2;
+	}
+	if (cli_trace_open(&t, argc, argv, optind) < 0)
+		return 1;
+	const struct trace_reader *r = t.reader;
+	struct walk_stats st;
+	struct last_time lt = {0};
+	struct walk_consumer c = {.ctx = &lt, .exit = note_exit};
+	walker_run(t.reader, t.symbols, NULL, &c, &st);
+	print_header(r, &st, lt.ns);
+	printf("processes:  %zu\n", r->nimages);
+	for (size_t i = 0; i < r->nimages; i++)
+		print_image(r, &r->images[i]);
+	if (r->header.lost_windows)
+		printf("lost:       %u event windows could not be written\n", r->header.lost_windows);
+	if (r->unwritten_bytes)
+		printf("unwritten:  %zu bytes claimed but never written (a process was killed)\n",
+		       (size_t)r->unwritten_bytes);
+	if (st.unmatched)
+		printf("unmatched:  %" PRIu64 " exits without their enter\n", st.unmatched);
+	printf("problems:   %zu\n", r->nproblems);
+	for (size_t i = 0; i < r->nproblems; i++)
+		printf("  at offset %" PRIu64 ": %s\n", r->problems[i].offset, r->problems[i].message);
+	for (size_t i = 0; i < r->ncrashes; i++)
+		printf("crash:      pid %u tid %u: signal %d at %#" PRIx64 "\n", r->crashes[i].pid,
+		       r->crashes[i].tid, r->crashes[i].signal, r->crashes[i].fault_address);
+	cli_trace_close(&t);
+	return 0;
+}

@@ -1,0 +1,365 @@
+/*
+ * cmd_record.c - `calltrace record`: run a program and record its calls.
+ *
+ * It creates the trace file, then runs the program either with the runtime
+ * library preloaded (the program or its libraries are built with
+ * -finstrument-functions) or under the dynamic engine (no recompiling), and
+ * returns the program's own exit status (128 + signal if it was killed).
+ */
+#include "cli.h"
+#include "../dynamic/dynamic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int dynamic_record(const struct dynamic_options *o) __attribute__((weak));
+
+struct record_options {
+	const char *output;
+	uint64_t buffer_size;
+	const char *max_depth;
+	int dynamic, start_off, quiet;
+	struct dynamic_options dyn;
+	regex_t module_re, only_re, hide_re;
+};
+
+static void record_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: calltrace record [OPTIONS] PROGRAM [ARGS...]\n\n"
+		"Runs PROGRAM and records every function call of it, its threads and its\n"
+		"child processes into one trace file.  Programs built with\n"
+		"-finstrument-functions are recorded by the runtime library (preloaded);\n"
+		"others by the dynamic engine, with no recompiling.  The exit status is\n"
+		"the program's own (128 + signal if a signal killed it).\n\n"
+		"options:\n"
+		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
+		"      --dynamic          use the dynamic engine even on an instrumented program\n"
+		"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"
+		"      --max-depth N      record calls at most N deep\n"
+		"      --start-off        load with recording off until calltrace_start()\n"
+		"  -q, --quiet            say nothing on stderr unless something fails\n"
+		"dynamic engine only:\n"
+		"      --module REGEX     also instrument shared libraries matching REGEX\n"
+		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
+		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		"      --no-follow        do not follow forked children\n"
+		"  -h, --help             this help\n");
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int compile(regex_t *re, regex_t **slot, const char *arg)
+{
+	if (regcomp(re, arg, REG_EXTENDED | REG_NOSUB) != 0) {
+		cli_error("bad regex '%s'", arg);
+		return -1;
+	}
+	*slot = re;
+	return 0;
+}
+
+enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_MODULE, OPT_NO_FOLLOW };
+
+static int parse_options(struct record_options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, 0, 'o'},   {"dynamic", no_argument, 0, OPT_DYNAMIC},
+		{"buffer-size", required_argument, 0, OPT_BUFFER},
+		{"max-depth", required_argument, 0, OPT_DEPTH},
+		{"start-off", no_argument, 0, OPT_START_OFF},
+		{"module", required_argument, 0, OPT_MODULE},
+		{"filter", required_argument, 0, 'F'},   {"notrace", required_argument, 0, 'N'},
+		{"no-follow", no_argument, 0, OPT_NO_FOLLOW},
+		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int opt;
+	o->output = DEFAULT_TRACE;
+	o->dyn.follow_forks = 1;
+	while ((opt = getopt_long(argc, argv, "+o:F:N:qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': o->output = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case OPT_DYNAMIC: o->dynamic = 1; break;
+		case OPT_START_OFF: o->start_off = 1; break;
+		case OPT_NO_FOLLOW: o->dyn.follow_forks = 0; break;
+		case OPT_DEPTH: o->max_depth = optarg; break;
+		case OPT_BUFFER:
+			if (parse_size(optarg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
+			    o->buffer_size > TRACE_MAX_WINDOW) {
+				cli_error("bad --buffer-size '%s' (16K to 64M)", optarg);
+				return -1;
+			}
+			break;
+		case OPT_MODULE:
+			if (compile(&o->module_re, &o->dyn.module_filter, optarg) < 0)
+				return -1;
+			break;
+		case 'F':
+			if (compile(&o->only_re, &o->dyn.only, optarg) < 0)
+				return -1;
+			break;
+		case 'N':
+			if (compile(&o->hide_re, &o->dyn.hide, optarg) < 0)
+				return -1;
+			break;
+		case 'h': record_usage(stdout); exit(0);
+		default: record_usage(stderr); return -1;
+		}
+	}
+	if (optind >= argc) {
+		cli_error("record: no program given (see 'calltrace record --help')");
+		return -1;
+	}
+	return optind;
+}
+
+/* Finds PROGRAM the way execvp would; 0 and its path, or -1 with errno. */
+static int find_program(const char *name, char *path, size_t len)
+{
+	if (strchr(name, '/')) {
+		snprintf(path, len, "%s", name);
+		return access(path, X_OK) == 0 ? 0 : -1;
+	}
+	const char *dirs = getenv("PATH");
+	if (!dirs)
+		dirs = "/usr/local/bin:/usr/bin:/bin";
+	int err = ENOENT;
+	for (const char *d = dirs; *d;) {
+		const char *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : strlen(d);
+		snprintf(path, len, "%.*s/%s", (int)n, n ? d : ".", name);
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(path, X_OK) == 0)
+				return 0;
+			err = EACCES;
+		}
+		d += n + (colon ? 1 : 0);
+	}
+	errno = err;
+	return -1;
+}
+
+/* The runtime library next to this calltrace: ../lib/ (a build tree) or
+ * ../lib/calltrace/ (an installation); CALLTRACE_RUNTIME overrides. */
+static int find_runtime(char *path, size_t len)
+{
+	const char *env = getenv("CALLTRACE_RUNTIME");
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return access(path, R_OK);
+	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	*slash = '\0';
+	static const char *candidates[] = {"../lib/libcalltrace.so", "../lib/calltrace/libcalltrace.so"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, len, "%s/%s", self, candidates[i]);
+		char real[PATH_MAX];
+		if (realpath(path, real)) {
+			snprintf(path, len, "%s", real);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void set_preload_environment(const char *runtime, const char *trace,
+				    const struct record_options *o)
+{
+	char buf[PATH_MAX * 2 + 64];
+	const char *old = getenv("LD_PRELOAD");
+	if (old && *old)
+		snprintf(buf, sizeof(buf), "%s:%s", runtime, old);
+	else
+		snprintf(buf, sizeof(buf), "%s", runtime);
+	setenv("LD_PRELOAD", buf, 1);
+	snprintf(buf, sizeof(buf), "0:%d:%s", (int)getpid(), trace);
+	setenv("CALLTRACE_SESSION", buf, 1);
+	setenv("CALLTRACE_OUTPUT", trace, 1);
+	if (o->max_depth)
+		setenv("CALLTRACE_MAX_DEPTH", o->max_depth, 1);
+	if (o->start_off)
+		setenv("CALLTRACE_START", "off", 1);
+}
+
+/* Runs the program; its wait status, or -1 if it could not be started. */
+static int run_program(const char *path, char **argv, pid_t *child)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(pipefd[0]);
+		execv(path, argv);
+		int e = errno;
+		ssize_t unused = write(pipefd[1], &e, sizeof(e));
+		(void)unused;
+		_exit(127);
+	}
+	*child = pid;
+	close(pipefd[1]);
+	int exec_errno = 0;
+	ssize_t got = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+	close(pipefd[0]);
+	/* Like system(): Ctrl-C and Ctrl-\ are for the program. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got == sizeof(exec_errno)) {
+		cli_error("cannot run %s: %s", argv[0], strerror(exec_errno));
+		return -1;
+	}
+	return status;
+}
+
+static int exit_code_of(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void write_exit(struct trace_session *s, pid_t pid, int code)
+{
+	s->image = 0; /* the reader gives it to the last image of pid */
+	s->pid = (uint32_t)pid;
+	trace_write_process(s, PROCESS_EXIT, 0, 0, code, NULL, NULL, 0);
+}
+
+static void say_summary(const char *trace, int instrumented)
+{
+	char err[512];
+	struct trace_reader *r = trace_reader_open(trace, err, sizeof(err));
+	if (!r) {
+		cli_error("%s", err);
+		return;
+	}
+	size_t threads = 0;
+	for (size_t i = 0; i < r->nthreads; i++)
+		threads += r->threads[i].nwindows > 0;
+	if (threads == 0)
+		cli_error("no calls recorded%s; trace written to %s",
+			  instrumented ? "" : " (the program is not built with -finstrument-functions)",
+			  trace);
+	else
+		cli_error("%zu process%s, %zu thread%s, %.1f KiB of events written to %s",
+			  r->nimages, r->nimages == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
+			  (double)r->event_bytes / 1024, trace);
+	trace_reader_close(r);
+}
+
+static char *join_command(char **argv, size_t *len)
+{
+	size_t n = 0;
+	for (char **a = argv; *a; a++)
+		n += strlen(*a) + 1;
+	char *buf = malloc(n + 1), *p = buf;
+	for (char **a = argv; *a; a++)
+		p = stpcpy(p, *a) + 1;
+	*len = n;
+	return buf;
+}
+
+static int record_with_runtime(struct record_options *o, struct trace_session *s,
+			       const char *program, char **argv, const char *trace)
+{
+	char runtime[PATH_MAX];
+	if (find_runtime(runtime, sizeof(runtime)) < 0) {
+		cli_error("cannot find the runtime library libcalltrace.so next to calltrace "
+			  "(set CALLTRACE_RUNTIME)");
+		return -1;
+	}
+	set_preload_environment(runtime, trace, o);
+	pid_t child = 0;
+	int status = run_program(program, argv, &child);
+	if (status < 0)
+		return -1;
+	int code = exit_code_of(status);
+	write_exit(s, child, code);
+	return code;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_options o;
+	char program[PATH_MAX], trace[PATH_MAX];
+	memset(&o, 0, sizeof(o));
+	int first = parse_options(&o, argc, argv);
+	if (first < 0)
+		return 2;
+	if (find_program(argv[first], program, sizeof(program)) < 0) {
+		cli_error("cannot run %s: %s", argv[first], strerror(errno));
+		return 127;
+	}
+	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
+	int use_dynamic = o.dynamic || !instrumented;
+	if (use_dynamic && !dynamic_record) {
+		if (o.dynamic) {
+			cli_error("the dynamic engine is not built into this calltrace");
+			return 2;
+		}
+		use_dynamic = 0;
+	}
+	size_t command_len;
+	char *command = join_command(argv + first, &command_len);
+	struct trace_session s;
+	int rc = trace_session_create(&s, o.output, command, command_len, (uint32_t)o.buffer_size);
+	free(command);
+	if (rc < 0) {
+		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
+		return 2;
+	}
+	if (!realpath(o.output, trace))
+		snprintf(trace, sizeof(trace), "%s", o.output);
+	if (!o.quiet)
+		cli_error("recording %s with the %s", argv[first],
+			  use_dynamic ? "dynamic engine (no recompiling)"
+				      : "runtime library (-finstrument-functions)");
+	int code;
+	if (use_dynamic) {
+		o.dyn.session = &s;
+		o.dyn.argv = argv + first;
+		code = dynamic_record(&o.dyn);
+	} else {
+		code = record_with_runtime(&o, &s, program, argv + first, trace);
+	}
+	trace_session_close(&s);
+	if (code < 0)
+		return 127;
+	if (!o.quiet)
+		say_summary(trace, instrumented || use_dynamic);
+	return code;
+}

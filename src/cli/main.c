@@ -1,0 +1,62 @@
+/*
+ * main.c - the calltrace command: dispatch to a subcommand.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+#define CALLTRACE_VERSION "0.1.0"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"record", cmd_record, "run a program and record its calls"},
+	{"attach", cmd_attach, "record the calls of a running process"},
+	{"replay", cmd_replay, "show the calls as a function graph with durations"},
+	{"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
+	{"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
+	{"json", cmd_json, "the call tree of every thread as JSON"},
+	{"flame", cmd_flame, "ordered flame chart (interactive SVG) or folded stacks"},
+	{"seq", cmd_seq, "sequence diagram (seqdiag, mermaid, plantuml, diagrams, svg)"},
+	{"graph", cmd_graph, "call graph (graphviz dot, svg)"},
+	{"chrome", cmd_chrome, "Chrome trace event JSON (Perfetto UI, chrome://tracing)"},
+	{"speedscope", cmd_speedscope, "speedscope evented profile"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: calltrace COMMAND [OPTIONS] [ARGS]\n\n"
+		     "Records every function call of a program and shows what it did.\n\n"
+		     "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (commands[i].run)
+			fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'calltrace COMMAND --help' tells more.  Reading commands take the trace\n"
+		     "file as their last argument (default: " DEFAULT_TRACE ").\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(name, "--version") == 0) {
+		printf("calltrace " CALLTRACE_VERSION "\n");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0 && commands[i].run)
+			return commands[i].run(argc - 1, argv + 1);
+	cli_error("unknown command '%s' (see 'calltrace --help')", name);
+	return 2;
+}

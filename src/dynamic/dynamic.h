@@ -1,0 +1,38 @@
+/*
+ * dynamic.h - tracing without recompiling: the ptrace engine's entry points.
+ *
+ * The engine writes the same trace format through the same encoder
+ * (trace_writer.h) as the runtime library, so every view reads its traces
+ * unchanged.
+ */
+#ifndef CALLTRACE_DYNAMIC_H
+#define CALLTRACE_DYNAMIC_H
+
+#include <regex.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "../format/trace_writer.h"
+
+struct dynamic_options {
+	struct trace_session *session; /* created by the caller; image ids etc. are the engine's */
+	char *const *argv;             /* record: the program and its arguments */
+	pid_t pid;                     /* attach: the process */
+	uint64_t duration_ns;          /* attach: 0 = until Ctrl-C or the process ends */
+	regex_t *module_filter;        /* --module: libraries to instrument besides the executable */
+	regex_t *only;                 /* -F at record time: functions to instrument */
+	regex_t *hide;                 /* -N at record time: functions not to instrument */
+	int follow_forks;              /* -f (default on) */
+	int capture_args;              /* --args */
+	int capture_retval;            /* --retval */
+	int verbose;
+};
+
+/* Runs argv[0] under the engine.  Returns the program's exit status (or
+ * 128 + signal), or -1 after printing an error. */
+int dynamic_record(const struct dynamic_options *o);
+
+/* Traces a running process until the duration ends, Ctrl-C, or it exits;
+ * detaches leaving it as it was.  0, or -1 after printing an error. */
+int dynamic_attach(const struct dynamic_options *o);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * event_encode.h - encode events into a window (see trace_format.h).
+ *
+ * Inline so that the runtime's hot path compiles down to a few stores.
+ * Callers guarantee EV_MAX_BYTES of room before each call.
+ */
+#ifndef CALLTRACE_EVENT_ENCODE_H
+#define CALLTRACE_EVENT_ENCODE_H
+
+#include <stdint.h>
+#include "trace_format.h"
+
+static inline uint8_t *encode_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint8_t *encode_enter(uint8_t *p, uint32_t fid, uint64_t delta)
+{
+	if (__builtin_expect(fid < EV_ENTER_INLINE_MAX, 1)) {
+		*p++ = (uint8_t)(fid << 1 | 1);
+	} else {
+		*p++ = (uint8_t)(EV_ENTER_INLINE_MAX << 1 | 1);
+		p = encode_varint(p, fid - EV_ENTER_INLINE_MAX);
+	}
+	return encode_varint(p, delta);
+}
+
+static inline uint8_t *encode_exit(uint8_t *p, uint32_t fid, uint64_t delta)
+{
+	if (__builtin_expect(fid < EV_EXIT_INLINE_MAX, 1)) {
+		*p++ = (uint8_t)(fid << 2 | 2);
+	} else {
+		*p++ = (uint8_t)(EV_EXIT_INLINE_MAX << 2 | 2);
+		p = encode_varint(p, fid - EV_EXIT_INLINE_MAX);
+	}
+	return encode_varint(p, delta);
+}
+
+static inline uint8_t *encode_define(uint8_t *p, uint64_t address)
+{
+	*p++ = (uint8_t)(EV_DEFINE << 2);
+	return encode_varint(p, address);
+}
+
+static inline uint8_t *encode_pause(uint8_t *p, uint64_t delta)
+{
+	*p++ = (uint8_t)(EV_PAUSE << 2);
+	return encode_varint(p, delta);
+}
+
+static inline uint8_t *encode_mark(uint8_t *p, uint64_t delta, const char *text, uint32_t len)
+{
+	*p++ = (uint8_t)(EV_MARK << 2);
+	p = encode_varint(p, delta);
+	p = encode_varint(p, len);
+	for (uint32_t i = 0; i < len; i++)
+		*p++ = (uint8_t)text[i];
+	return p;
+}
+
+#endif

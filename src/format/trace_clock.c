@@ -1,0 +1,48 @@
+/*
+ * trace_clock.c - choose the event clock and measure its rate.
+ */
+#include "trace_clock.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+int trace_clock_kind = TRACE_CLOCK_MONOTONIC;
+
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return 0;
+	__get_cpuid(0x80000007, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+#else
+	return 0;
+#endif
+}
+
+int trace_clock_init(void)
+{
+	const char *force = getenv("CALLTRACE_CLOCK");
+	if (force && strcmp(force, "monotonic") == 0)
+		trace_clock_kind = TRACE_CLOCK_MONOTONIC;
+	else
+		trace_clock_kind = tsc_is_invariant() ? TRACE_CLOCK_TSC : TRACE_CLOCK_MONOTONIC;
+	return trace_clock_kind;
+}
+
+uint64_t trace_clock_calibrate(unsigned ms)
+{
+	if (trace_clock_kind != TRACE_CLOCK_TSC)
+		return 1000000000u;
+	uint64_t ns0 = trace_clock_monotonic_ns(), t0 = trace_clock_tick();
+	uint64_t ns1, t1;
+	do {
+		ns1 = trace_clock_monotonic_ns();
+		t1 = trace_clock_tick();
+	} while (ns1 - ns0 < (uint64_t)ms * 1000000u);
+	return (uint64_t)((double)(t1 - t0) * 1e9 / (double)(ns1 - ns0));
+}

@@ -1,0 +1,144 @@
+/*
+ * trace_format.h - the bytes of a calltrace trace file.
+ *
+ * A trace file is one 4 KiB header page followed by chunks.  Every chunk
+ * starts with a struct trace_chunk and is 8-byte aligned.  Space for chunks
+ * is claimed with an atomic add on trace_file_header.next_offset, which lives
+ * in the MAP_SHARED header page and so works across threads and forks.
+ *
+ * Event chunks hold a stream of variable-length events for one thread:
+ *
+ *   byte0 & 1 == 1      ENTER  fid = byte0 >> 1 (127: fid = 127 + varint)
+ *                              then varint time delta
+ *   byte0 & 3 == 2      EXIT   fid = byte0 >> 2 (63: fid = 63 + varint)
+ *                              then varint time delta
+ *   byte0 & 3 == 0      extended event, kind = byte0 >> 2 (EV_*)
+ *   byte0 == 0          end of the stream (the window is zero-filled)
+ *
+ * Function ids (fid) index a dictionary that each chunk builds: every
+ * EV_DEFINE appends one address.  Time deltas are in clock ticks from the
+ * previous event of the chunk (the first from chunk.base_tick).
+ *
+ * Only src/format/ knows these bytes; everything else uses the encoder
+ * (event_encode.h, trace_writer.h) or the reader (trace_reader.h).
+ */
+#ifndef CALLTRACE_TRACE_FORMAT_H
+#define CALLTRACE_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define TRACE_FILE_MAGIC "CALLTRC"
+#define TRACE_FILE_VERSION 1
+#define TRACE_HEADER_SIZE 4096
+#define TRACE_CHUNK_MAGIC 0x4b435443u /* "CTCK" little-endian */
+#define TRACE_DEFAULT_WINDOW (1u << 20)
+#define TRACE_MIN_WINDOW (16u << 10)
+#define TRACE_MAX_WINDOW (64u << 20)
+
+/* trace_file_header.clock */
+enum trace_clock { TRACE_CLOCK_TSC = 1, TRACE_CLOCK_MONOTONIC = 2 };
+
+struct trace_file_header {
+	char magic[8];          /* "CALLTRC\0" */
+	uint32_t version;
+	uint32_t header_size;   /* TRACE_HEADER_SIZE */
+	uint32_t window_size;   /* bytes of one event window */
+	uint32_t clock;         /* enum trace_clock */
+	uint64_t tick_hz;       /* ticks per second (1e9 for MONOTONIC) */
+	uint64_t start_tick;    /* tick, monotonic and realtime ns at creation */
+	uint64_t start_mono_ns;
+	uint64_t start_real_ns;
+	uint32_t flags;         /* TRACE_FLAG_* */
+	uint32_t command_len;   /* bytes used in command[] */
+	char reserved[64];
+	/* Written by every process of the session: own cache line. */
+	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
+	uint32_t next_image;                                /* atomic */
+	uint32_t lost_windows;                              /* atomic */
+	char pad[64 - 16];
+	char command[2048];     /* the command line, arguments NUL-separated */
+};
+
+/* Chunk kinds. */
+enum trace_chunk_kind {
+	CHUNK_EVENTS = 1,  /* a thread's event window */
+	CHUNK_PROCESS = 2, /* struct trace_process_record + strings */
+	CHUNK_MODULE = 3,  /* struct trace_module_record + build-id + path */
+	CHUNK_THREAD = 4,  /* struct trace_thread_record + name */
+	CHUNK_CRASH = 5,   /* struct trace_crash_record + stack */
+};
+
+struct trace_chunk {
+	uint32_t magic;       /* TRACE_CHUNK_MAGIC */
+	uint16_t kind;        /* enum trace_chunk_kind */
+	uint16_t header_size; /* sizeof(struct trace_chunk) */
+	uint32_t length;      /* bytes reserved, header included, 8-aligned */
+	uint32_t used;        /* payload bytes used; 0 for an event window
+	                         that was never closed: read to the first 0 */
+	uint32_t image;       /* process image (one per exec'd or forked process) */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t seq;         /* per-thread window sequence number */
+	uint64_t base_tick;   /* events: the tick the first delta counts from */
+	uint64_t clock_tick;  /* a tick and the CLOCK_MONOTONIC ns read */
+	uint64_t clock_ns;    /* together: anchors this chunk's ticks */
+};
+
+/* CHUNK_PROCESS: how an image began or ended. */
+enum trace_process_event {
+	PROCESS_START = 1, /* first process of the session */
+	PROCESS_FORK = 2,  /* child of parent_image */
+	PROCESS_EXEC = 3,  /* new image in an existing pid */
+	PROCESS_EXIT = 4,  /* status = exit code, or 128+signal */
+};
+
+struct trace_process_record {
+	uint32_t event;        /* enum trace_process_event */
+	uint32_t parent_image; /* FORK: the parent; EXEC: the image replaced */
+	uint32_t ppid;
+	int32_t status;
+	uint32_t exe_len;      /* then exe path, then command (NUL-separated) */
+	uint32_t command_len;
+};
+
+/* CHUNK_MODULE: a loaded or unloaded ELF object. */
+enum trace_module_event { MODULE_LOAD = 1, MODULE_UNLOAD = 2 };
+
+struct trace_module_record {
+	uint32_t event;        /* enum trace_module_event */
+	uint32_t build_id_len; /* then build-id bytes, then path bytes */
+	uint64_t load_bias;    /* runtime address = file vaddr + load_bias */
+	uint64_t low, high;    /* runtime address range of its PT_LOAD segments */
+	uint32_t path_len;
+	uint32_t reserved;
+};
+
+/* CHUNK_THREAD */
+enum trace_thread_event { THREAD_START = 1, THREAD_END = 2, THREAD_NAME = 3 };
+
+struct trace_thread_record {
+	uint32_t event;    /* enum trace_thread_event */
+	uint32_t name_len; /* then the name */
+};
+
+/* CHUNK_CRASH: a fatal signal, written by the crash handler. */
+struct trace_crash_record {
+	int32_t signal;
+	int32_t code;
+	uint64_t fault_address;
+	uint32_t frames;  /* then frames x uint64_t return addresses */
+	uint32_t reserved;
+};
+
+/* Extended events (byte0 = kind << 2). */
+enum trace_event_kind {
+	EV_DEFINE = 1, /* varint address: next fid of this chunk */
+	EV_PAUSE = 2,  /* varint delta: recording stopped, open calls end */
+	EV_MARK = 3,   /* varint delta, varint length, bytes: a user mark */
+};
+
+#define EV_ENTER_INLINE_MAX 127 /* fids below this fit in byte0 */
+#define EV_EXIT_INLINE_MAX 63
+#define EV_MAX_BYTES 32         /* longest DEFINE + ENTER/EXIT */
+
+#endif

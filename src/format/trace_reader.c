@@ -1,0 +1,715 @@
+/*
+ * trace_reader.c - index a trace file and decode its event streams.
+ *
+ * trace_reader_open() walks the chunk headers once.  A chunk header that
+ * does not check out (bad magic, impossible length) is reported with its
+ * offset, and the walk resyncs at the next 8-byte-aligned valid header; a
+ * region that was claimed but never written (a process killed at just the
+ * wrong moment) is skipped the same way.  Event windows are only indexed
+ * here; trace_cursor_next() decodes them later, checking every byte.
+ */
+#include "trace_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GROW(arr, n, cap)                                                        \
+	do {                                                                     \
+		if ((n) == (cap)) {                                              \
+			size_t new_cap = (cap) ? (cap) * 2 : 16;                 \
+			void *p = realloc((arr), new_cap * sizeof(*(arr)));      \
+			if (!p)                                                  \
+				abort();                                         \
+			(arr) = p;                                               \
+			(cap) = new_cap;                                         \
+		}                                                                \
+	} while (0)
+
+void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	if (r->nproblems >= 1000)
+		return; /* a hopeless file: the first thousand say enough */
+	GROW(r->problems, r->nproblems, r->cap_problems);
+	struct trace_problem *p = &r->problems[r->nproblems++];
+	p->offset = offset;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->message, sizeof(p->message), fmt, ap);
+	va_end(ap);
+}
+
+static char *copy_string(const uint8_t *p, size_t len)
+{
+	char *s = malloc(len + 1);
+	if (!s)
+		abort();
+	memcpy(s, p, len);
+	s[len] = '\0';
+	return s;
+}
+
+/* NUL-separated arguments joined with spaces. */
+static char *join_arguments(const uint8_t *p, size_t len)
+{
+	while (len > 0 && p[len - 1] == '\0')
+		len--;
+	char *s = copy_string(p, len);
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\0')
+			s[i] = ' ';
+	return s;
+}
+
+/* ---- images, threads ------------------------------------------------------ */
+
+static struct trace_image *image_get(struct trace_reader *r, uint32_t id, uint32_t pid)
+{
+	for (size_t i = r->nimages; i-- > 0;)
+		if (r->images[i].id == id)
+			return &r->images[i];
+	GROW(r->images, r->nimages, r->cap_images);
+	struct trace_image *im = &r->images[r->nimages++];
+	memset(im, 0, sizeof(*im));
+	im->id = id;
+	im->pid = pid;
+	im->exe = copy_string((const uint8_t *)"", 0);
+	im->command = copy_string((const uint8_t *)"", 0);
+	return im;
+}
+
+const struct trace_image *trace_reader_image(const struct trace_reader *r, uint32_t id)
+{
+	for (size_t i = 0; i < r->nimages; i++)
+		if (r->images[i].id == id)
+			return &r->images[i];
+	return NULL;
+}
+
+static uint64_t thread_key_hash(uint32_t image, uint32_t tid)
+{
+	return ((uint64_t)image * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)tid * 0xc2b2ae3d27d4eb4full);
+}
+
+static void thread_hash_rebuild(struct trace_reader *r)
+{
+	free(r->thread_hash);
+	r->thread_hash_size = r->thread_hash_size ? r->thread_hash_size * 2 : 256;
+	r->thread_hash = calloc(r->thread_hash_size, sizeof(uint32_t));
+	if (!r->thread_hash)
+		abort();
+	for (size_t i = 0; i < r->nthreads; i++) {
+		size_t h = thread_key_hash(r->threads[i].image, r->threads[i].tid);
+		while (r->thread_hash[h & (r->thread_hash_size - 1)])
+			h++;
+		r->thread_hash[h & (r->thread_hash_size - 1)] = (uint32_t)i + 1;
+	}
+}
+
+static struct trace_thread *thread_get(struct trace_reader *r, uint32_t image, uint32_t pid,
+				       uint32_t tid)
+{
+	if (r->nthreads * 2 >= r->thread_hash_size)
+		thread_hash_rebuild(r);
+	size_t mask = r->thread_hash_size - 1;
+	for (size_t h = thread_key_hash(image, tid);; h++) {
+		uint32_t slot = r->thread_hash[h & mask];
+		if (slot == 0) {
+			GROW(r->threads, r->nthreads, r->cap_threads);
+			struct trace_thread *t = &r->threads[r->nthreads];
+			memset(t, 0, sizeof(*t));
+			t->image = image;
+			t->pid = pid;
+			t->tid = tid;
+			t->index = (uint32_t)r->nthreads++;
+			r->thread_hash[h & mask] = t->index + 1;
+			image_get(r, image, pid);
+			return t;
+		}
+		struct trace_thread *t = &r->threads[slot - 1];
+		if (t->image == image && t->tid == tid)
+			return t;
+	}
+}
+
+/* ---- chunk payloads ------------------------------------------------------- */
+
+static uint64_t chunk_time_ns(const struct trace_reader *r, const struct trace_chunk *c)
+{
+	return c->clock_ns > r->header.start_mono_ns ? c->clock_ns - r->header.start_mono_ns : 0;
+}
+
+static void read_process(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
+			 const uint8_t *p, size_t len)
+{
+	struct trace_process_record rec;
+	if (len < sizeof(rec))
+		goto bad;
+	memcpy(&rec, p, sizeof(rec));
+	if ((uint64_t)rec.exe_len + rec.command_len > len - sizeof(rec))
+		goto bad;
+	if (rec.event == PROCESS_EXIT) {
+		/* Image 0: written by the recorder, which knows only the pid. */
+		for (size_t i = r->nimages; i-- > 0;) {
+			struct trace_image *im = &r->images[i];
+			if (c->image ? im->id == c->image : im->pid == c->pid) {
+				im->has_exit = 1;
+				im->exit_status = rec.status;
+				break;
+			}
+		}
+		return;
+	}
+	struct trace_image *im = image_get(r, c->image, c->pid);
+	const uint8_t *strings = p + sizeof(rec);
+	im->pid = c->pid;
+	im->ppid = rec.ppid;
+	im->parent_image = rec.parent_image;
+	im->how = rec.event;
+	im->start_ns = chunk_time_ns(r, c);
+	free(im->exe);
+	free(im->command);
+	im->exe = copy_string(strings, rec.exe_len);
+	im->command = join_arguments(strings + rec.exe_len, rec.command_len);
+	return;
+bad:
+	trace_reader_problem(r, off, "corrupt process record");
+}
+
+static void read_module(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
+			const uint8_t *p, size_t len)
+{
+	struct trace_module_record rec;
+	if (len < sizeof(rec))
+		goto bad;
+	memcpy(&rec, p, sizeof(rec));
+	if ((uint64_t)rec.build_id_len + rec.path_len > len - sizeof(rec) || rec.low > rec.high)
+		goto bad;
+	struct trace_image *im = image_get(r, c->image, c->pid);
+	uint64_t now = chunk_time_ns(r, c);
+	if (rec.event == MODULE_UNLOAD) {
+		for (size_t i = 0; i < im->nmodules; i++) {
+			struct trace_module *m = &im->modules[i];
+			if (m->low == rec.low && m->load_bias == rec.load_bias &&
+			    m->unload_ns == UINT64_MAX)
+				m->unload_ns = now;
+		}
+		return;
+	}
+	GROW(im->modules, im->nmodules, im->cap_modules);
+	struct trace_module *m = &im->modules[im->nmodules++];
+	m->build_id = (uint8_t *)copy_string(p + sizeof(rec), rec.build_id_len);
+	m->build_id_len = rec.build_id_len;
+	m->path = copy_string(p + sizeof(rec) + rec.build_id_len, rec.path_len);
+	m->load_bias = rec.load_bias;
+	m->low = rec.low;
+	m->high = rec.high;
+	m->load_ns = now;
+	m->unload_ns = UINT64_MAX;
+	return;
+bad:
+	trace_reader_problem(r, off, "corrupt module record");
+}
+
+static void read_thread(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
+			const uint8_t *p, size_t len)
+{
+	struct trace_thread_record rec;
+	if (len < sizeof(rec) || (memcpy(&rec, p, sizeof(rec)), rec.name_len > len - sizeof(rec))) {
+		trace_reader_problem(r, off, "corrupt thread record");
+		return;
+	}
+	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
+	if (rec.name_len && (rec.event == THREAD_START || rec.event == THREAD_NAME)) {
+		free(t->name);
+		t->name = copy_string(p + sizeof(rec), rec.name_len);
+	}
+}
+
+static void read_crash(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
+		       const uint8_t *p, size_t len)
+{
+	struct trace_crash_record rec;
+	if (len < sizeof(rec) || (memcpy(&rec, p, sizeof(rec)),
+				  rec.frames > (len - sizeof(rec)) / sizeof(uint64_t))) {
+		trace_reader_problem(r, off, "corrupt crash record");
+		return;
+	}
+	GROW(r->crashes, r->ncrashes, r->cap_crashes);
+	struct trace_crash *k = &r->crashes[r->ncrashes++];
+	k->image = c->image;
+	k->pid = c->pid;
+	k->tid = c->tid;
+	k->signal = rec.signal;
+	k->code = rec.code;
+	k->fault_address = rec.fault_address;
+	k->time_ns = chunk_time_ns(r, c);
+	k->nframes = rec.frames;
+	k->frames = malloc(rec.frames * sizeof(uint64_t) + 1);
+	memcpy(k->frames, p + sizeof(rec), rec.frames * sizeof(uint64_t));
+}
+
+static void index_window(struct trace_reader *r, uint64_t off, const struct trace_chunk *c)
+{
+	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
+	GROW(t->windows, t->nwindows, t->cap_windows);
+	t->windows[t->nwindows++] = (struct trace_window_ref){off, c->seq};
+}
+
+/* ---- the walk over chunk headers ------------------------------------------ */
+
+static int chunk_header_ok(const struct trace_reader *r, uint64_t off)
+{
+	if (off + sizeof(struct trace_chunk) > r->size)
+		return 0;
+	struct trace_chunk c;
+	memcpy(&c, r->data + off, sizeof(c));
+	return c.magic == TRACE_CHUNK_MAGIC && c.header_size == sizeof(c) &&
+	       c.length >= sizeof(c) && c.length % 8 == 0 && c.kind >= CHUNK_EVENTS &&
+	       c.kind <= CHUNK_CRASH && c.used <= c.length - sizeof(c) &&
+	       (c.kind == CHUNK_EVENTS || c.length <= 1u << 20);
+}
+
+/* Skips to the next valid chunk header; returns its offset or r->size. */
+static uint64_t resync(struct trace_reader *r, uint64_t off)
+{
+	uint64_t start = off;
+	int all_zero = 1;
+	for (; off + sizeof(struct trace_chunk) <= r->size; off += 8) {
+		if (chunk_header_ok(r, off))
+			break;
+		uint64_t word;
+		memcpy(&word, r->data + off, 8);
+		all_zero &= word == 0;
+	}
+	if (off + sizeof(struct trace_chunk) > r->size)
+		off = r->size;
+	if (all_zero)
+		r->unwritten_bytes += off - start;
+	else
+		trace_reader_problem(r, start, "corrupt data, %llu bytes skipped",
+				     (unsigned long long)(off - start));
+	return off;
+}
+
+struct clock_span {
+	uint64_t lo_tick, lo_ns, hi_tick, hi_ns;
+};
+
+static void note_clock(struct clock_span *s, const struct trace_chunk *c)
+{
+	if (!c->clock_ns)
+		return;
+	if (!s->lo_ns || c->clock_ns < s->lo_ns) {
+		s->lo_ns = c->clock_ns;
+		s->lo_tick = c->clock_tick;
+	}
+	if (c->clock_ns > s->hi_ns) {
+		s->hi_ns = c->clock_ns;
+		s->hi_tick = c->clock_tick;
+	}
+}
+
+/* A window never closed (its writer was killed or is still running at the
+ * end) is as long as its last non-zero byte. */
+static size_t written_length(const uint8_t *payload, size_t avail, const struct trace_chunk *c)
+{
+	size_t n = c->length - c->header_size;
+	if (n > avail)
+		n = avail;
+	while (n >= 8) {
+		uint64_t word;
+		memcpy(&word, payload + n - 8, 8);
+		if (word)
+			break;
+		n -= 8;
+	}
+	while (n > 0 && payload[n - 1] == 0)
+		n--;
+	return n;
+}
+
+static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_chunk *c)
+{
+	const uint8_t *payload = r->data + off + c->header_size;
+	size_t avail = r->size - off - c->header_size;
+	if (c->kind == CHUNK_EVENTS) {
+		index_window(r, off, c);
+		r->event_bytes += c->used ? c->used : written_length(payload, avail, c);
+		return;
+	}
+	if (c->used > avail) {
+		trace_reader_problem(r, off, "truncated record");
+		return;
+	}
+	switch (c->kind) {
+	case CHUNK_PROCESS:
+		read_process(r, off, c, payload, c->used);
+		break;
+	case CHUNK_MODULE:
+		read_module(r, off, c, payload, c->used);
+		break;
+	case CHUNK_THREAD:
+		read_thread(r, off, c, payload, c->used);
+		break;
+	case CHUNK_CRASH:
+		read_crash(r, off, c, payload, c->used);
+		break;
+	}
+}
+
+static int compare_windows(const void *a, const void *b)
+{
+	const struct trace_window_ref *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void finish_threads(struct trace_reader *r)
+{
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct trace_thread *t = &r->threads[i];
+		qsort(t->windows, t->nwindows, sizeof(*t->windows), compare_windows);
+		for (size_t w = 1; w < t->nwindows; w++)
+			if (t->windows[w].seq != t->windows[w - 1].seq + 1)
+				trace_reader_problem(r, t->windows[w].offset,
+						     "thread %u: %u event windows missing", t->tid,
+						     t->windows[w].seq - t->windows[w - 1].seq - 1);
+		if (!t->name)
+			t->name = copy_string((const uint8_t *)"", 0);
+	}
+}
+
+static void index_chunks(struct trace_reader *r)
+{
+	struct clock_span span = {0, 0, 0, 0};
+	uint64_t off = TRACE_HEADER_SIZE;
+	while (off + sizeof(struct trace_chunk) <= r->size) {
+		if (!chunk_header_ok(r, off)) {
+			off = resync(r, off);
+			continue;
+		}
+		struct trace_chunk c;
+		memcpy(&c, r->data + off, sizeof(c));
+		if (off + c.length > r->size && c.kind != CHUNK_EVENTS)
+			trace_reader_problem(r, off, "trace ends inside a record");
+		else
+			read_chunk(r, off, &c);
+		note_clock(&span, &c);
+		off += c.length;
+	}
+	if (r->header.next_offset > r->size && r->header.next_offset < (1ull << 48))
+		trace_reader_problem(r, r->size, "trace truncated: %llu bytes missing at the end",
+				     (unsigned long long)(r->header.next_offset - r->size));
+	double hz = (double)r->header.tick_hz;
+	if (span.hi_ns - span.lo_ns >= 20000000 && span.hi_tick > span.lo_tick)
+		hz = (double)(span.hi_tick - span.lo_tick) * 1e9 / (double)(span.hi_ns - span.lo_ns);
+	r->ns_per_tick = 1e9 / hz;
+	finish_threads(r);
+}
+
+/* ---- open and close ----------------------------------------------------- */
+
+static int check_header(struct trace_reader *r, char *err, size_t errlen)
+{
+	if (r->size < sizeof(struct trace_file_header) ||
+	    memcmp(r->data, TRACE_FILE_MAGIC, sizeof(TRACE_FILE_MAGIC)) != 0) {
+		snprintf(err, errlen, "%s: not a calltrace trace file", r->path);
+		return -1;
+	}
+	memcpy(&r->header, r->data, sizeof(r->header));
+	if (r->header.version != TRACE_FILE_VERSION) {
+		snprintf(err, errlen, "%s: trace format version %u, this calltrace reads %u", r->path,
+			 r->header.version, TRACE_FILE_VERSION);
+		return -1;
+	}
+	if (r->header.header_size != TRACE_HEADER_SIZE || r->header.tick_hz == 0 ||
+	    r->header.command_len > sizeof(r->header.command)) {
+		snprintf(err, errlen, "%s: corrupt trace header", r->path);
+		return -1;
+	}
+	if (r->size < TRACE_HEADER_SIZE) {
+		snprintf(err, errlen, "%s: trace truncated inside its header", r->path);
+		return -1;
+	}
+	r->command = join_arguments((const uint8_t *)r->header.command, r->header.command_len);
+	return 0;
+}
+
+struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	struct trace_reader *r = calloc(1, sizeof(*r));
+	r->path = path;
+	r->size = (size_t)st.st_size;
+	if (r->size == 0) {
+		snprintf(err, errlen, "%s: empty file, not a calltrace trace", path);
+		goto fail;
+	}
+	void *map = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	r->data = map;
+	madvise(map, r->size, MADV_SEQUENTIAL);
+	if (check_header(r, err, errlen) < 0)
+		goto fail;
+	close(fd);
+	index_chunks(r);
+	return r;
+fail:
+	close(fd);
+	trace_reader_close(r);
+	return NULL;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nimages; i++) {
+		struct trace_image *im = &r->images[i];
+		for (size_t m = 0; m < im->nmodules; m++) {
+			free(im->modules[m].path);
+			free(im->modules[m].build_id);
+		}
+		free(im->modules);
+		free(im->exe);
+		free(im->command);
+	}
+	for (size_t i = 0; i < r->nthreads; i++) {
+		free(r->threads[i].windows);
+		free(r->threads[i].name);
+	}
+	for (size_t i = 0; i < r->ncrashes; i++)
+		free(r->crashes[i].frames);
+	if (r->data)
+		munmap((void *)r->data, r->size);
+	free(r->images);
+	free(r->threads);
+	free(r->problems);
+	free(r->crashes);
+	free(r->thread_hash);
+	free(r->command);
+	free(r);
+}
+
+const struct trace_module *trace_reader_find_module(const struct trace_reader *r,
+						    uint32_t image, uint64_t address,
+						    uint64_t ns)
+{
+	const struct trace_image *im = trace_reader_image(r, image);
+	if (!im)
+		return NULL;
+	const struct trace_module *later = NULL, *any = NULL;
+	for (size_t i = im->nmodules; i-- > 0;) {
+		const struct trace_module *m = &im->modules[i];
+		if (address < m->low || address >= m->high)
+			continue;
+		if (m->load_ns <= ns && ns <= m->unload_ns)
+			return m;
+		any = m;
+		/* Recorded only after its first call (a dlopen'd library is
+		 * noticed when one of its functions first runs). */
+		if (m->load_ns > ns && (!later || m->load_ns < later->load_ns))
+			later = m;
+	}
+	return later ? later : any;
+}
+
+/* ---- decoding one thread's events ----------------------------------------- */
+
+void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r,
+		       const struct trace_thread *t)
+{
+	memset(c, 0, sizeof(*c));
+	c->reader = r;
+	c->thread = t;
+}
+
+void trace_cursor_fini(struct trace_cursor *c)
+{
+	free(c->dict);
+	c->dict = NULL;
+}
+
+static int open_window(struct trace_cursor *c)
+{
+	struct trace_reader *r = c->reader;
+	if (c->window >= c->thread->nwindows)
+		return 0;
+	uint64_t off = c->thread->windows[c->window++].offset;
+	struct trace_chunk h;
+	memcpy(&h, r->data + off, sizeof(h));
+	const uint8_t *data = r->data + off + h.header_size;
+	uint64_t limit = off + h.length < r->size ? off + h.length : r->size;
+	c->p = data;
+	c->end = h.used ? data + h.used : r->data + limit;
+	if (c->end > r->data + limit) {
+		trace_reader_problem(r, off, "event window truncated");
+		c->end = r->data + limit;
+	}
+	c->chunk_offset = off;
+	c->tick = h.base_tick;
+	c->anchor_tick = h.clock_tick;
+	c->anchor_ns = (double)h.clock_ns - (double)r->header.start_mono_ns;
+	c->ndict = 0;
+	c->window_serial++;
+	return 1;
+}
+
+static void window_corrupt(struct trace_cursor *c, const char *what)
+{
+	trace_reader_problem(c->reader, c->chunk_offset + (uint64_t)(c->p - (c->reader->data + c->chunk_offset)),
+			     "thread %u: %s; rest of the window skipped", c->thread->tid, what);
+	c->p = c->end;
+}
+
+/* Reads a varint; 0 when it runs past the end or is too long. */
+static inline int read_varint(struct trace_cursor *c, uint64_t *out)
+{
+	const uint8_t *p = c->p;
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (p >= c->end)
+			return 0;
+		uint8_t b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			c->p = p;
+			*out = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static inline uint64_t event_time(struct trace_cursor *c, uint64_t delta)
+{
+	c->tick += delta;
+	double ns = c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_tick;
+	uint64_t t = ns > 0 ? (uint64_t)ns : 0;
+	if (t < c->last_ns)
+		t = c->last_ns; /* never backwards within a thread */
+	c->last_ns = t;
+	return t;
+}
+
+static int define_function(struct trace_cursor *c)
+{
+	uint64_t address;
+	if (!read_varint(c, &address))
+		return 0;
+	if (c->ndict == c->cap_dict) {
+		c->cap_dict = c->cap_dict ? c->cap_dict * 2 : 256;
+		c->dict = realloc(c->dict, c->cap_dict * sizeof(*c->dict));
+		if (!c->dict)
+			abort();
+	}
+	c->dict[c->ndict++] = address;
+	return 1;
+}
+
+/* ENTER or EXIT: fid (inline or continued), then the time delta. */
+static int call_event(struct trace_cursor *c, struct trace_event *ev, uint32_t fid, uint32_t max)
+{
+	uint64_t more = 0, delta;
+	if (fid == max && !read_varint(c, &more))
+		return 0;
+	if (!read_varint(c, &delta) || fid + more >= c->ndict)
+		return 0;
+	ev->fid = (uint32_t)(fid + more);
+	ev->address = c->dict[ev->fid];
+	ev->time_ns = event_time(c, delta);
+	return 1;
+}
+
+static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsigned kind)
+{
+	uint64_t delta, len;
+	switch (kind) {
+	case EV_DEFINE:
+		return define_function(c) ? 0 : -1;
+	case EV_PAUSE:
+		if (!read_varint(c, &delta))
+			return -1;
+		ev->type = TRACE_PAUSE;
+		ev->time_ns = event_time(c, delta);
+		return 1;
+	case EV_MARK:
+		if (!read_varint(c, &delta) || !read_varint(c, &len) ||
+		    len > (uint64_t)(c->end - c->p))
+			return -1;
+		ev->type = TRACE_MARK;
+		ev->time_ns = event_time(c, delta);
+		ev->mark = (const char *)c->p;
+		ev->mark_len = (uint32_t)len;
+		c->p += len;
+		return 1;
+	}
+	return -1;
+}
+
+static int only_zeros_follow(const struct trace_cursor *c)
+{
+	for (const uint8_t *q = c->p; q < c->end && q < c->p + 2 * EV_MAX_BYTES; q++)
+		if (*q)
+			return 0;
+	return 1;
+}
+
+int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
+{
+	for (;;) {
+		if (c->p >= c->end) {
+			if (!open_window(c))
+				return 0;
+			continue;
+		}
+		uint8_t b = *c->p;
+		if (b == 0) { /* the rest of the window was never written */
+			c->p = c->end;
+			continue;
+		}
+		c->p++;
+		if (b & 1) {
+			ev->type = TRACE_ENTER;
+			if (!call_event(c, ev, b >> 1, EV_ENTER_INLINE_MAX))
+				goto corrupt;
+		} else if ((b & 3) == 2) {
+			ev->type = TRACE_EXIT;
+			if (!call_event(c, ev, b >> 2, EV_EXIT_INLINE_MAX))
+				goto corrupt;
+		} else {
+			int rc = extended_event(c, ev, b >> 2);
+			if (rc < 0)
+				goto corrupt;
+			if (rc == 0)
+				continue;
+		}
+		c->events++;
+		return 1;
+corrupt:
+		/* The last event of a window cut short by kill -9 may be
+		 * incomplete (only zeros follow it); anything else is corruption. */
+		if (!only_zeros_follow(c))
+			window_corrupt(c, "corrupt event");
+		c->p = c->end;
+	}
+}

@@ -1,0 +1,325 @@
+/*
+ * trace_writer.c - create and append to a trace file (see trace_writer.h).
+ *
+ * Nothing here allocates with malloc: the runtime calls it from inside the
+ * traced program, possibly in a fork child or at exit.
+ */
+#include "trace_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE_MASK_4K ((uint64_t)4095)
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int map_header(struct trace_session *s)
+{
+	void *h = mmap(NULL, TRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (h == MAP_FAILED)
+		return -1;
+	s->header = h;
+	s->window_size = s->header->window_size;
+	return 0;
+}
+
+int trace_session_create(struct trace_session *s, const char *path,
+			 const char *command, size_t command_len, uint32_t window_size)
+{
+	struct trace_file_header h;
+	memset(s, 0, sizeof(*s));
+	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (s->fd < 0)
+		return -1;
+	if (window_size < TRACE_MIN_WINDOW || window_size > TRACE_MAX_WINDOW)
+		window_size = TRACE_DEFAULT_WINDOW;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, TRACE_FILE_MAGIC, sizeof(TRACE_FILE_MAGIC));
+	h.version = TRACE_FILE_VERSION;
+	h.header_size = TRACE_HEADER_SIZE;
+	h.window_size = window_size & ~7u;
+	h.clock = (uint32_t)trace_clock_init();
+	h.tick_hz = trace_clock_calibrate(2);
+	h.start_mono_ns = trace_clock_monotonic_ns();
+	h.start_tick = trace_clock_tick();
+	h.start_real_ns = realtime_ns();
+	h.next_offset = TRACE_HEADER_SIZE;
+	if (command_len > sizeof(h.command))
+		command_len = sizeof(h.command);
+	memcpy(h.command, command, command_len);
+	h.command_len = (uint32_t)command_len;
+	char page[TRACE_HEADER_SIZE];
+	memset(page, 0, sizeof(page));
+	memcpy(page, &h, sizeof(h));
+	if (pwrite(s->fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || map_header(s) < 0) {
+		int e = errno;
+		close(s->fd);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int trace_session_open(struct trace_session *s, const char *path)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(s->fd, &st) < 0 || st.st_size < TRACE_HEADER_SIZE || map_header(s) < 0 ||
+	    memcmp(s->header->magic, TRACE_FILE_MAGIC, sizeof(TRACE_FILE_MAGIC)) != 0) {
+		if (s->header)
+			munmap(s->header, TRACE_HEADER_SIZE);
+		close(s->fd);
+		s->header = NULL;
+		errno = EINVAL;
+		return -1;
+	}
+	trace_clock_init();
+	if (s->header->clock != (uint32_t)trace_clock_kind)
+		trace_clock_kind = (int)s->header->clock;
+	return 0;
+}
+
+void trace_session_close(struct trace_session *s)
+{
+	if (s->header)
+		munmap(s->header, TRACE_HEADER_SIZE);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->header = NULL;
+	s->fd = -1;
+}
+
+uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
+{
+	s->image = __atomic_add_fetch(&s->header->next_image, 1, __ATOMIC_RELAXED);
+	s->pid = pid;
+	return s->image;
+}
+
+uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
+{
+	len = (len + 7) & ~7u;
+	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
+	if (fallocate(s->fd, 0, (off_t)off, len) == 0)
+		return off;
+	/* No fallocate here: growing with one byte at our own end is as safe,
+	 * since nobody else writes inside our claim. */
+	char zero = 0;
+	if (pwrite(s->fd, &zero, 1, (off_t)(off + len - 1)) == 1)
+		return off;
+	__atomic_add_fetch(&s->header->lost_windows, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void fill_chunk(struct trace_chunk *c, uint32_t kind, uint32_t length,
+		       const struct trace_session *s, uint32_t tid)
+{
+	memset(c, 0, sizeof(*c));
+	c->magic = TRACE_CHUNK_MAGIC;
+	c->kind = (uint16_t)kind;
+	c->header_size = sizeof(*c);
+	c->length = length;
+	c->image = s->image;
+	c->pid = s->pid;
+	c->tid = tid;
+	c->clock_ns = trace_clock_monotonic_ns();
+	c->clock_tick = trace_clock_tick();
+	c->base_tick = c->clock_tick;
+}
+
+/* Writes one metadata chunk made of `n` pieces. */
+static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
+		       const struct iovec *parts, int n)
+{
+	struct iovec iov[8];
+	struct trace_chunk c;
+	size_t payload = 0;
+	static const char zeros[8];
+	for (int i = 0; i < n; i++)
+		payload += parts[i].iov_len;
+	uint32_t length = (uint32_t)((sizeof(c) + payload + 7) & ~(size_t)7);
+	uint64_t off = trace_session_claim(s, length);
+	if (off == 0)
+		return -1;
+	fill_chunk(&c, kind, length, s, tid);
+	c.used = (uint32_t)payload;
+	iov[0].iov_base = &c;
+	iov[0].iov_len = sizeof(c);
+	memcpy(iov + 1, parts, (size_t)n * sizeof(*parts));
+	iov[n + 1].iov_base = (void *)zeros;
+	iov[n + 1].iov_len = length - sizeof(c) - payload;
+	ssize_t want = length;
+	return pwritev(s->fd, iov, n + 2, (off_t)off) == want ? 0 : -1;
+}
+
+int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
+			uint32_t ppid, int32_t status, const char *exe,
+			const char *command, size_t command_len)
+{
+	struct trace_process_record r = {event, parent_image, ppid, status, 0, 0};
+	r.exe_len = exe ? (uint32_t)strlen(exe) : 0;
+	r.command_len = (uint32_t)command_len;
+	struct iovec parts[3] = {{&r, sizeof(r)}, {(void *)exe, r.exe_len},
+				 {(void *)command, command_len}};
+	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 3);
+}
+
+int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias,
+		       uint64_t low, uint64_t high, const void *build_id,
+		       uint32_t build_id_len, const char *path)
+{
+	struct trace_module_record r = {event, build_id_len, load_bias, low, high, 0, 0};
+	r.path_len = (uint32_t)strlen(path);
+	struct iovec parts[3] = {{&r, sizeof(r)}, {(void *)build_id, build_id_len},
+				 {(void *)path, r.path_len}};
+	return write_chunk(s, CHUNK_MODULE, s->pid, parts, 3);
+}
+
+int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event, const char *name)
+{
+	struct trace_thread_record r = {event, name ? (uint32_t)strlen(name) : 0};
+	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)name, r.name_len}};
+	return write_chunk(s, CHUNK_THREAD, tid, parts, 2);
+}
+
+int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int code,
+		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes)
+{
+	struct trace_crash_record r = {signal, code, fault_address, nframes, 0};
+	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)frames, nframes * sizeof(*frames)}};
+	return write_chunk(s, CHUNK_CRASH, tid, parts, 2);
+}
+
+/* ---- event streams ------------------------------------------------------ */
+
+int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid)
+{
+	memset(st, 0, sizeof(*st));
+	st->session = s;
+	st->tid = tid;
+	void *fids = mmap(NULL, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot),
+			  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fids == MAP_FAILED)
+		return -1;
+	st->fids = fids;
+	return 0;
+}
+
+void trace_stream_destroy(struct trace_stream *st)
+{
+	trace_stream_close(st);
+	if (st->fids)
+		munmap(st->fids, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
+	st->fids = NULL;
+}
+
+void trace_stream_close(struct trace_stream *st)
+{
+	if (!st->map)
+		return;
+	uint8_t *data = (uint8_t *)(st->chunk + 1);
+	__atomic_store_n(&st->chunk->used, (uint32_t)(st->pos - data), __ATOMIC_RELEASE);
+	munmap(st->map, st->map_len);
+	trace_stream_abandon(st);
+}
+
+void trace_stream_abandon(struct trace_stream *st)
+{
+	st->map = NULL;
+	st->chunk = NULL;
+	st->pos = st->limit = NULL;
+}
+
+int trace_stream_refill(struct trace_stream *st, uint64_t tick)
+{
+	struct trace_session *s = st->session;
+	trace_stream_close(st);
+	uint32_t size = s->window_size;
+	uint64_t off = trace_session_claim(s, size);
+	if (off == 0)
+		goto lost;
+	uint64_t page_off = off & ~PAGE_MASK_4K;
+	size_t map_len = (size_t)((off + size - page_off + PAGE_MASK_4K) & ~PAGE_MASK_4K);
+	void *map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s->fd,
+			 (off_t)page_off);
+	if (map == MAP_FAILED)
+		goto lost;
+	struct trace_chunk *c = (struct trace_chunk *)((char *)map + (off - page_off));
+	struct trace_chunk h;
+	fill_chunk(&h, CHUNK_EVENTS, size, s, st->tid);
+	h.seq = st->seq++;
+	h.base_tick = tick;
+	h.magic = 0;
+	memcpy(c, &h, sizeof(h));
+	__atomic_store_n(&c->magic, TRACE_CHUNK_MAGIC, __ATOMIC_RELEASE);
+	st->map = map;
+	st->map_len = map_len;
+	st->chunk = c;
+	st->pos = (uint8_t *)(c + 1);
+	st->limit = (uint8_t *)c + size - EV_MAX_BYTES;
+	st->last_tick = tick;
+	st->next_fid = 0;
+	memset(st->fids, 0xff, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
+	return 0;
+lost:
+	st->lost++;
+	return -1;
+}
+
+static int ensure_room(struct trace_stream *st, uint64_t tick)
+{
+	if (st->pos && st->pos < st->limit)
+		return 0;
+	return trace_stream_refill(st, tick);
+}
+
+int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
+{
+	if (ensure_room(st, tick) < 0)
+		return -1;
+	trace_stream_put_enter(st, address, tick);
+	return 0;
+}
+
+int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
+{
+	if (ensure_room(st, tick) < 0)
+		return -1;
+	trace_stream_put_exit(st, address, tick);
+	return 0;
+}
+
+int trace_stream_pause(struct trace_stream *st, uint64_t tick)
+{
+	if (!st->pos)
+		return 0; /* nothing open: nothing to end */
+	if (ensure_room(st, tick) < 0)
+		return -1;
+	st->pos = encode_pause(st->pos, trace_stream_delta(st, tick));
+	return 0;
+}
+
+int trace_stream_mark(struct trace_stream *st, uint64_t tick, const char *text)
+{
+	size_t len = strnlen(text, TRACE_MARK_MAX);
+	if (!st->pos || st->pos + len + 16 > st->limit) {
+		if (trace_stream_refill(st, tick) < 0)
+			return -1;
+	}
+	st->pos = encode_mark(st->pos, trace_stream_delta(st, tick), text, (uint32_t)len);
+	return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * trace_writer.h - write a trace file: the one encoder every event source uses.
+ *
+ * A trace_session is one process's handle on the session's file: the shared
+ * header page mapped, the file descriptor, the process image id.  Metadata
+ * (process, module, thread, crash records) is written with pwrite into
+ * claimed space.  Events go through a trace_stream: one per traced thread,
+ * writing into a MAP_SHARED window of the file, so what is written is in the
+ * page cache at once and survives the writer's crash or kill -9.
+ */
+#ifndef CALLTRACE_TRACE_WRITER_H
+#define CALLTRACE_TRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "event_encode.h"
+#include "trace_clock.h"
+#include "trace_format.h"
+
+struct trace_session {
+	int fd;
+	struct trace_file_header *header; /* MAP_SHARED */
+	uint32_t window_size;
+	uint32_t image; /* this process image's id */
+	uint32_t pid;
+};
+
+/* Creates (truncates) `path` and writes the header.  0, or -1 with errno. */
+int trace_session_create(struct trace_session *s, const char *path,
+			 const char *command, size_t command_len, uint32_t window_size);
+/* Opens an existing session file to append to it.  0, or -1 with errno. */
+int trace_session_open(struct trace_session *s, const char *path);
+void trace_session_close(struct trace_session *s);
+/* A new image id (fork child, exec'd image); also sets s->image and s->pid. */
+uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid);
+/* Claims `len` bytes (rounded up to 8) of file space; returns the offset,
+ * or 0 when the file could not grow. */
+uint64_t trace_session_claim(struct trace_session *s, uint32_t len);
+
+/* Metadata records.  All return 0, or -1 with errno. */
+int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
+			uint32_t ppid, int32_t status, const char *exe,
+			const char *command, size_t command_len);
+int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias,
+		       uint64_t low, uint64_t high, const void *build_id,
+		       uint32_t build_id_len, const char *path);
+int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event,
+		       const char *name);
+int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int code,
+		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes);
+
+/* ---- event streams ------------------------------------------------------ */
+
+#define TRACE_FID_CACHE_SIZE 1024 /* direct-mapped address -> fid cache */
+
+struct trace_fid_slot {
+	uint64_t address;
+	uint32_t fid;
+	uint32_t pad;
+};
+
+struct trace_stream {
+	uint8_t *pos;            /* next byte to write */
+	uint8_t *limit;          /* window end - EV_MAX_BYTES; NULL: no window */
+	uint64_t last_tick;
+	struct trace_fid_slot *fids; /* TRACE_FID_CACHE_SIZE slots */
+	uint32_t next_fid;
+	uint32_t seq;
+	uint32_t tid;
+	uint32_t lost;           /* windows that could not be opened */
+	struct trace_session *session;
+	/* Called when an address gets its first id in a window (optional):
+	 * the runtime checks there that the address's module is recorded. */
+	void (*on_define)(uint64_t address);
+	struct trace_chunk *chunk; /* the open window's header */
+	void *map;               /* the window mapping */
+	size_t map_len;
+};
+
+/* Opens the stream's next window; 0, or -1 (then events are dropped). */
+int trace_stream_refill(struct trace_stream *st, uint64_t tick);
+/* Closes the open window (records its length) and unmaps it. */
+void trace_stream_close(struct trace_stream *st);
+/* Forgets the window without touching it (in a fork child: it is the
+ * parent's); the next event opens a fresh one. */
+void trace_stream_abandon(struct trace_stream *st);
+
+static inline uint32_t trace_fid_slot_of(uint64_t address)
+{
+	return (uint32_t)((address * 0x9e3779b97f4a7c15ull) >> 54) & (TRACE_FID_CACHE_SIZE - 1);
+}
+
+/* The function id of `address` in the open window, defining it on a miss. */
+static inline uint32_t trace_stream_fid(struct trace_stream *st, uint64_t address, uint8_t **p)
+{
+	struct trace_fid_slot *slot = &st->fids[trace_fid_slot_of(address)];
+	if (__builtin_expect(slot->address == address, 1))
+		return slot->fid;
+	if (st->on_define)
+		st->on_define(address);
+	*p = encode_define(*p, address);
+	slot->address = address;
+	slot->fid = st->next_fid++;
+	return slot->fid;
+}
+
+static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick)
+{
+	uint64_t delta = tick - st->last_tick;
+	st->last_tick = tick;
+	return (int64_t)delta < 0 ? 0 : delta;
+}
+
+/* Enter/exit with room guaranteed (st->pos < st->limit). */
+static inline void trace_stream_put_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
+{
+	uint8_t *p = st->pos;
+	uint32_t fid = trace_stream_fid(st, address, &p);
+	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));
+}
+
+static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
+{
+	uint8_t *p = st->pos;
+	uint32_t fid = trace_stream_fid(st, address, &p);
+	st->pos = encode_exit(p, fid, trace_stream_delta(st, tick));
+}
+
+/* Checked versions for the slow paths and the dynamic engine: open a window
+ * when needed.  0, or -1 when the event was dropped. */
+int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick);
+int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);
+int trace_stream_pause(struct trace_stream *st, uint64_t tick);
+#define TRACE_MARK_MAX 256 /* longer marks are cut */
+int trace_stream_mark(struct trace_stream *st, uint64_t tick, const char *text);
+
+/* Sets up a stream of thread `tid` writing into session `s`; 0 or -1. */
+int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid);
+/* Closes the window and frees the fid cache. */
+void trace_stream_destroy(struct trace_stream *st);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * config.c - the runtime's settings, from CALLTRACE_* environment variables.
+ *
+ * CALLTRACE_OUTPUT       trace file (default calltrace.trace)
+ * CALLTRACE_MAX_DEPTH    record calls at most this deep (default: no limit)
+ * CALLTRACE_BUFFER_SIZE  bytes of one per-thread window (default 1 MiB)
+ * CALLTRACE_START        "off": load with recording off (calltrace_start())
+ * CALLTRACE_DEBUG        "1": say what the runtime does on stderr
+ * CALLTRACE_CAPTURE_ARGS accepted; arguments are not recorded yet
+ */
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int env_flag(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0 && strcmp(v, "false") != 0 && strcmp(v, "off") != 0;
+}
+
+static uint64_t env_size(const char *name, uint64_t fallback)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return fallback;
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		n <<= 10;
+	else if (*end == 'm' || *end == 'M')
+		n <<= 20;
+	return n;
+}
+
+void runtime_config_load(struct runtime_config *c)
+{
+	const char *out = getenv("CALLTRACE_OUTPUT");
+	memset(c, 0, sizeof(*c));
+	strncpy(c->output, out && *out ? out : "calltrace.trace", sizeof(c->output) - 1);
+	c->max_depth = (uint32_t)env_size("CALLTRACE_MAX_DEPTH", 0);
+	c->window_size = (uint32_t)env_size("CALLTRACE_BUFFER_SIZE", TRACE_DEFAULT_WINDOW);
+	const char *start = getenv("CALLTRACE_START");
+	c->start_off = start && strcmp(start, "off") == 0;
+	c->debug = env_flag("CALLTRACE_DEBUG");
+	c->capture_args = env_flag("CALLTRACE_CAPTURE_ARGS");
+}

@@ -1,0 +1,115 @@
+/*
+ * hooks.c - the -finstrument-functions hooks: the recording hot path.
+ *
+ * An enter or exit is: one load of runtime_state, a compare with the
+ * thread's generation, a compare of the write position with the window's
+ * limit, a TSC read, a probe of the thread's function-id cache and a few
+ * bytes stored.  No locks, no system calls, no allocation.  Everything else
+ * (first event of a thread, a full window, start/stop, a signal handler
+ * that interrupts a hook) goes to hook_slow().
+ *
+ * While a hook writes, it sets the window limit to NULL: a signal handler
+ * whose instrumented code runs in between finds the stream busy and its
+ * calls are dropped (both enter and exit, so the tree stays whole).
+ */
+#include "runtime.h"
+
+#include <errno.h>
+
+__thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
+
+enum hook_kind { HOOK_ENTER, HOOK_EXIT };
+
+static int stream_busy(const struct trace_stream *st)
+{
+	return st->pos && !st->limit;
+}
+
+/* After a stop/start: calls open at the stop end there. */
+static void notice_new_generation(struct thread_state *t, uint32_t state)
+{
+	if (t->gen != 0 && t->stream.pos)
+		trace_stream_pause(&t->stream, t->stream.last_tick);
+	t->gen = state;
+	t->depth = 0;
+}
+
+static int depth_allows(struct thread_state *t, enum hook_kind kind)
+{
+	if (kind == HOOK_ENTER)
+		return ++t->depth <= runtime_max_depth;
+	if (t->depth == 0)
+		return 0; /* an exit of a call entered before recording began */
+	return t->depth-- <= runtime_max_depth;
+}
+
+static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
+						enum hook_kind kind)
+{
+	if (stream_busy(&t->stream)) {
+		t->dropped++;
+		return;
+	}
+	if (t->phase == THREAD_DEAD)
+		return;
+	int saved_errno = errno;
+	if (runtime_init() < 0)
+		goto out;
+	uint32_t state = runtime_state;
+	if (state == 0)
+		goto out;
+	if (t->phase == THREAD_NEW && runtime_thread_begin(t) < 0)
+		goto out;
+	if (t->gen != state)
+		notice_new_generation(t, state);
+	if (!depth_allows(t, kind))
+		goto out;
+	uint64_t tick = trace_clock_tick();
+	if (kind == HOOK_ENTER)
+		trace_stream_enter(&t->stream, fn, tick);
+	else
+		trace_stream_exit(&t->stream, fn, tick);
+out:
+	errno = saved_errno;
+}
+
+RUNTIME_EXPORT __attribute__((no_instrument_function)) void
+__cyg_profile_func_enter(void *fn, void *call_site)
+{
+	(void)call_site;
+	struct thread_state *t = &runtime_thread;
+	uint32_t state = runtime_state;
+	uint8_t *limit = t->stream.limit;
+	if (unlikely(state != t->gen || t->stream.pos >= limit)) {
+		if (state != 0)
+			hook_slow(t, (uint64_t)fn, HOOK_ENTER);
+		return;
+	}
+	if (unlikely(++t->depth > runtime_max_depth))
+		return;
+	t->stream.limit = NULL;
+	trace_stream_put_enter(&t->stream, (uint64_t)fn, trace_clock_tick());
+	t->stream.limit = limit;
+}
+
+RUNTIME_EXPORT __attribute__((no_instrument_function)) void
+__cyg_profile_func_exit(void *fn, void *call_site)
+{
+	(void)call_site;
+	struct thread_state *t = &runtime_thread;
+	uint32_t state = runtime_state;
+	uint8_t *limit = t->stream.limit;
+	if (unlikely(state != t->gen || t->stream.pos >= limit)) {
+		if (state != 0)
+			hook_slow(t, (uint64_t)fn, HOOK_EXIT);
+		return;
+	}
+	if (unlikely(t->depth-- > runtime_max_depth || t->depth == UINT32_MAX)) {
+		if (t->depth == UINT32_MAX)
+			t->depth = 0;
+		return;
+	}
+	t->stream.limit = NULL;
+	trace_stream_put_exit(&t->stream, (uint64_t)fn, trace_clock_tick());
+	t->stream.limit = limit;
+}

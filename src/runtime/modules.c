@@ -1,0 +1,182 @@
+/*
+ * modules.c - which ELF objects are loaded where, written as module records
+ * so that addresses can be resolved after the fact (PIE, ASLR, plugins that
+ * are dlclose'd before the end).
+ *
+ * The loaded objects are listed with dl_iterate_phdr at start, after a fork,
+ * whenever a function is seen whose address lies in no known module (a
+ * library was dlopen'd), and after dlclose (to record unloads).  dlopen
+ * itself is not wrapped, so that the dynamic linker still sees the real
+ * caller (its RUNPATH and $ORIGIN).
+ */
+#include "runtime.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_MODULES 1024
+
+struct known_module {
+	uint64_t low, high, load_bias;
+	char *path;
+	int seen; /* found by the scan in progress */
+};
+
+static struct known_module modules[MAX_MODULES];
+static uint32_t nmodules;
+static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct found_object {
+	uint64_t low, high;
+	const uint8_t *build_id;
+	uint32_t build_id_len;
+};
+
+static void find_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
+			  struct found_object *o)
+{
+	const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+	const char *end = p + ph->p_memsz;
+	while (p + sizeof(ElfW(Nhdr)) <= end) {
+		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+		const char *name = p + sizeof(*n);
+		const char *desc = name + ((n->n_namesz + 3) & ~3u);
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+		    desc + n->n_descsz <= end) {
+			o->build_id = (const uint8_t *)desc;
+			o->build_id_len = n->n_descsz;
+			return;
+		}
+		p = desc + ((n->n_descsz + 3) & ~3u);
+	}
+}
+
+static void describe_object(const struct dl_phdr_info *info, struct found_object *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->low = UINT64_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD) {
+			uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+			if (lo < o->low)
+				o->low = lo;
+			if (lo + ph->p_memsz > o->high)
+				o->high = lo + ph->p_memsz;
+		} else if (ph->p_type == PT_NOTE && !o->build_id) {
+			find_build_id(info, ph, o);
+		}
+	}
+}
+
+static struct known_module *find_known(uint64_t low, uint64_t load_bias)
+{
+	for (uint32_t i = 0; i < nmodules; i++)
+		if (modules[i].low == low && modules[i].load_bias == load_bias)
+			return &modules[i];
+	return NULL;
+}
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	(void)size;
+	(void)unused;
+	struct found_object o;
+	describe_object(info, &o);
+	if (o.low == UINT64_MAX)
+		return 0;
+	struct known_module *m = find_known(o.low, info->dlpi_addr);
+	if (m) {
+		m->seen = 1;
+		return 0;
+	}
+	if (nmodules == MAX_MODULES)
+		return 0;
+	char exe[PATH_MAX];
+	const char *path = info->dlpi_name;
+	if (!path || !*path) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		path = exe;
+	}
+	m = &modules[nmodules++];
+	*m = (struct known_module){o.low, o.high, info->dlpi_addr, strdup(path), 1};
+	trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high,
+			   o.build_id, o.build_id_len, path);
+	return 0;
+}
+
+/* Records new modules and, when `unloads` is set, the ones gone. */
+static void scan_locked(int unloads)
+{
+	for (uint32_t i = 0; i < nmodules; i++)
+		modules[i].seen = 0;
+	dl_iterate_phdr(note_object, NULL);
+	if (!unloads)
+		return;
+	for (uint32_t i = 0; i < nmodules;) {
+		if (modules[i].seen) {
+			i++;
+			continue;
+		}
+		struct known_module *m = &modules[i];
+		trace_write_module(&runtime_session, MODULE_UNLOAD, m->load_bias, m->low, m->high,
+				   NULL, 0, m->path ? m->path : "");
+		free(m->path);
+		modules[i] = modules[--nmodules];
+	}
+}
+
+void runtime_modules_scan(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&modules_lock);
+	scan_locked(1);
+	pthread_mutex_unlock(&modules_lock);
+	errno = saved;
+}
+
+void runtime_modules_forget(void)
+{
+	pthread_mutex_init(&modules_lock, NULL); /* a fork child: nobody holds it */
+	for (uint32_t i = 0; i < nmodules; i++)
+		free(modules[i].path);
+	nmodules = 0;
+}
+
+/* Called when a function gets its first id in a window: cheap when the
+ * address is in a known module, a rescan when it is not. */
+void runtime_module_check(uint64_t address)
+{
+	uint32_t n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (address >= modules[i].low && address < modules[i].high)
+			return;
+	int saved = errno;
+	if (pthread_mutex_trylock(&modules_lock) == 0) {
+		scan_locked(0);
+		pthread_mutex_unlock(&modules_lock);
+	}
+	errno = saved;
+}
+
+/* dlclose is wrapped (it does not care who calls it) to record unloads. */
+RUNTIME_EXPORT int dlclose(void *handle)
+{
+	static int (*real_dlclose)(void *);
+	if (!real_dlclose)
+		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real_dlclose)
+		return -1;
+	int rc = real_dlclose(handle);
+	if (runtime_session.fd >= 0)
+		runtime_modules_scan();
+	return rc;
+}

@@ -1,0 +1,226 @@
+/*
+ * session.c - the runtime's life cycle in a process: joining the session's
+ * trace file at start, a new process image after fork and exec.
+ *
+ * The first traced process of a session creates the trace file (unless
+ * `calltrace record` already did).  Each process image then announces
+ * itself in CALLTRACE_SESSION=<image>:<pid>:<absolute trace path>, kept in
+ * a static buffer handed to putenv, so that a fork child can rewrite it
+ * without allocating and an exec'd program finds the session and appends.
+ */
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct runtime_config runtime_config;
+struct trace_session runtime_session = {.fd = -1};
+volatile uint32_t runtime_state = 1; /* not 0, so the first hook initialises */
+uint32_t runtime_max_depth = UINT32_MAX;
+
+enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
+static int init_phase;
+static char session_env[PATH_MAX + 64];
+static uint32_t generation = 2;
+
+void runtime_debug(const char *fmt, ...)
+{
+	if (!runtime_config.debug)
+		return;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = snprintf(buf, sizeof(buf), "calltrace[%d]: ", (int)getpid());
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	size_t len = strlen(buf);
+	buf[len] = '\n';
+	ssize_t unused = write(2, buf, len + 1);
+	(void)unused;
+}
+
+/* The process's command line, arguments NUL-separated. */
+static size_t read_cmdline(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, len);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+static void publish_session(const char *path)
+{
+	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
+		 runtime_session.image, (int)getpid(), path);
+	putenv(session_env);
+}
+
+static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t ppid)
+{
+	char exe[PATH_MAX], cmd[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
+	trace_write_process(&runtime_session, event, parent_image, ppid, 0, exe, cmd, cmd_len);
+}
+
+/* Opens the session named in CALLTRACE_SESSION, or creates a new one. */
+static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
+{
+	const char *env = getenv("CALLTRACE_SESSION");
+	unsigned image = 0;
+	int pid = 0, consumed = 0;
+	if (env && sscanf(env, "%u:%d:%n", &image, &pid, &consumed) == 2 && consumed > 0) {
+		snprintf(path, PATH_MAX, "%s", env + consumed);
+		*parent_image = image;
+		*parent_pid = (uint32_t)pid;
+		return trace_session_open(&runtime_session, path);
+	}
+	*parent_image = 0;
+	*parent_pid = 0;
+	if (!realpath(runtime_config.output, path)) {
+		/* The file does not exist yet: resolve its directory instead. */
+		char cwd[PATH_MAX / 2];
+		if (runtime_config.output[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+			snprintf(path, PATH_MAX, "%s", runtime_config.output);
+		else
+			snprintf(path, PATH_MAX, "%s/%.*s", cwd, PATH_MAX / 2 - 2,
+				 runtime_config.output);
+	}
+	char cmd[2048];
+	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
+	return trace_session_create(&runtime_session, path, cmd, cmd_len,
+				    runtime_config.window_size);
+}
+
+static void fork_child(void)
+{
+	struct thread_state *t = &runtime_thread;
+	uint32_t parent_image = runtime_session.image;
+	uint32_t ppid = runtime_session.pid;
+	if (t->stream.map)
+		munmap(t->stream.map, t->stream.map_len); /* the parent's window */
+	trace_stream_abandon(&t->stream);
+	t->stream.seq = 0;
+	t->stream.tid = (uint32_t)syscall(SYS_gettid);
+	trace_session_new_image(&runtime_session, (uint32_t)getpid());
+	publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
+	write_process_start(PROCESS_FORK, parent_image, ppid);
+	runtime_modules_forget();
+	runtime_modules_scan();
+	char name[17] = "";
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	trace_write_thread(&runtime_session, t->stream.tid, THREAD_START, name);
+}
+
+static int init_once(void)
+{
+	char path[PATH_MAX];
+	uint32_t parent_image, parent_pid;
+	runtime_config_load(&runtime_config);
+	if (runtime_config.max_depth)
+		runtime_max_depth = runtime_config.max_depth;
+	if (join_session(&parent_image, &parent_pid, path) < 0) {
+		int e = errno;
+		char msg[PATH_MAX + 128];
+		int n = snprintf(msg, sizeof(msg), "calltrace: cannot write trace %s: %s\n", path,
+				 strerror(e));
+		ssize_t unused = write(2, msg, (size_t)n);
+		(void)unused;
+		return -1;
+	}
+	uint32_t pid = (uint32_t)getpid();
+	trace_session_new_image(&runtime_session, pid);
+	uint32_t how = PROCESS_START;
+	if (parent_image && parent_pid == pid)
+		how = PROCESS_EXEC;
+	else if (parent_image)
+		how = PROCESS_FORK; /* spawned without fork (posix_spawn, vfork) */
+	write_process_start(how, parent_image, parent_pid);
+	publish_session(path);
+	runtime_modules_scan();
+	runtime_threads_init();
+	pthread_atfork(NULL, NULL, fork_child);
+	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
+	return 0;
+}
+
+int runtime_init(void)
+{
+	int phase = __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE);
+	if (phase == INIT_DONE)
+		return 0;
+	if (phase == INIT_FAILED)
+		return -1;
+	int expected = INIT_NONE;
+	if (!__atomic_compare_exchange_n(&init_phase, &expected, INIT_RUNNING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* Another thread initialises; its calls until then are lost. */
+		return __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_DONE ? 0 : -1;
+	}
+	int ok = init_once() == 0;
+	if (ok)
+		runtime_state = runtime_config.start_off ? 0 : generation;
+	else
+		runtime_state = 0;
+	__atomic_store_n(&init_phase, ok ? INIT_DONE : INIT_FAILED, __ATOMIC_RELEASE);
+	return ok ? 0 : -1;
+}
+
+__attribute__((constructor(101))) static void runtime_constructor(void)
+{
+	int saved = errno;
+	runtime_init();
+	errno = saved;
+}
+
+/* ---- the public API (include/calltrace.h) ------------------------------- */
+
+RUNTIME_EXPORT void calltrace_start(void)
+{
+	if (runtime_init() < 0)
+		return;
+	uint32_t next = __atomic_add_fetch(&generation, 2, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&runtime_state, next, __ATOMIC_RELEASE);
+}
+
+RUNTIME_EXPORT void calltrace_stop(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+}
+
+RUNTIME_EXPORT int calltrace_enabled(void)
+{
+	return runtime_state != 0 && init_phase == INIT_DONE;
+}
+
+RUNTIME_EXPORT void calltrace_flush(void)
+{
+	int saved = errno;
+	if (runtime_session.fd >= 0)
+		fdatasync(runtime_session.fd);
+	errno = saved;
+}
+
+RUNTIME_EXPORT void calltrace_mark(const char *text)
+{
+	struct thread_state *t = &runtime_thread;
+	int saved = errno;
+	if (runtime_init() == 0 && runtime_state != 0 && !(t->stream.pos && !t->stream.limit)) {
+		if (t->phase != THREAD_NEW || runtime_thread_begin(t) == 0)
+			trace_stream_mark(&t->stream, trace_clock_tick(), text);
+	}
+	errno = saved;
+}

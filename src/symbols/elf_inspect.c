@@ -1,0 +1,59 @@
+/*
+ * elf_inspect.c - quick questions about an ELF file's symbol tables, such as
+ * whether a program was built with -finstrument-functions.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <string.h>
+#include <unistd.h>
+#include "symbols.h"
+
+/* 1 if the symbol table section `scn` names `wanted`, else 0. */
+static int section_has_symbol(Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr, const char *wanted)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || shdr->sh_entsize == 0)
+		return 0;
+	size_t n = shdr->sh_size / shdr->sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		const char *name = elf_strptr(elf, shdr->sh_link, sym.st_name);
+		if (name && strcmp(name, wanted) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int elf_has_symbol(Elf *elf, const char *wanted)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type != SHT_DYNSYM && shdr.sh_type != SHT_SYMTAB)
+			continue;
+		if (section_has_symbol(elf, scn, &shdr, wanted))
+			return 1;
+	}
+	return 0;
+}
+
+int elf_file_references(const char *path, const char *symbol_name)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int result = -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		result = elf_has_symbol(elf, symbol_name);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return result;
+}

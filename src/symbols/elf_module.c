@@ -1,0 +1,167 @@
+/*
+ * elf_module.c - one ELF file opened with libdwfl, for symbol and line
+ * lookups at file addresses.
+ *
+ * Each file gets its own Dwfl with the file reported at base 0, so the
+ * addresses asked are the file's own (p_vaddr) addresses.  Separate debug
+ * info is found the standard way (.gnu_debuglink, /usr/lib/debug/.build-id/).
+ * A file that cannot be read is warned about once (a pseudo path such as
+ * "[vdso]" never) and then answers nothing.
+ */
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbols_internal.h"
+
+enum module_state { MODULE_UNOPENED, MODULE_OPEN, MODULE_UNREADABLE };
+enum index_state { INDEX_UNBUILT, INDEX_BUILT, INDEX_FAILED };
+
+struct elf_module {
+	char *path;
+	uint8_t *build_id;
+	size_t build_id_len;
+	int warn;
+	enum module_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	enum index_state index_state;
+	struct func_index functions;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+struct elf_module *elf_module_new(const char *path, const uint8_t *build_id, size_t build_id_len,
+				  int warn)
+{
+	struct elf_module *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = strdup(path);
+	if (build_id_len > 0) {
+		m->build_id = malloc(build_id_len);
+		if (m->build_id)
+			memcpy(m->build_id, build_id, build_id_len);
+		m->build_id_len = build_id_len;
+	}
+	if (!m->path || (build_id_len > 0 && !m->build_id)) {
+		elf_module_free(m);
+		return NULL;
+	}
+	m->warn = warn;
+	return m;
+}
+
+void elf_module_free(struct elf_module *m)
+{
+	if (!m)
+		return;
+	func_index_free(&m->functions);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	free(m->path);
+	free(m->build_id);
+	free(m);
+}
+
+const char *elf_module_path(const struct elf_module *m)
+{
+	return m->path;
+}
+
+int elf_module_matches(const struct elf_module *m, const char *path, const uint8_t *build_id,
+		       size_t build_id_len)
+{
+	if (m->build_id_len != build_id_len || strcmp(m->path, path) != 0)
+		return 0;
+	return build_id_len == 0 || memcmp(m->build_id, build_id, build_id_len) == 0;
+}
+
+static void check_build_id(struct elf_module *m)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	if (m->build_id_len == 0)
+		return;
+	int len = dwfl_module_build_id(m->mod, &bits, &vaddr);
+	if (len == (int)m->build_id_len && memcmp(bits, m->build_id, m->build_id_len) == 0)
+		return;
+	fprintf(stderr,
+		"calltrace: warning: %s has changed since it was traced (build-id differs); "
+		"its names and lines may be wrong\n",
+		m->path);
+}
+
+/* Names of mappings that are not files, such as the kernel's vDSO. */
+static int is_pseudo_path(const char *path)
+{
+	return path[0] == '\0' || path[0] == '[' || strncmp(path, "linux-vdso", 10) == 0 ||
+	       strncmp(path, "linux-gate", 10) == 0;
+}
+
+static int module_open(struct elf_module *m)
+{
+	m->state = MODULE_UNREADABLE;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (m->dwfl) {
+		dwfl_report_begin(m->dwfl);
+		m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, 0, true);
+		dwfl_report_end(m->dwfl, NULL, NULL);
+	}
+	if (!m->mod) {
+		if (m->warn && !is_pseudo_path(m->path))
+			fprintf(stderr, "calltrace: warning: cannot read %s: %s\n", m->path,
+				dwfl_errmsg(-1));
+		return -1;
+	}
+	m->state = MODULE_OPEN;
+	check_build_id(m);
+	return 0;
+}
+
+static int module_ready(struct elf_module *m)
+{
+	if (m->state == MODULE_UNOPENED)
+		module_open(m);
+	return m->state == MODULE_OPEN;
+}
+
+const char *elf_module_function(struct elf_module *m, uint64_t file_address)
+{
+	if (!module_ready(m))
+		return NULL;
+	if (m->index_state == INDEX_UNBUILT)
+		m->index_state =
+		    func_index_build(&m->functions, m->mod) == 0 ? INDEX_BUILT : INDEX_FAILED;
+	if (m->index_state != INDEX_BUILT)
+		return NULL;
+	return func_index_find(&m->functions, file_address);
+}
+
+const char *elf_module_source(struct elf_module *m, uint64_t file_address, uint32_t *line,
+			      char *buf, size_t buflen)
+{
+	*line = 0;
+	if (!module_ready(m))
+		return NULL;
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, file_address);
+	if (!l)
+		return NULL;
+	int lineno = 0;
+	const char *file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (!file)
+		return NULL;
+	*line = lineno > 0 ? (uint32_t)lineno : 0;
+	/* A path relative to the compilation directory is shown joined to it,
+	 * as addr2line does. */
+	const char *comp_dir = dwfl_line_comp_dir(l);
+	if (file[0] == '/' || !comp_dir || !*comp_dir)
+		return file;
+	int n = snprintf(buf, buflen, "%s/%s", comp_dir, file);
+	return n > 0 && (size_t)n < buflen ? buf : file;
+}

@@ -1,0 +1,53 @@
+/*
+ * symbols.h - address -> function name, source file and line.
+ *
+ * Resolution happens at analysis time from the module records: the caller
+ * finds the module of an address (trace_reader_find_module) and asks for
+ * the symbol at address - load_bias in that ELF file.  elfutils (libdw)
+ * reads the symbol tables and DWARF line tables, finding separate debug info
+ * the usual ways (.gnu_debuglink, /usr/lib/debug/.build-id/); C++ names are
+ * demangled.  Results are cached: the same (module, address) gives the same
+ * pointer for the life of the table.
+ */
+#ifndef CALLTRACE_SYMBOLS_H
+#define CALLTRACE_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbol {
+	const char *name;   /* demangled; "sub_<hex>" or "0x<hex>" when unknown */
+	const char *module; /* the module's path, or "?" */
+	const char *file;   /* source file, or NULL */
+	uint32_t line;      /* 0 when unknown */
+	uint64_t address;   /* the runtime address asked for */
+	int filter_state;   /* for the walker's filters: 0 = not yet decided */
+	uint32_t id;        /* dense 0..n-1 over every symbol of the table */
+};
+
+struct symbol_table;
+
+struct symbol_table *symbol_table_new(void);
+void symbol_table_free(struct symbol_table *t);
+
+/* The symbol at `file_address` of the ELF file `path` (build-id optional),
+ * reported for the runtime address `runtime_address`.  Never NULL. */
+const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *path,
+					 const uint8_t *build_id, size_t build_id_len,
+					 uint64_t file_address, uint64_t runtime_address);
+/* The symbol for an address outside every known module.  Never NULL. */
+const struct symbol *symbol_table_unknown(struct symbol_table *t, uint64_t runtime_address);
+/* How many distinct symbols have been handed out (ids are below this). */
+uint32_t symbol_table_count(const struct symbol_table *t);
+
+/* Demangles a C++ name into buf; returns buf, or `name` itself if it is not
+ * a mangled name. */
+const char *symbol_demangle(const char *name, char *buf, size_t buflen);
+
+/* 1 if the symbol tables (.dynsym or .symtab) of the ELF file at `path`
+ * name `symbol_name`, defined or not; 0 if not; -1 if the file is not a
+ * readable ELF file.  A program built with -finstrument-functions
+ * references "__cyg_profile_func_enter". */
+int elf_file_references(const char *path, const char *symbol_name);
+
+#endif

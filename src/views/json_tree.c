@@ -1,0 +1,189 @@
+/*
+ * json_tree.c - the JSON call tree, in the calltrace-rs schema, extended:
+ *
+ *   {"call_trees": {"<tid>": {"thread_id", "pid", "image", "thread_name",
+ *      "calls": [{"function", "address", "start_time", "start_ns", "file",
+ *                 "line", "children": [...], "end_time", "end_ns",
+ *                 "duration_ns"}]}},
+ *    "metadata": {"version", "timestamp", "command", "total_calls",
+ *                 "threads", "processes"}}
+ *
+ * Written as the walk goes (a call's object opens at its enter and closes
+ * at its exit), so memory is bounded by depth, not by the trace.  The
+ * metadata comes last because the call count is known only then.  A tid
+ * seen again in a later process image is keyed "<tid>.2", "<tid>.3", ...
+ */
+#include "text_views.h"
+#include "view_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct json_tree {
+	FILE *out;
+	const struct trace_reader *reader;
+	int pretty;
+	int first_thread;
+	uint8_t *need_comma; /* per depth: a sibling was written before */
+	size_t ncomma;
+	uint32_t *tids_seen;
+	size_t ntids;
+	uint64_t threads;
+};
+
+struct json_tree *json_tree_new(FILE *out, const struct trace_reader *r, int pretty)
+{
+	struct json_tree *jt = calloc(1, sizeof(*jt));
+	if (!jt)
+		return NULL;
+	jt->out = out;
+	jt->reader = r;
+	jt->pretty = pretty;
+	jt->first_thread = 1;
+	fputs(pretty ? "{\n  \"call_trees\": {" : "{\"call_trees\":{", out);
+	return jt;
+}
+
+void json_tree_free(struct json_tree *jt)
+{
+	if (!jt)
+		return;
+	free(jt->need_comma);
+	free(jt->tids_seen);
+	free(jt);
+}
+
+static void newline(struct json_tree *jt, size_t indent)
+{
+	if (!jt->pretty)
+		return;
+	fputc('\n', jt->out);
+	for (size_t i = 0; i < indent; i++)
+		fputs("  ", jt->out);
+}
+
+/* Wall-clock time of a trace time, "HH:MM:SS.nnnnnnnnn" (UTC). */
+static void put_clock(struct json_tree *jt, uint64_t ns)
+{
+	uint64_t real = jt->reader->header.start_real_ns + ns;
+	time_t secs = (time_t)(real / 1000000000u);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	fprintf(jt->out, "\"%02d:%02d:%02d.%09llu\"", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		(unsigned long long)(real % 1000000000u));
+}
+
+static unsigned tid_occurrence(struct json_tree *jt, uint32_t tid)
+{
+	unsigned n = 1;
+	for (size_t i = 0; i < jt->ntids; i++)
+		n += jt->tids_seen[i] == tid;
+	jt->tids_seen = realloc(jt->tids_seen, (jt->ntids + 1) * sizeof(*jt->tids_seen));
+	jt->tids_seen[jt->ntids++] = tid;
+	return n;
+}
+
+static void on_begin_thread(void *ctx, const struct walk_thread *t)
+{
+	struct json_tree *jt = ctx;
+	unsigned n = tid_occurrence(jt, t->tid);
+	if (!jt->first_thread)
+		fputc(',', jt->out);
+	jt->first_thread = 0;
+	jt->threads++;
+	newline(jt, 2);
+	if (n > 1)
+		fprintf(jt->out, "\"%u.%u\": {", t->tid, n);
+	else
+		fprintf(jt->out, "\"%u\": {", t->tid);
+	newline(jt, 3);
+	fprintf(jt->out, "\"thread_id\": %u, \"pid\": %u, \"image\": %u, \"thread_name\": ", t->tid,
+		t->pid, t->thread->image);
+	view_json_string(jt->out, t->name);
+	fputs(",", jt->out);
+	newline(jt, 3);
+	fputs("\"calls\": [", jt->out);
+	if (jt->ncomma)
+		jt->need_comma[0] = 0;
+}
+
+static void on_end_thread(void *ctx, const struct walk_thread *t)
+{
+	(void)t;
+	struct json_tree *jt = ctx;
+	newline(jt, 3);
+	fputs("]", jt->out);
+	newline(jt, 2);
+	fputs("}", jt->out);
+}
+
+static void on_call(void *ctx, const struct walk_event *e)
+{
+	struct json_tree *jt = ctx;
+	if (e->depth + 2 > jt->ncomma) {
+		size_t n = (e->depth + 2) * 2;
+		jt->need_comma = realloc(jt->need_comma, n);
+		memset(jt->need_comma + jt->ncomma, 0, n - jt->ncomma);
+		jt->ncomma = n;
+	}
+	if (jt->need_comma[e->depth])
+		fputc(',', jt->out);
+	jt->need_comma[e->depth] = 1;
+	jt->need_comma[e->depth + 1] = 0;
+	newline(jt, 4 + e->depth);
+	fputs("{\"function\": ", jt->out);
+	view_json_string(jt->out, e->sym->name);
+	fprintf(jt->out, ", \"address\": \"0x%llx\", \"start_time\": ",
+		(unsigned long long)e->address);
+	put_clock(jt, e->start_ns);
+	fprintf(jt->out, ", \"start_ns\": %llu, \"file\": ", (unsigned long long)e->start_ns);
+	if (e->sym->file)
+		view_json_string(jt->out, e->sym->file);
+	else
+		fputs("null", jt->out);
+	fprintf(jt->out, ", \"line\": %u, \"children\": [", e->sym->line);
+}
+
+static void on_exit_event(void *ctx, const struct walk_event *e)
+{
+	struct json_tree *jt = ctx;
+	if (jt->need_comma[e->depth + 1])
+		newline(jt, 4 + e->depth);
+	fputs("], \"end_time\": ", jt->out);
+	put_clock(jt, e->end_ns);
+	fprintf(jt->out, ", \"end_ns\": %llu, \"duration_ns\": %llu%s}",
+		(unsigned long long)e->end_ns, (unsigned long long)e->duration_ns,
+		e->unfinished ? ", \"unfinished\": true" : "");
+}
+
+void json_tree_consumer(struct json_tree *jt, struct walk_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = jt;
+	c->begin_thread = on_begin_thread;
+	c->end_thread = on_end_thread;
+	c->enter = on_call;
+	c->exit = on_exit_event;
+}
+
+void json_tree_finish(struct json_tree *jt, const struct walk_stats *stats)
+{
+	const struct trace_reader *r = jt->reader;
+	time_t secs = (time_t)(r->header.start_real_ns / 1000000000u);
+	struct tm tm;
+	char stamp[64];
+	gmtime_r(&secs, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	newline(jt, 1);
+	fputs("},", jt->out);
+	newline(jt, 1);
+	fprintf(jt->out, "\"metadata\": {\"version\": \"1\", \"timestamp\": \"%s.%06lluZ\", ",
+		stamp, (unsigned long long)(r->header.start_real_ns % 1000000000u / 1000));
+	fputs("\"command\": ", jt->out);
+	view_json_string(jt->out, r->command);
+	fprintf(jt->out, ", \"total_calls\": %llu, \"threads\": %llu, \"processes\": %zu}",
+		(unsigned long long)stats->shown, (unsigned long long)jt->threads, r->nimages);
+	newline(jt, 0);
+	fputs("}\n", jt->out);
+}

@@ -1,0 +1,42 @@
+/*
+ * text_views.h - the core views: replay (function graph), report
+ * (per-function statistics) and the JSON call tree.  Like every view, each
+ * is a consumer of the walker's enter/exit stream.
+ */
+#ifndef CALLTRACE_TEXT_VIEWS_H
+#define CALLTRACE_TEXT_VIEWS_H
+
+#include <stdio.h>
+#include "../analysis/walker.h"
+#include "../format/trace_reader.h"
+
+/* ---- replay (replay_text.c) --------------------------------------------- */
+struct replay_options {
+	int show_duration; /* the DURATION column */
+	int show_tid;      /* the [TID] column */
+};
+struct replay;
+struct replay *replay_new(FILE *out, const struct replay_options *o);
+void replay_consumer(struct replay *rp, struct walk_consumer *c);
+void replay_free(struct replay *rp);
+
+/* ---- report (report_table.c) -------------------------------------------- */
+enum report_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MIN, SORT_MAX, SORT_NAME };
+struct report;
+struct report *report_new(void);
+void report_consumer(struct report *rp, struct walk_consumer *c);
+/* Writes the table, sorted; `limit` rows at most (0: all). */
+void report_write(struct report *rp, FILE *out, enum report_sort sort, size_t limit);
+void report_free(struct report *rp);
+/* Parses a --sort key; -1 if unknown. */
+int report_sort_parse(const char *name);
+
+/* ---- JSON call tree (json_tree.c) --------------------------------------- */
+struct json_tree;
+struct json_tree *json_tree_new(FILE *out, const struct trace_reader *r, int pretty);
+void json_tree_consumer(struct json_tree *jt, struct walk_consumer *c);
+/* Writes the metadata and closes the document. */
+void json_tree_finish(struct json_tree *jt, const struct walk_stats *stats);
+void json_tree_free(struct json_tree *jt);
+
+#endif
