@@ -226,7 +226,7 @@ static void read_thread(struct trace_reader *r, uint64_t off, const struct trace
 		return;
 	}
 	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
-	if (rec.name_len && (rec.event == THREAD_START || rec.event == THREAD_NAME)) {
+	if (rec.name_len) { /* START, NAME, END: the latest name wins */
 		free(t->name);
 		t->name = copy_string(p + sizeof(rec), rec.name_len);
 	}

@@ -6,6 +6,8 @@
  */
 #include "runtime.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -18,7 +20,9 @@ static void thread_end(void *unused)
 {
 	(void)unused;
 	struct thread_state *t = &runtime_thread;
-	trace_write_thread(&runtime_session, t->stream.tid, THREAD_END, NULL);
+	char name[17] = "";
+	prctl(PR_GET_NAME, name, 0, 0, 0); /* it may have been renamed since */
+	trace_write_thread(&runtime_session, t->stream.tid, THREAD_END, name);
 	t->phase = THREAD_DEAD;
 	trace_stream_destroy(&t->stream);
 }
@@ -26,6 +30,25 @@ static void thread_end(void *unused)
 void runtime_threads_init(void)
 {
 	pthread_key_create(&thread_end_key, thread_end);
+}
+
+/* A thread that names itself is named in the trace at once; one named by
+ * another thread gets its name in the trace when it ends. */
+RUNTIME_EXPORT int pthread_setname_np(pthread_t thread, const char *name)
+{
+	static int (*real_setname)(pthread_t, const char *);
+	if (!real_setname)
+		real_setname = (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
+	if (!real_setname)
+		return ENOSYS;
+	int rc = real_setname(thread, name);
+	struct thread_state *t = &runtime_thread;
+	if (rc == 0 && pthread_equal(thread, pthread_self()) && t->phase == THREAD_ACTIVE) {
+		int saved = errno;
+		trace_write_thread(&runtime_session, t->stream.tid, THREAD_NAME, name);
+		errno = saved;
+	}
+	return rc;
 }
 
 int runtime_thread_begin(struct thread_state *t)

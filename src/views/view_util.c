@@ -170,6 +170,25 @@ const char *view_group_color(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+const char *view_heat_color(double heat, char *buf, size_t len)
+{
+	/* pale blue -> pale yellow -> orange -> red */
+	static const double stops[][3] = {
+		{220, 232, 245}, {250, 240, 190}, {250, 170, 90}, {225, 60, 50}};
+	if (heat < 0)
+		heat = 0;
+	if (heat > 1)
+		heat = 1;
+	double pos = heat * 3;
+	int i = pos >= 3 ? 2 : (int)pos;
+	double t = pos - i;
+	unsigned rgb[3];
+	for (int c = 0; c < 3; c++)
+		rgb[c] = (unsigned)(stops[i][c] + (stops[i + 1][c] - stops[i][c]) * t + 0.5);
+	snprintf(buf, len, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+	return buf;
+}
+
 void **view_symtab_slot(struct view_symtab *t, uint32_t id)
 {
 	if (id >= t->len) {

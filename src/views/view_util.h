@@ -47,6 +47,10 @@ const char *view_flame_color(const char *name, char *buf, size_t len);
  * different hues. */
 const char *view_group_color(const char *name, char *buf, size_t len);
 
+/* A colour for how hot something is, 0 (cold: pale blue) to 1 (hot: red),
+ * "#rrggbb". */
+const char *view_heat_color(double heat, char *buf, size_t len);
+
 /* A growable array of pointers indexed by symbol id; entries start NULL. */
 struct view_symtab {
 	void **slots;

@@ -1,0 +1,120 @@
+/*
+ * breakpoints.c - the breakpoint table of a process image and the int3s in
+ * its code.
+ *
+ * Breakpoints stay in place for the whole run: a hit never removes one
+ * (the displaced instruction is emulated or run out of line), so threads
+ * never race on a missing breakpoint.  They are removed only at detach.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+
+static size_t slot_of(uint64_t address, size_t size)
+{
+	return (size_t)((address * 0x9e3779b97f4a7c15ull) >> 20) & (size - 1);
+}
+
+struct breakpoint *bp_find(const struct bp_table *t, uint64_t address)
+{
+	if (t->size == 0)
+		return NULL;
+	for (size_t i = slot_of(address, t->size);; i = (i + 1) & (t->size - 1)) {
+		struct breakpoint *bp = &t->slots[i];
+		if (bp->address == address)
+			return bp;
+		if (bp->address == 0)
+			return NULL;
+	}
+}
+
+static int bp_grow(struct bp_table *t)
+{
+	size_t size = t->size ? t->size * 2 : 1024;
+	struct breakpoint *slots = calloc(size, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < t->size; i++) {
+		struct breakpoint *old = &t->slots[i];
+		if (old->address == 0)
+			continue;
+		size_t j = slot_of(old->address, size);
+		while (slots[j].address != 0)
+			j = (j + 1) & (size - 1);
+		slots[j] = *old;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->size = size;
+	return 0;
+}
+
+struct breakpoint *bp_add(struct bp_table *t, uint64_t address)
+{
+	struct breakpoint *bp = bp_find(t, address);
+	if (bp)
+		return bp;
+	if ((t->used + 1) * 2 > t->size && bp_grow(t) < 0)
+		return NULL;
+	size_t i = slot_of(address, t->size);
+	while (t->slots[i].address != 0)
+		i = (i + 1) & (t->size - 1);
+	bp = &t->slots[i];
+	memset(bp, 0, sizeof(*bp));
+	bp->address = address;
+	t->used++;
+	return bp;
+}
+
+int bp_table_copy(struct bp_table *dst, const struct bp_table *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (src->size == 0)
+		return 0;
+	dst->slots = malloc(src->size * sizeof(*src->slots));
+	if (!dst->slots)
+		return -1;
+	memcpy(dst->slots, src->slots, src->size * sizeof(*src->slots));
+	dst->size = src->size;
+	dst->used = src->used;
+	return 0;
+}
+
+void bp_table_free(struct bp_table *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+int bp_insert(struct process *p, struct breakpoint *bp)
+{
+	static const uint8_t int3 = 0xcc;
+	return mem_poke_code(p, bp->address, &int3, 1);
+}
+
+int bp_remove_all(struct process *p)
+{
+	int rc = 0;
+	for (size_t i = 0; i < p->bps.size; i++) {
+		struct breakpoint *bp = &p->bps.slots[i];
+		if (bp->address != 0 && mem_poke_code(p, bp->address, &bp->orig, 1) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* Removing from open addressing needs a rebuild; unloads are rare. */
+void bp_forget_module(struct bp_table *t, uint16_t index)
+{
+	struct bp_table fresh = {0};
+	for (size_t i = 0; i < t->size; i++) {
+		struct breakpoint *bp = &t->slots[i];
+		if (bp->address == 0 || bp->module == index)
+			continue;
+		struct breakpoint *copy = bp_add(&fresh, bp->address);
+		if (copy)
+			*copy = *bp;
+	}
+	bp_table_free(t);
+	*t = fresh;
+}

@@ -1,0 +1,249 @@
+/*
+ * engine.h - what the parts of the ptrace engine share: traced processes
+ * (one per process image), their threads, modules and breakpoints.
+ *
+ * The engine is one single-threaded tracer.  A breakpoint (int3) sits on the
+ * first byte of every instrumented function.  When a thread hits one, the
+ * tracer records the entry, swaps the return address at [rsp] for the
+ * process's return trap (another int3, in a page the engine maps into the
+ * tracee) and steps the thread past the displaced instruction by emulating
+ * it, or by sending the thread through an out-of-line copy.  When the
+ * function returns into the trap, the tracer records the exit and puts the
+ * thread back on its real return address.  Two stops per call, no
+ * single-step.
+ */
+#ifndef CALLTRACE_DYNAMIC_ENGINE_H
+#define CALLTRACE_DYNAMIC_ENGINE_H
+
+#include <sched.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include "dynamic.h"
+#include "insn_emulate.h"
+
+/* ---- breakpoints ---------------------------------------------------------- */
+
+enum bp_kind {
+	BP_FUNCTION = 1, /* a traced function's entry */
+	BP_RTLD = 2,     /* the dynamic linker's _dl_debug_state: modules changed */
+};
+
+struct breakpoint {
+	uint64_t address; /* runtime address; 0 = free slot */
+	uint8_t orig;     /* the byte the int3 replaced */
+	uint8_t kind;     /* enum bp_kind */
+	uint16_t module;  /* index in the process's module list */
+	struct entry_plan plan;
+};
+
+/* Open-addressing table, address -> breakpoint. */
+struct bp_table {
+	struct breakpoint *slots;
+	size_t size, used; /* size is a power of two */
+};
+
+/* ---- modules and scratch memory ------------------------------------------- */
+
+struct module {
+	char *path;
+	uint64_t bias, low, high;
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	uint64_t exec_low, exec_high; /* the executable segment's runtime range */
+	int instrumented;
+	int is_exe, is_rtld;
+	int seen; /* mark for rescans */
+	int gone; /* unloaded */
+};
+
+/* A region of tracee memory the engine mapped for out-of-line slots. */
+struct scratch_region {
+	uint64_t base, size, used;
+};
+
+/* ---- threads and processes ------------------------------------------------ */
+
+struct shadow_frame {
+	uint64_t function; /* entry address, for the exit event */
+	uint64_t ret;      /* the real return address */
+	uint64_t rsp;      /* rsp at entry: where the return address lives */
+	int chained;       /* a tail call: [rsp] already held the trap */
+};
+
+struct process;
+
+struct thread {
+	pid_t tid;
+	struct process *proc;
+	struct trace_stream stream;
+	int has_stream;
+	struct shadow_frame *frames;
+	size_t depth, cap;
+	int stopped;    /* in a ptrace stop that the engine has not resumed */
+	int pending_sig; /* a signal to deliver at the next resume */
+	int exited;
+	int detach_sig;  /* attach mode: stop seen while detaching */
+	cpu_set_t saved_affinity; /* attach mode */
+	int has_saved_affinity;
+	struct thread *hash_next;
+	struct thread *next; /* in the engine's list */
+};
+
+struct process {
+	pid_t pid;
+	pid_t ppid;
+	struct trace_session session; /* this image's copy of the session */
+	int mem_fd;                   /* /proc/PID/mem of this image */
+	struct bp_table bps;
+	struct module *modules;
+	size_t nmodules, cap_modules;
+	struct scratch_region *regions;
+	size_t nregions;
+	uint64_t trap;        /* return trap (int3) address; 0 until set up */
+	uint64_t syscall_insn; /* "syscall; int3" in the trap page */
+	uint64_t r_debug;     /* the dynamic linker's _r_debug, 0 if none */
+	int muted;            /* a vfork child not followed: no events, detach at exec */
+	int exited;
+	int nthreads;
+	struct process *next;
+};
+
+struct engine {
+	const struct dynamic_options *opts;
+	struct trace_session *root;
+	struct process *procs;
+	struct thread *threads;
+	struct thread *thread_hash[1024];
+	pid_t main_pid;
+	int main_status; /* exit code or 128 + signal */
+	int have_main_status;
+	int attach_mode;
+	int cpu; /* the CPU tracer and tracee share; -1: not pinned */
+	/* statistics */
+	uint64_t stops, calls, emulated, out_of_line, functions, skipped;
+	/* pending stops of threads not yet announced by their parent's event */
+	struct pending_stop {
+		pid_t tid;
+		int status;
+	} pending[64];
+	int npending;
+};
+
+/* ---- breakpoints.c -------------------------------------------------------- */
+struct breakpoint *bp_find(const struct bp_table *t, uint64_t address);
+struct breakpoint *bp_add(struct bp_table *t, uint64_t address);
+int bp_table_copy(struct bp_table *dst, const struct bp_table *src);
+void bp_table_free(struct bp_table *t);
+/* Writes the int3 of `bp` into the tracee; 0 or -1. */
+int bp_insert(struct process *p, struct breakpoint *bp);
+/* Puts every original byte back; 0 or -1. */
+int bp_remove_all(struct process *p);
+/* Forgets the breakpoints of module `index` (unloaded: its memory is gone). */
+void bp_forget_module(struct bp_table *t, uint16_t index);
+
+/* ---- tracee_mem.c --------------------------------------------------------- */
+int mem_open(struct process *p);
+void mem_close(struct process *p);
+int mem_read(struct process *p, uint64_t address, void *buf, size_t len);
+int mem_write(struct process *p, uint64_t address, const void *buf, size_t len);
+/* Through /proc/PID/mem: also writes read-only (code) pages. */
+int mem_poke_code(struct process *p, uint64_t address, const void *buf, size_t len);
+int mem_read_code(struct process *p, uint64_t address, void *buf, size_t len);
+
+/* ---- remote_syscall.c ----------------------------------------------------- */
+/* Runs a system call in stopped thread `t`, executing the "syscall; int3"
+ * at `insn`.  Returns the kernel's result (-errno on error), or -ESRCH
+ * when the thread died. */
+long remote_syscall(struct engine *e, struct thread *t, uint64_t insn, long nr, long a1,
+		    long a2, long a3, long a4, long a5, long a6);
+
+/* ---- scratch.c ------------------------------------------------------------ */
+/* Maps the trap page (return trap, syscall gadget, first slots) near the
+ * executable; 0 or -1. */
+int scratch_setup_trap_page(struct engine *e, struct thread *t, const struct module *exe);
+/* A slot of `len` bytes within reach (+-2 GiB) of `near`, mapping a new
+ * region of at least `want` bytes if needed; 0 when none can be had. */
+uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t len,
+		      size_t want);
+
+/* ---- modules.c ------------------------------------------------------------ */
+/* Reads /proc/PID/maps: new ELF modules get a MODULE_LOAD record (and are
+ * instrumented when they should be), vanished ones MODULE_UNLOAD. */
+int modules_rescan(struct engine *e, struct thread *t);
+/* Writes MODULE_LOAD for every module the process has (a fork child). */
+void modules_announce(struct process *p);
+struct module *modules_exe(struct process *p);
+
+/* ---- instrument.c --------------------------------------------------------- */
+int instrument_module(struct engine *e, struct thread *t, size_t index);
+
+/* ---- return_trap.c -------------------------------------------------------- */
+void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
+	       struct user_regs_struct *r);
+void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r);
+/* Attach mode, at detach: restores the return addresses still swapped on
+ * the thread's stack and moves it out of any out-of-line slot. */
+void return_restore(struct engine *e, struct thread *t);
+/* Writes exits for every frame still open (unused: open calls stay open,
+ * as with the runtime). */
+int shadow_copy(struct thread *dst, const struct thread *src);
+
+/* ---- rtld_watch.c --------------------------------------------------------- */
+/* Puts a breakpoint on the dynamic linker's _dl_debug_state. */
+int rtld_watch(struct engine *e, struct process *p, size_t module_index);
+void rtld_hit(struct engine *e, struct thread *t);
+
+/* ---- threads.c ------------------------------------------------------------ */
+struct thread *thread_find(struct engine *e, pid_t tid);
+struct thread *thread_new(struct engine *e, struct process *p, pid_t tid);
+/* Opens the thread's stream in its process's current image and writes
+ * THREAD_START. */
+void thread_start_stream(struct thread *t);
+void thread_end_stream(struct thread *t, int write_end);
+void thread_free(struct engine *e, struct thread *t);
+/* Resumes a stopped thread (delivering `sig`); 0 or -1. */
+int thread_resume(struct engine *e, struct thread *t, int sig);
+
+/* ---- processes.c ---------------------------------------------------------- */
+/* A new process image: session copy, image id, process record. */
+struct process *process_new(struct engine *e, pid_t pid);
+void process_begin_image(struct engine *e, struct process *p, uint32_t event,
+			 uint32_t parent_image);
+/* The process's new image after exec: modules, trap page, breakpoints. */
+int process_setup_image(struct engine *e, struct process *p, struct thread *t);
+void process_free(struct engine *e, struct process *p);
+void process_exit(struct engine *e, struct process *p, int status);
+
+/* ---- follow.c ------------------------------------------------------------- */
+void follow_clone(struct engine *e, struct thread *parent, pid_t child_tid);
+void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork);
+void follow_exec(struct engine *e, struct thread *t);
+/* A stop of a tid the engine does not know yet (a new thread or child
+ * reports before its parent's event). */
+void follow_unknown_stop(struct engine *e, pid_t tid, int status);
+
+/* ---- event_loop.c --------------------------------------------------------- */
+extern volatile int engine_stop_requested;
+/* Runs until every traced process is gone (or a stop is requested in
+ * attach mode).  0, or -1 on a fatal error. */
+int event_loop(struct engine *e);
+/* Handles one wait status of thread `t`. */
+void event_handle(struct engine *e, struct thread *t, int status);
+
+/* ---- affinity.c ----------------------------------------------------------- */
+/* Picks the CPU for tracer and tracee and pins the tracer to it. */
+void affinity_pin_tracer(struct engine *e);
+void affinity_pin_thread(struct engine *e, struct thread *t);
+void affinity_restore_thread(struct thread *t);
+
+/* ---- engine.c ------------------------------------------------------------- */
+void engine_init(struct engine *e, const struct dynamic_options *o);
+void engine_fini(struct engine *e);
+void engine_print_stats(const struct engine *e);
+/* Prints "calltrace: ..." (and verbose notes when opts->verbose). */
+void engine_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void engine_note(const struct engine *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

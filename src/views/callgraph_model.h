@@ -1,0 +1,56 @@
+/*
+ * callgraph_model.h - the call graph the walker stream adds up, shared by
+ * its writers (callgraph_dot.c, callgraph_svg.c): one node per function,
+ * grouped by module, one edge per (caller, callee) pair with the number of
+ * calls and their total time.  Times of recursive calls are counted once,
+ * at the outermost call.
+ */
+#ifndef CALLTRACE_CALLGRAPH_MODEL_H
+#define CALLTRACE_CALLGRAPH_MODEL_H
+
+#include <stdint.h>
+#include "views.h"
+#include "view_util.h"
+
+struct cg_node {
+	const struct symbol *sym;
+	uint32_t module;     /* index into callgraph.modules */
+	uint32_t min_depth;  /* shallowest depth it was called at */
+	uint64_t calls, total_ns, self_ns;
+	uint32_t active;     /* calls of it open on the current stack */
+};
+
+struct cg_edge {
+	uint32_t caller, callee; /* node indexes */
+	uint64_t calls, total_ns;
+	uint32_t active;
+};
+
+struct cg_frame {
+	uint32_t node, edge; /* edge UINT32_MAX for an outermost call */
+};
+
+struct callgraph {
+	int failed;
+	struct cg_node *nodes;
+	uint32_t nnodes, cap_nodes;
+	struct cg_edge *edges;
+	uint32_t nedges, cap_edges;
+	uint32_t *edge_slots; /* hash (caller, callee) -> edge + 1 */
+	uint32_t nslots;
+	char **modules;       /* module paths, in order of first appearance */
+	uint32_t nmodules;
+	struct view_symtab node_of; /* symbol id -> node + 1 */
+	struct cg_frame *stack;
+	uint32_t cap_stack;
+	uint64_t max_total_ns;
+};
+
+/* "name", "file.c:12" and "3 calls, 1.2 ms (self 0.4 ms)" of a node. */
+const char *cg_node_stats(const struct cg_node *n, char *buf, size_t len);
+/* "3 calls\n1.2 ms" of an edge, with `newline` between the two. */
+const char *cg_edge_label(const struct cg_edge *e, const char *newline, char *buf, size_t len);
+/* How hot a node is: its total time over the largest one, 0..1. */
+double cg_node_heat(const struct callgraph *g, const struct cg_node *n);
+
+#endif

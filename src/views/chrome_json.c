@@ -1,0 +1,188 @@
+/*
+ * chrome_json.c - Chrome Trace Event JSON, streamed: one complete ("X")
+ * event written when each call exits, with process and thread names as
+ * metadata ("M") events.  Opens in Perfetto UI and chrome://tracing.
+ * Memory: a cache of escaped names per symbol, never the trace.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "views.h"
+#include "view_util.h"
+
+struct chrome_json {
+	FILE *out;
+	int first;    /* no event written yet */
+	int failed;
+	struct view_symtab names; /* symbol id -> struct name_cache */
+	uint32_t *pids;           /* processes already named */
+	size_t npids, cap_pids;
+};
+
+/* The escaped pieces around a call's numbers, made once per symbol. */
+struct name_cache {
+	char *head; /* {"name":...,"cat":"function","ph":"X","ts": */
+	char *args; /* ,"args":{"file":...,"line":N,"seq": */
+};
+
+static void free_name_cache(void *p)
+{
+	struct name_cache *n = p;
+	free(n->head);
+	free(n->args);
+	free(n);
+}
+
+static char *json_piece(const char *before, const char *s, const char *after)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fputs(before, f);
+	view_json_string(f, s);
+	fputs(after, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static struct name_cache *make_name_cache(const struct symbol *s)
+{
+	struct name_cache *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	char line[40];
+	snprintf(line, sizeof(line), ",\"line\":%u,\"seq\":", s->line);
+	n->head = json_piece("{\"name\":", s->name, ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":");
+	n->args = json_piece(",\"args\":{\"file\":", s->file ? s->file : "", line);
+	if (!n->head || !n->args) {
+		free_name_cache(n);
+		return NULL;
+	}
+	return n;
+}
+
+static const struct name_cache *name_cache(struct chrome_json *cj, const struct symbol *s)
+{
+	void **slot = view_symtab_slot(&cj->names, s->id);
+	if (!slot)
+		return NULL;
+	if (!*slot)
+		*slot = make_name_cache(s);
+	return *slot;
+}
+
+static void separator(struct chrome_json *cj)
+{
+	if (cj->first)
+		cj->first = 0;
+	else
+		fputs_unlocked(",\n", cj->out);
+}
+
+static void metadata(struct chrome_json *cj, const char *what, uint32_t pid, uint32_t tid,
+		     const char *name)
+{
+	separator(cj);
+	fprintf(cj->out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
+		what, pid, tid);
+	view_json_string(cj->out, name);
+	fputs_unlocked("}}", cj->out);
+}
+
+static int pid_named(struct chrome_json *cj, uint32_t pid)
+{
+	for (size_t i = 0; i < cj->npids; i++)
+		if (cj->pids[i] == pid)
+			return 1;
+	if (cj->npids == cj->cap_pids) {
+		size_t cap = cj->cap_pids ? cj->cap_pids * 2 : 16;
+		uint32_t *p = realloc(cj->pids, cap * sizeof(*p));
+		if (!p)
+			return 1; /* only a name is lost */
+		cj->pids = p;
+		cj->cap_pids = cap;
+	}
+	cj->pids[cj->npids++] = pid;
+	return 0;
+}
+
+static void begin_thread(void *ctx, const struct walk_thread *t)
+{
+	struct chrome_json *cj = ctx;
+	char buf[256];
+	if (!pid_named(cj, t->pid)) {
+		const char *cmd = t->image && t->image->command ? t->image->command : "";
+		snprintf(buf, sizeof(buf), "%s", *cmd ? cmd : "process");
+		metadata(cj, "process_name", t->pid, t->tid, buf);
+	}
+	if (t->name && *t->name)
+		snprintf(buf, sizeof(buf), "%s (tid %u)", t->name, t->tid);
+	else
+		snprintf(buf, sizeof(buf), "tid %u", t->tid);
+	metadata(cj, "thread_name", t->pid, t->tid, buf);
+}
+
+static void on_leave(void *ctx, const struct walk_event *e)
+{
+	struct chrome_json *cj = ctx;
+	const struct name_cache *n = name_cache(cj, e->sym);
+	if (!n) {
+		cj->failed = 1;
+		return;
+	}
+	FILE *out = cj->out;
+	separator(cj);
+	fputs_unlocked(n->head, out);
+	view_put_us(out, e->start_ns);
+	fputs_unlocked(",\"dur\":", out);
+	view_put_us(out, e->duration_ns);
+	fputs_unlocked(",\"pid\":", out);
+	view_put_u64(out, e->thread->pid);
+	fputs_unlocked(",\"tid\":", out);
+	view_put_u64(out, e->thread->tid);
+	fputs_unlocked(n->args, out);
+	view_put_u64(out, e->seq);
+	if (e->unfinished)
+		fputs_unlocked(",\"unfinished\":true", out);
+	fputs_unlocked("}}", out);
+}
+
+struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r)
+{
+	(void)r;
+	struct chrome_json *cj = calloc(1, sizeof(*cj));
+	if (!cj)
+		return NULL;
+	cj->out = out;
+	cj->first = 1;
+	fputs("{\"traceEvents\":[\n", out);
+	return cj;
+}
+
+void chrome_json_consumer(struct chrome_json *cj, struct walk_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = cj;
+	c->begin_thread = begin_thread;
+	c->exit = on_leave;
+}
+
+int chrome_json_finish(struct chrome_json *cj)
+{
+	fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"calltrace\"}}\n",
+	      cj->out);
+	return cj->failed ? -1 : 0;
+}
+
+void chrome_json_free(struct chrome_json *cj)
+{
+	if (!cj)
+		return;
+	view_symtab_free(&cj->names, free_name_cache);
+	free(cj->pids);
+	free(cj);
+}

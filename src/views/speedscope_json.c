@@ -1,0 +1,154 @@
+/*
+ * speedscope_json.c - speedscope's file format: one evented profile per
+ * thread ("O" open / "C" close events, `at` never decreasing), frames shared
+ * by every profile.  Events are streamed; the frame list (one entry per
+ * distinct function) is written at the end, which JSON allows.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "views.h"
+#include "view_util.h"
+
+struct speedscope_json {
+	FILE *out;
+	int failed;
+	size_t nprofiles;
+	int first_event;
+	uint64_t first_at, last_at;
+	struct view_symtab frame_of;       /* symbol id -> frame index + 1 */
+	const struct symbol **frames;      /* frame index -> symbol */
+	size_t nframes, cap_frames;
+};
+
+static uint32_t frame_index(struct speedscope_json *sj, const struct symbol *s)
+{
+	void **slot = view_symtab_slot(&sj->frame_of, s->id);
+	if (!slot) {
+		sj->failed = 1;
+		return 0;
+	}
+	if (*slot)
+		return (uint32_t)(uintptr_t)*slot - 1;
+	if (sj->nframes == sj->cap_frames) {
+		size_t cap = sj->cap_frames ? sj->cap_frames * 2 : 256;
+		const struct symbol **f = realloc(sj->frames, cap * sizeof(*f));
+		if (!f) {
+			sj->failed = 1;
+			return 0;
+		}
+		sj->frames = f;
+		sj->cap_frames = cap;
+	}
+	sj->frames[sj->nframes] = s;
+	*slot = (void *)(uintptr_t)(sj->nframes + 1);
+	return (uint32_t)sj->nframes++;
+}
+
+static void begin_thread(void *ctx, const struct walk_thread *t)
+{
+	struct speedscope_json *sj = ctx;
+	char label[256];
+	view_thread_label(t, label, sizeof(label));
+	fputs(sj->nprofiles++ ? ",\n{" : "{", sj->out);
+	fputs("\"type\":\"evented\",\"name\":", sj->out);
+	view_json_string(sj->out, label);
+	fputs(",\"unit\":\"nanoseconds\",\"events\":[\n", sj->out);
+	sj->first_event = 1;
+	sj->first_at = sj->last_at = 0;
+}
+
+static void event(struct speedscope_json *sj, char type, const struct symbol *s, uint64_t at)
+{
+	uint32_t frame = frame_index(sj, s);
+	if (sj->first_event) {
+		sj->first_at = sj->last_at = at;
+		sj->first_event = 0;
+	} else {
+		fputs_unlocked(",\n", sj->out);
+	}
+	if (at < sj->last_at)
+		at = sj->last_at; /* never backwards, whatever the clock did */
+	sj->last_at = at;
+	fputs_unlocked(type == 'O' ? "{\"type\":\"O\",\"frame\":" : "{\"type\":\"C\",\"frame\":",
+		       sj->out);
+	view_put_u64(sj->out, frame);
+	fputs_unlocked(",\"at\":", sj->out);
+	view_put_u64(sj->out, at);
+	putc_unlocked('}', sj->out);
+}
+
+static void on_call(void *ctx, const struct walk_event *e)
+{
+	event(ctx, 'O', e->sym, e->start_ns);
+}
+
+static void on_leave(void *ctx, const struct walk_event *e)
+{
+	event(ctx, 'C', e->sym, e->end_ns);
+}
+
+static void end_thread(void *ctx, const struct walk_thread *t)
+{
+	struct speedscope_json *sj = ctx;
+	(void)t;
+	fprintf(sj->out, "\n],\"startValue\":%llu,\"endValue\":%llu}",
+		(unsigned long long)sj->first_at, (unsigned long long)sj->last_at);
+}
+
+struct speedscope_json *speedscope_json_new(FILE *out, const struct trace_reader *r)
+{
+	struct speedscope_json *sj = calloc(1, sizeof(*sj));
+	if (!sj)
+		return NULL;
+	sj->out = out;
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+	      "\"exporter\":\"calltrace\",\"name\":",
+	      out);
+	view_json_string(out, r && r->command && *r->command ? r->command : "calltrace");
+	fputs(",\"activeProfileIndex\":0,\n\"profiles\":[\n", out);
+	return sj;
+}
+
+void speedscope_json_consumer(struct speedscope_json *sj, struct walk_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = sj;
+	c->begin_thread = begin_thread;
+	c->enter = on_call;
+	c->exit = on_leave;
+	c->end_thread = end_thread;
+}
+
+static void write_frame(FILE *out, const struct symbol *s)
+{
+	fputs("{\"name\":", out);
+	view_json_string(out, s->name);
+	if (s->file && *s->file) {
+		fputs(",\"file\":", out);
+		view_json_string(out, s->file);
+		if (s->line)
+			fprintf(out, ",\"line\":%u", s->line);
+	}
+	putc('}', out);
+}
+
+int speedscope_json_finish(struct speedscope_json *sj)
+{
+	fputs("\n],\n\"shared\":{\"frames\":[\n", sj->out);
+	for (size_t i = 0; i < sj->nframes; i++) {
+		if (i)
+			fputs(",\n", sj->out);
+		write_frame(sj->out, sj->frames[i]);
+	}
+	fputs("\n]}}\n", sj->out);
+	return sj->failed ? -1 : 0;
+}
+
+void speedscope_json_free(struct speedscope_json *sj)
+{
+	if (!sj)
+		return;
+	view_symtab_free(&sj->frame_of, NULL);
+	free(sj->frames);
+	free(sj);
+}

@@ -1,0 +1,81 @@
+/*
+ * views.h - the output formats.  Each view is a consumer of the walker's
+ * enter/exit stream (walker.h): make it, let it fill a walk_consumer, walk,
+ * then finish it, which writes what is left and reports a write error.
+ */
+#ifndef CALLTRACE_VIEWS_H
+#define CALLTRACE_VIEWS_H
+
+#include <stdio.h>
+#include "../analysis/walker.h"
+#include "../format/trace_reader.h"
+
+/* ---- flame chart, interactive SVG (flame_svg.c) --------------------------
+ * Needs two walks: the first measures (time span, depth of each thread),
+ * the second draws.  Frames narrower than min_px are merged while drawing. */
+struct flame_svg_options {
+	const char *title;
+	unsigned width;  /* pixels; 0: 1200 */
+	double min_px;   /* narrower frames are merged; 0: 1.0 */
+	unsigned max_rows; /* deeper calls are not drawn; 0: 1000 */
+};
+struct flame_svg;
+struct flame_svg *flame_svg_new(FILE *out, const struct trace_reader *r,
+				const struct flame_svg_options *o);
+void flame_svg_measure_consumer(struct flame_svg *fs, struct walk_consumer *c);
+void flame_svg_draw_consumer(struct flame_svg *fs, struct walk_consumer *c);
+/* Writes the end of the document; 0, or -1 when out of memory earlier. */
+int flame_svg_finish(struct flame_svg *fs);
+void flame_svg_free(struct flame_svg *fs);
+
+/* ---- FlameGraph folded stacks (flame_folded.c) -------------------------- */
+enum folded_value { FOLDED_CALLS, FOLDED_SELF_NS };
+struct flame_folded;
+/* per_thread: each stack starts with a "pid N tid M name" frame. */
+struct flame_folded *flame_folded_new(FILE *out, enum folded_value value, int per_thread);
+void flame_folded_consumer(struct flame_folded *ff, struct walk_consumer *c);
+int flame_folded_finish(struct flame_folded *ff);
+void flame_folded_free(struct flame_folded *ff);
+
+/* ---- sequence diagrams (seq_model.c, seq_<format>.c) -------------------- */
+enum seq_by { SEQ_BY_MODULE, SEQ_BY_FILE, SEQ_BY_FUNCTION };
+struct seq_model;
+/* max_calls: calls shown per thread before the diagram is cut (0: no limit). */
+struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls);
+void seq_model_consumer(struct seq_model *m, struct walk_consumer *c);
+/* 0, or -1 when memory ran out during the walk. */
+int seq_model_status(const struct seq_model *m);
+void seq_model_free(struct seq_model *m);
+
+int seq_write_seqdiag(const struct seq_model *m, FILE *out);
+int seq_write_mermaid(const struct seq_model *m, FILE *out);
+int seq_write_plantuml(const struct seq_model *m, FILE *out);
+int seq_write_diagrams(const struct seq_model *m, FILE *out);
+int seq_write_svg(const struct seq_model *m, FILE *out);
+
+/* ---- call graph (callgraph_model.c, callgraph_dot.c, callgraph_svg.c) --- */
+struct callgraph;
+struct callgraph *callgraph_new(void);
+void callgraph_consumer(struct callgraph *g, struct walk_consumer *c);
+int callgraph_status(const struct callgraph *g);
+void callgraph_free(struct callgraph *g);
+
+int callgraph_write_dot(const struct callgraph *g, FILE *out);
+/* Our own layered layout, no graphviz needed. */
+int callgraph_write_svg(const struct callgraph *g, FILE *out);
+
+/* ---- Chrome Trace Event JSON (chrome_json.c) ---------------------------- */
+struct chrome_json;
+struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r);
+void chrome_json_consumer(struct chrome_json *cj, struct walk_consumer *c);
+int chrome_json_finish(struct chrome_json *cj);
+void chrome_json_free(struct chrome_json *cj);
+
+/* ---- speedscope evented profiles (speedscope_json.c) -------------------- */
+struct speedscope_json;
+struct speedscope_json *speedscope_json_new(FILE *out, const struct trace_reader *r);
+void speedscope_json_consumer(struct speedscope_json *sj, struct walk_consumer *c);
+int speedscope_json_finish(struct speedscope_json *sj);
+void speedscope_json_free(struct speedscope_json *sj);
+
+#endif

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs every test: the unit tests of the normal and the sanitized (ASan +
+# UBSan) builds, then every end-to-end script in tests/e2e/, first with the
+# normal tools, then the core ones again with the sanitized tools.
+# Ends with the line "N passed, N failed, N skipped"; exits non-zero on any
+# failure.  TESTS=pattern runs only the scripts whose name matches.
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0 failed=0 skipped=0
+failures=()
+pattern=${TESTS:-}
+
+run_one() { # name, command...
+	local name=$1
+	shift
+	local out rc
+	out=$(timeout 600 "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "PASS $name"
+	elif [ $rc -eq 77 ]; then
+		skipped=$((skipped + 1))
+		echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "FAIL $name (exit $rc)"
+		printf '%s\n' "$out" | tail -n 25 | sed 's/^/    /'
+	fi
+}
+
+for build in build build-asan; do
+	for t in "$build"/tests/test_*; do
+		[ -x "$t" ] || continue
+		case "$t" in *.d) continue ;; esac
+		[ -n "$pattern" ] && [[ "$t" != *$pattern* ]] && continue
+		run_one "$t" "$t"
+	done
+done
+
+export RUNTIME=$PWD/build/lib/libcalltrace.so
+for script in tests/e2e/*.sh; do
+	[ "$(basename "$script")" = lib.sh ] && continue
+	[ -n "$pattern" ] && [[ "$script" != *$pattern* ]] && continue
+	CALLTRACE=$PWD/build/bin/calltrace BUILD=$PWD/build run_one "$script" bash "$script"
+done
+# The sanitized tools read the same traces: any memory error fails the test.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
+for script in tests/e2e/core_*.sh tests/e2e/views_*.sh; do
+	[ -f "$script" ] || continue
+	case "$script" in *browser*) continue ;; esac
+	[ -n "$pattern" ] && [[ "$script" != *$pattern* ]] && continue
+	CALLTRACE=$PWD/build-asan/bin/calltrace BUILD=$PWD/build-asan run_one "asan:$script" bash "$script"
+done
+
+echo
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
