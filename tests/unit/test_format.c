@@ -1,0 +1,252 @@
+/*
+ * test_format.c - the trace format: what the encoder writes, the reader
+ * reads back exactly; a truncated, corrupted or foreign file gives a clear
+ * error or a reported problem, never a crash.
+ */
+#include "../../src/format/trace_reader.h"
+#include "../../src/format/trace_writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                  \
+	do {                                              \
+		if (cond) {                               \
+			passed++;                         \
+		} else {                                  \
+			failed++;                         \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);              \
+			printf("\n");                     \
+		}                                         \
+	} while (0)
+
+static char dir[4096];
+
+struct expected {
+	enum trace_event_type type;
+	uint64_t address;
+};
+
+#define NEVENTS 20000
+static struct expected want[NEVENTS];
+static size_t nwant;
+
+/* Writes a trace of one thread: calls over 300 distinct functions (ids
+ * past the one-byte forms), a pause and a mark, over several windows. */
+static void write_sample(const char *path, uint32_t window)
+{
+	struct trace_session s;
+	if (trace_session_create(&s, path, "prog\0arg", 9, window) < 0) {
+		perror(path);
+		exit(2);
+	}
+	trace_session_new_image(&s, 1234);
+	trace_write_process(&s, PROCESS_START, 0, 1, 0, "/bin/prog", "prog\0arg", 9);
+	trace_write_module(&s, MODULE_LOAD, 0x1000, 0x400000, 0x500000, "\x01\x02", 2, "/bin/prog");
+	struct trace_stream st;
+	trace_stream_init(&st, &s, 1235);
+	trace_write_thread(&s, 1235, THREAD_START, "worker");
+	uint64_t tick = trace_clock_tick();
+	nwant = 0;
+	for (int i = 0; nwant + 2 <= NEVENTS - 4; i++) {
+		uint64_t fn = 0x400000 + (uint64_t)(i % 300) * 64;
+		tick += (uint64_t)(i % 7) * 1000;
+		trace_stream_enter(&st, fn, tick);
+		want[nwant++] = (struct expected){TRACE_ENTER, fn};
+		trace_stream_exit(&st, fn, tick + 5);
+		want[nwant++] = (struct expected){TRACE_EXIT, fn};
+	}
+	trace_stream_pause(&st, tick + 10);
+	want[nwant++] = (struct expected){TRACE_PAUSE, 0};
+	trace_stream_mark(&st, tick + 20, "hello");
+	want[nwant++] = (struct expected){TRACE_MARK, 0};
+	trace_stream_destroy(&st);
+	trace_session_close(&s);
+}
+
+/* Reads every event back; returns how many matched `want` in order. */
+static size_t read_back(struct trace_reader *r, int *mismatch)
+{
+	size_t n = 0;
+	*mismatch = 0;
+	for (size_t t = 0; t < r->nthreads; t++) {
+		struct trace_cursor c;
+		struct trace_event ev;
+		uint64_t last = 0;
+		trace_cursor_init(&c, r, &r->threads[t]);
+		while (trace_cursor_next(&c, &ev)) {
+			if (n < nwant && (ev.type != want[n].type ||
+					  (ev.type <= TRACE_EXIT && ev.address != want[n].address)))
+				*mismatch = 1;
+			if (ev.time_ns < last)
+				*mismatch = 1;
+			last = ev.time_ns;
+			n++;
+		}
+		trace_cursor_fini(&c);
+	}
+	return n;
+}
+
+static void test_round_trip(const char *path)
+{
+	char err[256];
+	write_sample(path, 16 << 10);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	CHECK(r != NULL, "open: %s", err);
+	if (!r)
+		return;
+	CHECK(r->nproblems == 0, "no problems, got %zu (%s)", r->nproblems,
+	      r->nproblems ? r->problems[0].message : "");
+	CHECK(r->nthreads == 1 && r->threads[0].tid == 1235, "one thread 1235");
+	CHECK(r->threads[0].nwindows > 3, "several windows (%zu)", r->threads[0].nwindows);
+	CHECK(strcmp(r->threads[0].name, "worker") == 0, "thread name");
+	CHECK(r->nimages == 1 && r->images[0].pid == 1234, "one image, pid 1234");
+	CHECK(strcmp(r->images[0].command, "prog arg") == 0, "command '%s'", r->images[0].command);
+	CHECK(strcmp(r->command, "prog arg") == 0, "header command '%s'", r->command);
+	const struct trace_module *m = trace_reader_find_module(r, r->images[0].id, 0x400040, 0);
+	CHECK(m && strcmp(m->path, "/bin/prog") == 0 && m->build_id_len == 2, "module found");
+	int mismatch;
+	size_t n = read_back(r, &mismatch);
+	CHECK(n == nwant && !mismatch, "read back %zu of %zu events, mismatch %d", n, nwant,
+	      mismatch);
+	trace_reader_close(r);
+}
+
+/* Few functions and short gaps, as in a recursive hot loop: 4 bytes a call. */
+static void test_compact(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	char err[256];
+	const int calls = 100000;
+	trace_session_create(&s, path, "x", 1, 1 << 20);
+	trace_session_new_image(&s, 1);
+	trace_stream_init(&st, &s, 1);
+	uint64_t tick = 1000;
+	for (int i = 0; i < calls; i++) {
+		uint64_t fn = 0x401000 + (uint64_t)(i % 3) * 16;
+		trace_stream_enter(&st, fn, tick += 40);
+		trace_stream_exit(&st, fn, tick += 60);
+	}
+	trace_stream_destroy(&st);
+	trace_session_close(&s);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	CHECK(r != NULL, "open: %s", err);
+	if (!r)
+		return;
+	double per_call = (double)r->event_bytes / calls;
+	CHECK(per_call <= 4.01, "%.3f bytes per call", per_call);
+	trace_reader_close(r);
+}
+
+static void copy_file(const char *from, const char *to, size_t len)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char buf[65536];
+	size_t n, total = 0;
+	while (total < len && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		if (n > len - total)
+			n = len - total;
+		fwrite(buf, 1, n, out);
+		total += n;
+	}
+	fclose(in);
+	fclose(out);
+}
+
+static void test_truncated(const char *path, const char *cut)
+{
+	struct stat st;
+	stat(path, &st);
+	size_t sizes[] = {0, 100, TRACE_HEADER_SIZE - 1, TRACE_HEADER_SIZE + 10,
+			  (size_t)st.st_size / 2, (size_t)st.st_size - 3};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char err[256] = "";
+		copy_file(path, cut, sizes[i]);
+		struct trace_reader *r = trace_reader_open(cut, err, sizeof(err));
+		if (!r) {
+			CHECK(sizes[i] < TRACE_HEADER_SIZE && strstr(err, cut),
+			      "cut at %zu: error '%s'", sizes[i], err);
+			continue;
+		}
+		int mismatch;
+		size_t n = read_back(r, &mismatch);
+		CHECK(!mismatch && n <= nwant, "cut at %zu: a prefix (%zu events)", sizes[i], n);
+		CHECK(sizes[i] >= (size_t)st.st_size - 8 || r->nproblems > 0,
+		      "cut at %zu: truncation reported", sizes[i]);
+		trace_reader_close(r);
+	}
+}
+
+static void test_corrupted(const char *path, const char *bad)
+{
+	struct stat st;
+	stat(path, &st);
+	srand(42);
+	int reported = 0;
+	for (int round = 0; round < 200; round++) {
+		copy_file(path, bad, (size_t)st.st_size);
+		FILE *f = fopen(bad, "r+b");
+		for (int k = 0; k < 1 + round % 8; k++) {
+			long at = TRACE_HEADER_SIZE + rand() % (st.st_size - TRACE_HEADER_SIZE);
+			fseek(f, at, SEEK_SET);
+			fputc(rand() & 0xff, f);
+		}
+		fclose(f);
+		char err[256];
+		struct trace_reader *r = trace_reader_open(bad, err, sizeof(err));
+		if (!r)
+			continue;
+		int mismatch;
+		read_back(r, &mismatch);
+		reported += r->nproblems > 0;
+		trace_reader_close(r);
+	}
+	CHECK(reported > 0, "corruption reported in some of 200 damaged copies");
+	passed++; /* surviving 200 damaged files without a crash */
+}
+
+static void test_foreign(const char *other)
+{
+	char err[256];
+	FILE *f = fopen(other, "w");
+	fputs("this is not a trace, just some text that is long enough to be read\n", f);
+	fclose(f);
+	CHECK(!trace_reader_open(other, err, sizeof(err)) && strstr(err, "not a calltrace trace"),
+	      "foreign file: '%s'", err);
+	CHECK(!trace_reader_open("/nonexistent/x.trace", err, sizeof(err)) &&
+		      strstr(err, "No such file"),
+	      "missing file: '%s'", err);
+}
+
+int main(void)
+{
+	char path[4200], cut[4200], other[4200];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/calltrace-test-format-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/a.trace", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.trace", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	test_round_trip(path);
+	test_truncated(path, cut);
+	test_compact(other);
+	test_corrupted(path, cut);
+	test_foreign(other);
+	unlink(path);
+	unlink(cut);
+	unlink(other);
+	rmdir(dir);
+	printf("test_format: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
