@@ -52,6 +52,8 @@ void runtime_config_load(struct runtime_config *c);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
+/* crash.c */
+void runtime_crash_handler_install(void);
 /* modules.c */
 void runtime_modules_scan(void);
 void runtime_modules_forget(void); /* in a fork child: write them again */

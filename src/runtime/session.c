@@ -152,6 +152,7 @@ static int init_once(void)
 	publish_session(path);
 	runtime_modules_scan();
 	runtime_threads_init();
+	runtime_crash_handler_install();
 	pthread_atfork(NULL, NULL, fork_child);
 	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
 	return 0;

@@ -1,0 +1,69 @@
+/*
+ * crash.c - a fatal signal leaves a crash record in the trace: the signal,
+ * its code, the faulting address and the instruction pointer.  The calls
+ * open at that moment are the crashing thread's stack, which the trace
+ * already holds.
+ *
+ * The handler then puts back the handler that was there before (the
+ * program's own, or the default) and lets the signal take its course, so
+ * the program dies, or recovers, exactly as it would have.
+ */
+#include "runtime.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+#define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+static struct sigaction previous[NFATAL];
+
+static int signal_slot(int sig)
+{
+	for (size_t i = 0; i < NFATAL; i++)
+		if (fatal_signals[i] == sig)
+			return (int)i;
+	return -1;
+}
+
+static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+{
+	int saved = errno;
+	int slot = signal_slot(sig);
+	uint64_t frames[1] = {0};
+#if defined(__x86_64__)
+	const ucontext_t *uc = context;
+	frames[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+#else
+	(void)context;
+#endif
+	trace_write_crash(&runtime_session, (uint32_t)syscall(SYS_gettid), sig, info->si_code,
+			  (uint64_t)info->si_addr, frames, frames[0] ? 1 : 0);
+	sigaction(sig, &previous[slot], NULL);
+	if (info->si_code <= 0 || sig == SIGABRT || sig == SIGTRAP)
+		raise(sig); /* sent, not caused by an instruction: send it again */
+	/* A fault: returning re-runs the instruction under the old handler. */
+	errno = saved;
+}
+
+void runtime_crash_handler_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal_signal;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFATAL; i++) {
+		struct sigaction old;
+		if (sigaction(fatal_signals[i], NULL, &old) < 0)
+			continue;
+		/* The program handles (or ignores) it already: leave it alone. */
+		if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler != SIG_DFL)
+			continue;
+		previous[i] = old;
+		sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
