@@ -11,7 +11,7 @@ SAN     ?=
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
-TOOL_LIBS = -ldw -lelf -lstdc++ -lm
+TOOL_LIBS = -ldw -lelf -lstdc++ -lm -lpthread
 
 FORMAT_SRC   := $(wildcard src/format/*.c)
 RUNTIME_SRC  := $(wildcard src/runtime/*.c) src/format/trace_writer.c src/format/trace_clock.c

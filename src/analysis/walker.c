@@ -223,7 +223,7 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 		if (w->filters->min_duration_ns)
 			release_pending(w, ev.time_ns);
 		if (ev.type == TRACE_ENTER) {
-			w->stats->events++;
+			__atomic_store_n(&w->stats->events, w->stats->events + 1, __ATOMIC_RELAXED);
 			push_frame(w, &ev);
 		} else if (ev.type == TRACE_EXIT) {
 			w->stats->events++;

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,9 +175,60 @@ static void report_problems(const struct trace_reader *r)
 		  (unsigned long long)r->problems[0].offset, r->problems[0].message);
 }
 
+/* Progress on a terminal: a thread that wakes up every half second and,
+ * once the walk has taken a second, shows how far it got. */
+struct progress {
+	pthread_t thread;
+	struct walk_stats *stats;
+	uint64_t expected_events;
+	int done, shown;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+};
+
+static void *progress_main(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	pthread_mutex_lock(&p->lock);
+	for (int ticks = 0; !p->done; ticks++) {
+		deadline.tv_nsec += 500000000;
+		if (deadline.tv_nsec >= 1000000000) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->wake, &p->lock, &deadline);
+		if (p->done || ticks < 1)
+			continue;
+		uint64_t done = __atomic_load_n(&p->stats->events, __ATOMIC_RELAXED);
+		double pct = p->expected_events ? 100.0 * (double)done / (double)p->expected_events : 0;
+		fprintf(stderr, "\rcalltrace: %llu events read (%.0f%%)  ", (unsigned long long)done,
+			pct > 99 ? 99 : pct);
+		p->shown = 1;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	return NULL;
+}
+
 int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct walk_stats *stats)
 {
-	int rc = walker_run(t->reader, t->symbols, &t->filters, c, stats);
+	struct walk_stats local;
+	struct progress p = {.stats = stats ? stats : &local,
+			     .expected_events = t->reader->event_bytes / 2,
+			     .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .wake = PTHREAD_COND_INITIALIZER};
+	int progress = isatty(2) && pthread_create(&p.thread, NULL, progress_main, &p) == 0;
+	int rc = walker_run(t->reader, t->symbols, &t->filters, c, p.stats);
+	if (progress) {
+		pthread_mutex_lock(&p.lock);
+		p.done = 1;
+		pthread_cond_signal(&p.wake);
+		pthread_mutex_unlock(&p.lock);
+		pthread_join(p.thread, NULL);
+	}
 	report_problems(t->reader);
 	return rc;
 }

@@ -627,7 +627,7 @@ static int define_function(struct trace_cursor *c)
 }
 
 /* ENTER or EXIT: fid (inline or continued), then the time delta. */
-static int call_event(struct trace_cursor *c, struct trace_event *ev, uint32_t fid, uint32_t max)
+static inline __attribute__((always_inline)) int call_event(struct trace_cursor *c, struct trace_event *ev, uint32_t fid, uint32_t max)
 {
 	uint64_t more = 0, delta;
 	if (fid == max && !read_varint(c, &more))

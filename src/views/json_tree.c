@@ -30,6 +30,8 @@ struct json_tree {
 	uint32_t *tids_seen;
 	size_t ntids;
 	uint64_t threads;
+	time_t clock_second;   /* put_clock's cache of the formatted second */
+	char clock_prefix[16];
 };
 
 struct json_tree *json_tree_new(FILE *out, const struct trace_reader *r, int pretty)
@@ -58,9 +60,13 @@ static void newline(struct json_tree *jt, size_t indent)
 {
 	if (!jt->pretty)
 		return;
-	fputc('\n', jt->out);
-	for (size_t i = 0; i < indent; i++)
-		fputs("  ", jt->out);
+	static const char spaces[] = "\n                                                                ";
+	fwrite_unlocked(spaces, 1, 1, jt->out);
+	for (size_t left = indent * 2; left > 0;) {
+		size_t n = left < sizeof(spaces) - 2 ? left : sizeof(spaces) - 2;
+		fwrite_unlocked(spaces + 1, 1, n, jt->out);
+		left -= n;
+	}
 }
 
 /* Wall-clock time of a trace time, "HH:MM:SS.nnnnnnnnn" (UTC). */
@@ -68,10 +74,29 @@ static void put_clock(struct json_tree *jt, uint64_t ns)
 {
 	uint64_t real = jt->reader->header.start_real_ns + ns;
 	time_t secs = (time_t)(real / 1000000000u);
-	struct tm tm;
-	gmtime_r(&secs, &tm);
-	fprintf(jt->out, "\"%02d:%02d:%02d.%09llu\"", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		(unsigned long long)(real % 1000000000u));
+	if (secs != jt->clock_second || !jt->clock_prefix[0]) {
+		struct tm tm;
+		gmtime_r(&secs, &tm);
+		strftime(jt->clock_prefix, sizeof(jt->clock_prefix), "\"%H:%M:%S.", &tm);
+		jt->clock_second = secs;
+	}
+	char digits[11];
+	uint64_t frac = real % 1000000000u;
+	for (int i = 8; i >= 0; i--, frac /= 10)
+		digits[i] = (char)('0' + frac % 10);
+	digits[9] = '"';
+	fputs_unlocked(jt->clock_prefix, jt->out);
+	fwrite_unlocked(digits, 1, 10, jt->out);
+}
+
+static void put_hex(FILE *out, uint64_t v)
+{
+	char buf[20], *p = buf + sizeof(buf);
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	fwrite_unlocked(p, 1, (size_t)(buf + sizeof(buf) - p), out);
 }
 
 static unsigned tid_occurrence(struct json_tree *jt, uint32_t tid)
@@ -127,22 +152,28 @@ static void on_call(void *ctx, const struct walk_event *e)
 		memset(jt->need_comma + jt->ncomma, 0, n - jt->ncomma);
 		jt->ncomma = n;
 	}
+	FILE *out = jt->out;
 	if (jt->need_comma[e->depth])
-		fputc(',', jt->out);
+		putc_unlocked(',', out);
 	jt->need_comma[e->depth] = 1;
 	jt->need_comma[e->depth + 1] = 0;
 	newline(jt, 4 + e->depth);
-	fputs("{\"function\": ", jt->out);
-	view_json_string(jt->out, e->sym->name);
-	fprintf(jt->out, ", \"address\": \"0x%llx\", \"start_time\": ",
-		(unsigned long long)e->address);
+	fputs_unlocked("{\"function\": ", out);
+	view_json_string(out, e->sym->name);
+	fputs_unlocked(", \"address\": \"0x", out);
+	put_hex(out, e->address);
+	fputs_unlocked("\", \"start_time\": ", out);
 	put_clock(jt, e->start_ns);
-	fprintf(jt->out, ", \"start_ns\": %llu, \"file\": ", (unsigned long long)e->start_ns);
+	fputs_unlocked(", \"start_ns\": ", out);
+	view_put_u64(out, e->start_ns);
+	fputs_unlocked(", \"file\": ", out);
 	if (e->sym->file)
-		view_json_string(jt->out, e->sym->file);
+		view_json_string(out, e->sym->file);
 	else
-		fputs("null", jt->out);
-	fprintf(jt->out, ", \"line\": %u, \"children\": [", e->sym->line);
+		fputs_unlocked("null", out);
+	fputs_unlocked(", \"line\": ", out);
+	view_put_u64(out, e->sym->line);
+	fputs_unlocked(", \"children\": [", out);
 }
 
 static void on_exit_event(void *ctx, const struct walk_event *e)
@@ -150,11 +181,13 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	struct json_tree *jt = ctx;
 	if (jt->need_comma[e->depth + 1])
 		newline(jt, 4 + e->depth);
-	fputs("], \"end_time\": ", jt->out);
+	fputs_unlocked("], \"end_time\": ", jt->out);
 	put_clock(jt, e->end_ns);
-	fprintf(jt->out, ", \"end_ns\": %llu, \"duration_ns\": %llu%s}",
-		(unsigned long long)e->end_ns, (unsigned long long)e->duration_ns,
-		e->unfinished ? ", \"unfinished\": true" : "");
+	fputs_unlocked(", \"end_ns\": ", jt->out);
+	view_put_u64(jt->out, e->end_ns);
+	fputs_unlocked(", \"duration_ns\": ", jt->out);
+	view_put_u64(jt->out, e->duration_ns);
+	fputs_unlocked(e->unfinished ? ", \"unfinished\": true}" : "}", jt->out);
 }
 
 void json_tree_consumer(struct json_tree *jt, struct walk_consumer *c)

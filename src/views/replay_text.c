@@ -4,7 +4,7 @@
  *   # DURATION     TID     FUNCTION
  *               [  4242] | main() {
  *      1.234 us [  4242] |   parse();
- *      9.876 us [  4242] | } /- main -/
+ *      9.876 us [  4242] | }   (the name of the call that ends here)
  *
  * A call is printed as a leaf (`f();` with its duration) when no shown call
  * happens inside it; that takes one event of look-ahead, kept in `pending`.
@@ -18,9 +18,15 @@
 struct replay {
 	FILE *out;
 	struct replay_options opt;
+	char tid_column[24]; /* "[  4242] " */
+	size_t tid_len;
 	int have_pending;
+	size_t len;
+	char buf[1 << 16];
 	struct walk_event pending; /* an enter not printed yet */
 };
+
+static void out_flush(struct replay *rp);
 
 struct replay *replay_new(FILE *out, const struct replay_options *o)
 {
@@ -34,33 +40,105 @@ struct replay *replay_new(FILE *out, const struct replay_options *o)
 
 void replay_free(struct replay *rp)
 {
+	if (rp)
+		out_flush(rp);
 	free(rp);
 }
 
-static void put_prefix(struct replay *rp, const struct walk_event *e, int with_duration)
+/* The DURATION column: 10 characters, "  1.234 us", "     56 ns". */
+static char *put_duration(char *p, uint64_t ns)
 {
-	char buf[32];
-	if (rp->opt.show_duration) {
-		if (with_duration)
-			fprintf(rp->out, "%10s", view_duration(e->duration_ns, buf, sizeof(buf)));
-		else
-			fputs("          ", rp->out);
-		fputc(' ', rp->out);
+	static const char *units[] = {" ns", " us", " ms", "  s"};
+	uint64_t whole = ns, frac = 0;
+	int u = 0;
+	while (whole >= 1000 && u < 3) {
+		frac = whole % 1000;
+		whole /= 1000;
+		u++;
 	}
-	if (rp->opt.show_tid)
-		fprintf(rp->out, "[%6u] ", e->thread->tid);
-	fputs("| ", rp->out);
-	for (uint32_t i = 0; i < e->depth; i++)
-		fputs("  ", rp->out);
+	char digits[24];
+	int n = 0;
+	if (u > 0) {
+		digits[n++] = (char)('0' + frac % 10);
+		digits[n++] = (char)('0' + frac / 10 % 10);
+		digits[n++] = (char)('0' + frac / 100);
+		digits[n++] = '.';
+	}
+	do {
+		digits[n++] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole);
+	for (int pad = 7 - n; pad > 0; pad--)
+		*p++ = ' ';
+	while (n)
+		*p++ = digits[--n];
+	memcpy(p, units[u], 3);
+	return p + 3;
+}
+
+/* Output goes through our own buffer: stdio's per-call cost would
+ * dominate a replay of millions of calls. */
+static void out_flush(struct replay *rp)
+{
+	fwrite_unlocked(rp->buf, 1, rp->len, rp->out);
+	rp->len = 0;
+}
+
+static void out_put(struct replay *rp, const char *s, size_t n)
+{
+	while (n > 0) {
+		if (rp->len == sizeof(rp->buf))
+			out_flush(rp);
+		size_t room = sizeof(rp->buf) - rp->len;
+		size_t k = n < room ? n : room;
+		memcpy(rp->buf + rp->len, s, k);
+		rp->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void out_str(struct replay *rp, const char *s)
+{
+	out_put(rp, s, strlen(s));
+}
+
+/* Writes one line: columns, indentation, then the name and the tail. */
+static void put_line(struct replay *rp, const struct walk_event *e, int with_duration,
+		     const char *name, const char *tail)
+{
+	char head[64], *p = head;
+	if (rp->opt.show_duration) {
+		if (with_duration) {
+			p = put_duration(p, e->duration_ns);
+		} else {
+			memset(p, ' ', 10);
+			p += 10;
+		}
+		*p++ = ' ';
+	}
+	if (rp->opt.show_tid) {
+		memcpy(p, rp->tid_column, rp->tid_len);
+		p += rp->tid_len;
+	}
+	*p++ = '|';
+	*p++ = ' ';
+	out_put(rp, head, (size_t)(p - head));
+	static const char spaces[] = "                                                                ";
+	for (size_t left = (size_t)e->depth * 2; left > 0;) {
+		size_t n = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
+		out_put(rp, spaces, n);
+		left -= n;
+	}
+	out_str(rp, name);
+	out_str(rp, tail);
 }
 
 static void flush_pending(struct replay *rp)
 {
 	if (!rp->have_pending)
 		return;
-	put_prefix(rp, &rp->pending, 0);
-	fputs(rp->pending.sym->name, rp->out);
-	fputs("() {\n", rp->out);
+	put_line(rp, &rp->pending, 0, rp->pending.sym->name, "() {\n");
 	rp->have_pending = 0;
 }
 
@@ -68,6 +146,8 @@ static void on_begin_thread(void *ctx, const struct walk_thread *t)
 {
 	struct replay *rp = ctx;
 	char label[256];
+	out_flush(rp);
+	rp->tid_len = (size_t)snprintf(rp->tid_column, sizeof(rp->tid_column), "[%6u] ", t->tid);
 	fprintf(rp->out, "#\n# %s%s%s\n", view_thread_label(t, label, sizeof(label)),
 		t->image && *t->image->command ? ": " : "", t->image ? t->image->command : "");
 	fprintf(rp->out, "#%s%s FUNCTION\n", rp->opt.show_duration ? "   DURATION " : "",
@@ -85,16 +165,14 @@ static void on_call(void *ctx, const struct walk_event *e)
 static void on_exit_event(void *ctx, const struct walk_event *e)
 {
 	struct replay *rp = ctx;
-	const char *note = e->unfinished ? " /* unfinished */" : "";
 	if (rp->have_pending && rp->pending.seq == e->seq) {
 		rp->have_pending = 0;
-		put_prefix(rp, e, 1);
-		fprintf(rp->out, "%s();%s\n", e->sym->name, note);
+		put_line(rp, e, 1, e->sym->name, e->unfinished ? "(); /* unfinished */\n" : "();\n");
 		return;
 	}
 	flush_pending(rp);
-	put_prefix(rp, e, 1);
-	fprintf(rp->out, "} /* %s */%s\n", e->sym->name, note);
+	put_line(rp, e, 1, "} /* ", e->sym->name);
+	out_str(rp, e->unfinished ? " */ /* unfinished */\n" : " */\n");
 }
 
 void replay_consumer(struct replay *rp, struct walk_consumer *c)
