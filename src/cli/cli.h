@@ -62,6 +62,10 @@ FILE *cli_output_open(const char *path);
 /* Closes it, reporting a write error; 0 or -1. */
 int cli_output_close(FILE *f, const char *path);
 
+/* After getopt_long returned '?' or ':': one line naming the bad option
+ * (main() turns getopt's own messages off).  Returns 2, the exit status. */
+int cli_bad_option(const char *command, int argc, char **argv);
+
 /* Parses "10us", "2ms", "1.5s", "300" (ns); -1 on error. */
 int cli_parse_duration(const char *s, uint64_t *ns);
 /* Formats a duration like uftrace: "  1.234 us"; returns buf. */

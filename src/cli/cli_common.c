@@ -23,6 +23,20 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_bad_option(const char *command, int argc, char **argv)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	if (optopt && optopt < 0x100 && (arg[0] != '-' || arg[1] == '-' || !strchr(arg, optopt)))
+		arg = "";
+	if (optopt && optopt < 0x100 && !*arg)
+		cli_error("%s: bad or incomplete option '-%c' (see 'calltrace %s --help')", command,
+			  optopt, command);
+	else
+		cli_error("%s: bad or incomplete option '%s' (see 'calltrace %s --help')", command, arg,
+			  command);
+	return 2;
+}
+
 int cli_parse_duration(const char *s, uint64_t *ns)
 {
 	char *end;

@@ -89,8 +89,7 @@ int cmd_info(int argc, char **argv)
 			info_usage(stdout);
 			return 0;
 		}
-		info_usage(stderr);
-		return 2;
+		return cli_bad_option("info", argc, argv);
 	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)
 		return 1;

@@ -47,7 +47,7 @@ int cmd_json(int argc, char **argv)
 		case OPT_PRETTY: pretty = 1; break;
 		case OPT_COMPACT: pretty = 0; break;
 		case 'h': json_usage(stdout); return 0;
-		default: json_usage(stderr); return 2;
+		default: return cli_bad_option("json", argc, argv);
 		}
 	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)

@@ -126,7 +126,7 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 				return -1;
 			break;
 		case 'h': record_usage(stdout); exit(0);
-		default: record_usage(stderr); return -1;
+		default: cli_bad_option("record", argc, argv); return -1;
 		}
 	}
 	if (optind >= argc) {
@@ -172,7 +172,7 @@ static int find_runtime(char *path, size_t len)
 		snprintf(path, len, "%s", env);
 		return access(path, R_OK);
 	}
-	char self[PATH_MAX];
+	char self[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return -1;
@@ -181,7 +181,7 @@ static int find_runtime(char *path, size_t len)
 	*slash = '\0';
 	static const char *candidates[] = {"../lib/libcalltrace.so", "../lib/calltrace/libcalltrace.so"};
 	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, len, "%s/%s", self, candidates[i]);
+		snprintf(path, len, "%.*s/%s", (int)(PATH_MAX - 64), self, candidates[i]);
 		char real[PATH_MAX];
 		if (realpath(path, real)) {
 			snprintf(path, len, "%s", real);

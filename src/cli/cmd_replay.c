@@ -45,7 +45,7 @@ int cmd_replay(int argc, char **argv)
 		case OPT_NO_TID: ro.show_tid = 0; break;
 		case 'o': output = optarg; break;
 		case 'h': replay_usage(stdout); return 0;
-		default: replay_usage(stderr); return 2;
+		default: return cli_bad_option("replay", argc, argv);
 		}
 	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)

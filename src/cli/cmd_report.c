@@ -57,7 +57,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'o': output = optarg; break;
 		case 'h': report_usage(stdout); return 0;
-		default: report_usage(stderr); return 2;
+		default: return cli_bad_option("report", argc, argv);
 		}
 	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)

@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 
+#include <getopt.h>
 #include <string.h>
 
 #define CALLTRACE_VERSION "0.1.0"
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 		printf("calltrace " CALLTRACE_VERSION "\n");
 		return 0;
 	}
+	opterr = 0; /* bad options are reported by cli_bad_option() */
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, name) == 0 && commands[i].run)
 			return commands[i].run(argc - 1, argv + 1);

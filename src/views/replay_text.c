@@ -134,11 +134,23 @@ static void put_line(struct replay *rp, const struct walk_event *e, int with_dur
 	out_str(rp, tail);
 }
 
+/* What follows a name: "() {" for a call with callees, "();" for a leaf;
+ * C++ names carry their own parameter list. */
+static const char *call_suffix(const struct symbol *sym, int leaf)
+{
+	static const char *suffixes[2][3] = {
+		{"() {\n", "();\n", "(); /* unfinished */\n"},
+		{" {\n", ";\n", "; /* unfinished */\n"}};
+	size_t len = strlen(sym->name);
+	int has_params = len > 0 && sym->name[len - 1] == ')';
+	return suffixes[has_params][leaf];
+}
+
 static void flush_pending(struct replay *rp)
 {
 	if (!rp->have_pending)
 		return;
-	put_line(rp, &rp->pending, 0, rp->pending.sym->name, "() {\n");
+	put_line(rp, &rp->pending, 0, rp->pending.sym->name, call_suffix(rp->pending.sym, 0));
 	rp->have_pending = 0;
 }
 
@@ -167,7 +179,7 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	struct replay *rp = ctx;
 	if (rp->have_pending && rp->pending.seq == e->seq) {
 		rp->have_pending = 0;
-		put_line(rp, e, 1, e->sym->name, e->unfinished ? "(); /* unfinished */\n" : "();\n");
+		put_line(rp, e, 1, e->sym->name, call_suffix(e->sym, e->unfinished ? 2 : 1));
 		return;
 	}
 	flush_pending(rp);
