@@ -182,8 +182,9 @@ static void pop_frame(struct thread_walk *w, uint64_t end_ns, int unfinished)
 static void handle_exit(struct thread_walk *w, const struct trace_event *ev)
 {
 	size_t i = w->depth;
-	while (i > 0 && w->stack[i - 1].address != ev->address)
-		i--;
+	if (!ev->innermost)
+		while (i > 0 && w->stack[i - 1].address != ev->address)
+			i--;
 	if (i == 0) {
 		w->stats->unmatched++;
 		return;

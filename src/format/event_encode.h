@@ -22,23 +22,31 @@ static inline uint8_t *encode_varint(uint8_t *p, uint64_t v)
 
 static inline uint8_t *encode_enter(uint8_t *p, uint32_t fid, uint64_t delta)
 {
-	if (__builtin_expect(fid < EV_ENTER_INLINE_MAX, 1)) {
-		*p++ = (uint8_t)(fid << 1 | 1);
+	if (__builtin_expect(fid < EV_SHORT_FID_MAX, 1)) {
+		*p++ = (uint8_t)(fid << 2 | 1);
 	} else {
-		*p++ = (uint8_t)(EV_ENTER_INLINE_MAX << 1 | 1);
-		p = encode_varint(p, fid - EV_ENTER_INLINE_MAX);
+		*p++ = (uint8_t)((fid & (EV_SHORT_FID_MAX - 1)) << 2 | 3);
+		p = encode_varint(p, fid >> 6);
 	}
 	return encode_varint(p, delta);
 }
 
-static inline uint8_t *encode_exit(uint8_t *p, uint32_t fid, uint64_t delta)
+/* The exit of the innermost open call. */
+static inline uint8_t *encode_exit(uint8_t *p, uint64_t delta)
 {
-	if (__builtin_expect(fid < EV_EXIT_INLINE_MAX, 1)) {
-		*p++ = (uint8_t)(fid << 2 | 2);
-	} else {
-		*p++ = (uint8_t)(EV_EXIT_INLINE_MAX << 2 | 2);
-		p = encode_varint(p, fid - EV_EXIT_INLINE_MAX);
+	if (__builtin_expect(delta < EV_SHORT_DELTA_MAX, 1)) {
+		*p++ = (uint8_t)(delta << 2 | 2);
+		return p;
 	}
+	*p++ = (uint8_t)(EV_SHORT_DELTA_MAX << 2 | 2);
+	return encode_varint(p, delta - EV_SHORT_DELTA_MAX);
+}
+
+/* The exit of function `fid`, which is not known to be the innermost. */
+static inline uint8_t *encode_exit_at(uint8_t *p, uint32_t fid, uint64_t delta)
+{
+	*p++ = (uint8_t)(EV_EXIT_AT << 2);
+	p = encode_varint(p, fid);
 	return encode_varint(p, delta);
 }
 

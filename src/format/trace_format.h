@@ -8,16 +8,20 @@
  *
  * Event chunks hold a stream of variable-length events for one thread:
  *
- *   byte0 & 1 == 1      ENTER  fid = byte0 >> 1 (127: fid = 127 + varint)
- *                              then varint time delta
- *   byte0 & 3 == 2      EXIT   fid = byte0 >> 2 (63: fid = 63 + varint)
- *                              then varint time delta
+ *   byte0 & 3 == 1      ENTER  fid = byte0 >> 2 (0..63), then varint delta
+ *   byte0 & 3 == 3      ENTER  fid = byte0 >> 2 | varint << 6, then varint delta
+ *   byte0 & 3 == 2      EXIT of the innermost open call:
+ *                              delta = byte0 >> 2 (63: delta = 63 + varint)
  *   byte0 & 3 == 0      extended event, kind = byte0 >> 2 (EV_*)
  *   byte0 == 0          end of the stream (the window is zero-filled)
  *
  * Function ids (fid) index a dictionary that each chunk builds: every
  * EV_DEFINE appends one address.  Time deltas are in clock ticks from the
- * previous event of the chunk (the first from chunk.base_tick).
+ * previous event of the chunk (the first from chunk.base_tick).  An exit is
+ * written in the short form only when the writer's own stack of open calls
+ * says it ends the innermost one; otherwise (longjmp, coroutines, very deep
+ * recursion) it is EV_EXIT_AT with its function id, and the reader unwinds
+ * to that function.
  *
  * Only src/format/ knows these bytes; everything else uses the encoder
  * (event_encode.h, trace_writer.h) or the reader (trace_reader.h).
@@ -135,10 +139,11 @@ enum trace_event_kind {
 	EV_DEFINE = 1, /* varint address: next fid of this chunk */
 	EV_PAUSE = 2,  /* varint delta: recording stopped, open calls end */
 	EV_MARK = 3,   /* varint delta, varint length, bytes: a user mark */
+	EV_EXIT_AT = 4, /* varint fid, varint delta: the exit of that function */
 };
 
-#define EV_ENTER_INLINE_MAX 127 /* fids below this fit in byte0 */
-#define EV_EXIT_INLINE_MAX 63
-#define EV_MAX_BYTES 32         /* longest DEFINE + ENTER/EXIT */
+#define EV_SHORT_FID_MAX 64   /* fids below this fit in byte0 */
+#define EV_SHORT_DELTA_MAX 63 /* exit deltas below this fit in byte0 */
+#define EV_MAX_BYTES 40       /* longest DEFINE + ENTER/EXIT */
 
 #endif

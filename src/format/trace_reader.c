@@ -626,17 +626,41 @@ static int define_function(struct trace_cursor *c)
 	return 1;
 }
 
-/* ENTER or EXIT: fid (inline or continued), then the time delta. */
-static inline __attribute__((always_inline)) int call_event(struct trace_cursor *c, struct trace_event *ev, uint32_t fid, uint32_t max)
+/* Fills in the function of `fid`; 0 if the window has no such id. */
+static inline int set_function(struct trace_cursor *c, struct trace_event *ev, uint64_t fid)
 {
-	uint64_t more = 0, delta;
-	if (fid == max && !read_varint(c, &more))
+	if (fid >= c->ndict)
 		return 0;
-	if (!read_varint(c, &delta) || fid + more >= c->ndict)
+	ev->fid = (uint32_t)fid;
+	ev->address = c->dict[fid];
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int enter_event(struct trace_cursor *c,
+							      struct trace_event *ev, uint8_t b)
+{
+	uint64_t fid = b >> 2, high = 0, delta;
+	if ((b & 3) == 3 && !read_varint(c, &high))
 		return 0;
-	ev->fid = (uint32_t)(fid + more);
-	ev->address = c->dict[ev->fid];
+	if (!read_varint(c, &delta) || !set_function(c, ev, fid | high << 6))
+		return 0;
+	ev->type = TRACE_ENTER;
+	ev->innermost = 0;
 	ev->time_ns = event_time(c, delta);
+	return 1;
+}
+
+static inline __attribute__((always_inline)) int exit_event(struct trace_cursor *c,
+							     struct trace_event *ev, uint8_t b)
+{
+	uint64_t delta = b >> 2, more = 0;
+	if (delta == EV_SHORT_DELTA_MAX && !read_varint(c, &more))
+		return 0;
+	ev->type = TRACE_EXIT;
+	ev->innermost = 1;
+	ev->fid = 0;
+	ev->address = 0;
+	ev->time_ns = event_time(c, delta + more);
 	return 1;
 }
 
@@ -650,6 +674,13 @@ static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsign
 		if (!read_varint(c, &delta))
 			return -1;
 		ev->type = TRACE_PAUSE;
+		ev->time_ns = event_time(c, delta);
+		return 1;
+	case EV_EXIT_AT:
+		if (!read_varint(c, &len) || !read_varint(c, &delta) || !set_function(c, ev, len))
+			return -1;
+		ev->type = TRACE_EXIT;
+		ev->innermost = 0;
 		ev->time_ns = event_time(c, delta);
 		return 1;
 	case EV_MARK:
@@ -689,12 +720,10 @@ int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
 		}
 		c->p++;
 		if (b & 1) {
-			ev->type = TRACE_ENTER;
-			if (!call_event(c, ev, b >> 1, EV_ENTER_INLINE_MAX))
+			if (!enter_event(c, ev, b))
 				goto corrupt;
 		} else if ((b & 3) == 2) {
-			ev->type = TRACE_EXIT;
-			if (!call_event(c, ev, b >> 2, EV_EXIT_INLINE_MAX))
+			if (!exit_event(c, ev, b))
 				goto corrupt;
 		} else {
 			int rc = extended_event(c, ev, b >> 2);

@@ -104,8 +104,9 @@ enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK };
 
 struct trace_event {
 	enum trace_event_type type;
-	uint32_t fid;      /* ENTER/EXIT: index into cursor.dict */
-	uint64_t address;  /* ENTER/EXIT */
+	int innermost;     /* EXIT: ends the innermost open call (address 0) */
+	uint32_t fid;      /* ENTER, and EXIT unless innermost: index into cursor.dict */
+	uint64_t address;  /* ENTER, and EXIT unless innermost */
 	uint64_t time_ns;  /* since the session started */
 	const char *mark;  /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;

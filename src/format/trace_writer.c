@@ -206,16 +206,23 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 
 /* ---- event streams ------------------------------------------------------ */
 
+static size_t stream_memory_size(void)
+{
+	return TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot) +
+	       TRACE_OPEN_CALLS * sizeof(uint64_t);
+}
+
 int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid)
 {
 	memset(st, 0, sizeof(*st));
 	st->session = s;
 	st->tid = tid;
-	void *fids = mmap(NULL, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot),
-			  PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (fids == MAP_FAILED)
+	void *mem = mmap(NULL, stream_memory_size(), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
 		return -1;
-	st->fids = fids;
+	st->fids = mem;
+	st->open_calls = (uint64_t *)(st->fids + TRACE_FID_CACHE_SIZE);
 	return 0;
 }
 
@@ -223,8 +230,9 @@ void trace_stream_destroy(struct trace_stream *st)
 {
 	trace_stream_close(st);
 	if (st->fids)
-		munmap(st->fids, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
+		munmap(st->fids, stream_memory_size());
 	st->fids = NULL;
+	st->open_calls = NULL;
 }
 
 void trace_stream_close(struct trace_stream *st)
@@ -248,7 +256,10 @@ int trace_stream_refill(struct trace_stream *st, uint64_t tick)
 {
 	struct trace_session *s = st->session;
 	trace_stream_close(st);
+	/* Small first windows: a short-lived thread claims little space. */
 	uint32_t size = s->window_size;
+	if (st->seq < 2 && (TRACE_FIRST_WINDOW << (2 * st->seq)) < size)
+		size = TRACE_FIRST_WINDOW << (2 * st->seq);
 	uint64_t off = trace_session_claim(s, size);
 	if (off == 0)
 		goto lost;
@@ -280,6 +291,20 @@ lost:
 	return -1;
 }
 
+uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64_t address,
+				     uint64_t tick)
+{
+	uint32_t top = st->depth + 1 < TRACE_OPEN_CALLS ? st->depth + 1 : TRACE_OPEN_CALLS;
+	for (uint32_t i = top; i-- > 0;) {
+		if (st->open_calls[i] == address) {
+			st->depth = i;
+			break;
+		}
+	}
+	uint32_t fid = trace_stream_fid(st, address, &p);
+	return encode_exit_at(p, fid, trace_stream_delta(st, tick));
+}
+
 static int ensure_room(struct trace_stream *st, uint64_t tick)
 {
 	if (st->pos && st->pos < st->limit)
@@ -297,6 +322,8 @@ int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
 
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
+	if (st->depth == 0)
+		return -1;
 	if (ensure_room(st, tick) < 0)
 		return -1;
 	trace_stream_put_exit(st, address, tick);
@@ -305,8 +332,10 @@ int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 
 int trace_stream_pause(struct trace_stream *st, uint64_t tick)
 {
-	if (!st->pos)
-		return 0; /* nothing open: nothing to end */
+	uint32_t open = st->depth;
+	st->depth = 0;
+	if (!st->pos || open == 0)
+		return 0; /* no call open: nothing to end */
 	if (ensure_room(st, tick) < 0)
 		return -1;
 	st->pos = encode_pause(st->pos, trace_stream_delta(st, tick));

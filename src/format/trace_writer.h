@@ -52,6 +52,8 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 /* ---- event streams ------------------------------------------------------ */
 
 #define TRACE_FID_CACHE_SIZE 1024 /* direct-mapped address -> fid cache */
+#define TRACE_OPEN_CALLS 4096     /* open calls the writer remembers */
+#define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
 
 struct trace_fid_slot {
 	uint64_t address;
@@ -64,6 +66,8 @@ struct trace_stream {
 	uint8_t *limit;          /* window end - EV_MAX_BYTES; NULL: no window */
 	uint64_t last_tick;
 	struct trace_fid_slot *fids; /* TRACE_FID_CACHE_SIZE slots */
+	uint64_t *open_calls;    /* addresses of the open calls, innermost last */
+	uint32_t depth;          /* open calls (may exceed TRACE_OPEN_CALLS) */
 	uint32_t next_fid;
 	uint32_t seq;
 	uint32_t tid;
@@ -111,23 +115,37 @@ static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick
 	return (int64_t)delta < 0 ? 0 : delta;
 }
 
-/* Enter/exit with room guaranteed (st->pos < st->limit). */
+/* Enter/exit with room guaranteed (st->pos < st->limit); an exit only
+ * while st->depth > 0. */
 static inline void trace_stream_put_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
 	uint8_t *p = st->pos;
 	uint32_t fid = trace_stream_fid(st, address, &p);
+	uint32_t depth = st->depth++;
+	if (__builtin_expect(depth < TRACE_OPEN_CALLS, 1))
+		st->open_calls[depth] = address;
 	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));
 }
+
+/* The exit of a call that is not the innermost open one (longjmp): the
+ * calls above it are forgotten, and the exit names its function. */
+uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64_t address,
+				     uint64_t tick);
 
 static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
 	uint8_t *p = st->pos;
-	uint32_t fid = trace_stream_fid(st, address, &p);
-	st->pos = encode_exit(p, fid, trace_stream_delta(st, tick));
+	uint32_t depth = --st->depth;
+	if (__builtin_expect(depth < TRACE_OPEN_CALLS && st->open_calls[depth] == address, 1)) {
+		st->pos = encode_exit(p, trace_stream_delta(st, tick));
+		return;
+	}
+	st->pos = trace_stream_exit_elsewhere(st, p, address, tick);
 }
 
 /* Checked versions for the slow paths and the dynamic engine: open a window
- * when needed.  0, or -1 when the event was dropped. */
+ * when needed; an exit with no call open is dropped (its enter came before
+ * recording began).  0, or -1 when the event was dropped. */
 int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick);
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);
 int trace_stream_pause(struct trace_stream *st, uint64_t tick);

@@ -28,19 +28,25 @@ static int stream_busy(const struct trace_stream *st)
 /* After a stop/start: calls open at the stop end there. */
 static void notice_new_generation(struct thread_state *t, uint32_t state)
 {
-	if (t->gen != 0 && t->stream.pos)
-		trace_stream_pause(&t->stream, t->stream.last_tick);
+	trace_stream_pause(&t->stream, t->stream.last_tick);
 	t->gen = state;
-	t->depth = 0;
 }
 
+/* CALLTRACE_MAX_DEPTH: calls deeper than it are counted, not written. */
 static int depth_allows(struct thread_state *t, enum hook_kind kind)
 {
-	if (kind == HOOK_ENTER)
-		return ++t->depth <= runtime_max_depth;
-	if (t->depth == 0)
-		return 0; /* an exit of a call entered before recording began */
-	return t->depth-- <= runtime_max_depth;
+	uint32_t depth = t->stream.depth;
+	if (kind == HOOK_ENTER) {
+		if (depth < runtime_max_depth)
+			return 1;
+		t->stream.depth = depth + 1;
+		return 0;
+	}
+	if (depth - 1 < runtime_max_depth)
+		return 1; /* also false when depth is 0: entered before recording */
+	if (depth)
+		t->stream.depth = depth - 1;
+	return 0;
 }
 
 static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
@@ -85,8 +91,10 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 			hook_slow(t, (uint64_t)fn, HOOK_ENTER);
 		return;
 	}
-	if (unlikely(++t->depth > runtime_max_depth))
+	if (unlikely(t->stream.depth >= runtime_max_depth)) {
+		t->stream.depth++;
 		return;
+	}
 	t->stream.limit = NULL;
 	trace_stream_put_enter(&t->stream, (uint64_t)fn, trace_clock_tick());
 	t->stream.limit = limit;
@@ -104,9 +112,10 @@ __cyg_profile_func_exit(void *fn, void *call_site)
 			hook_slow(t, (uint64_t)fn, HOOK_EXIT);
 		return;
 	}
-	if (unlikely(t->depth-- > runtime_max_depth || t->depth == UINT32_MAX)) {
-		if (t->depth == UINT32_MAX)
-			t->depth = 0;
+	uint32_t depth = t->stream.depth;
+	if (unlikely(depth - 1 >= runtime_max_depth)) {
+		if (depth) /* 0: the call was entered before recording began */
+			t->stream.depth = depth - 1;
 		return;
 	}
 	t->stream.limit = NULL;

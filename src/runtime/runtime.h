@@ -20,7 +20,6 @@ enum thread_phase { THREAD_NEW = 0, THREAD_ACTIVE, THREAD_DEAD };
 struct thread_state {
 	struct trace_stream stream;
 	uint32_t gen;   /* runtime_state this thread last saw */
-	uint32_t depth; /* current call depth, for CALLTRACE_MAX_DEPTH */
 	uint32_t phase; /* enum thread_phase */
 	uint32_t dropped;
 };

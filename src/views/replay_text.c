@@ -141,9 +141,7 @@ static const char *call_suffix(const struct symbol *sym, int leaf)
 	static const char *suffixes[2][3] = {
 		{"() {\n", "();\n", "(); /* unfinished */\n"},
 		{" {\n", ";\n", "; /* unfinished */\n"}};
-	size_t len = strlen(sym->name);
-	int has_params = len > 0 && sym->name[len - 1] == ')';
-	return suffixes[has_params][leaf];
+	return suffixes[strchr(sym->name, '(') != NULL][leaf];
 }
 
 static void flush_pending(struct replay *rp)

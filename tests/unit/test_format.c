@@ -54,7 +54,7 @@ static void write_sample(const char *path, uint32_t window)
 	trace_write_thread(&s, 1235, THREAD_START, "worker");
 	uint64_t tick = trace_clock_tick();
 	nwant = 0;
-	for (int i = 0; nwant + 2 <= NEVENTS - 4; i++) {
+	for (int i = 0; nwant + 2 <= NEVENTS - 5; i++) {
 		uint64_t fn = 0x400000 + (uint64_t)(i % 300) * 64;
 		tick += (uint64_t)(i % 7) * 1000;
 		trace_stream_enter(&st, fn, tick);
@@ -62,6 +62,8 @@ static void write_sample(const char *path, uint32_t window)
 		trace_stream_exit(&st, fn, tick + 5);
 		want[nwant++] = (struct expected){TRACE_EXIT, fn};
 	}
+	trace_stream_enter(&st, 0x400000, tick + 8); /* left open: the pause ends it */
+	want[nwant++] = (struct expected){TRACE_ENTER, 0x400000};
 	trace_stream_pause(&st, tick + 10);
 	want[nwant++] = (struct expected){TRACE_PAUSE, 0};
 	trace_stream_mark(&st, tick + 20, "hello");
@@ -82,7 +84,8 @@ static size_t read_back(struct trace_reader *r, int *mismatch)
 		trace_cursor_init(&c, r, &r->threads[t]);
 		while (trace_cursor_next(&c, &ev)) {
 			if (n < nwant && (ev.type != want[n].type ||
-					  (ev.type <= TRACE_EXIT && ev.address != want[n].address)))
+					  (ev.type == TRACE_ENTER && ev.address != want[n].address) ||
+					  (ev.type == TRACE_EXIT && !ev.innermost)))
 				*mismatch = 1;
 			if (ev.time_ns < last)
 				*mismatch = 1;
@@ -119,7 +122,7 @@ static void test_round_trip(const char *path)
 	trace_reader_close(r);
 }
 
-/* Few functions and short gaps, as in a recursive hot loop: 4 bytes a call. */
+/* Few functions and short gaps, as in a recursive hot loop: 3 bytes a call. */
 static void test_compact(const char *path)
 {
 	struct trace_session s;
@@ -133,7 +136,7 @@ static void test_compact(const char *path)
 	for (int i = 0; i < calls; i++) {
 		uint64_t fn = 0x401000 + (uint64_t)(i % 3) * 16;
 		trace_stream_enter(&st, fn, tick += 40);
-		trace_stream_exit(&st, fn, tick += 60);
+		trace_stream_exit(&st, fn, tick += 50);
 	}
 	trace_stream_destroy(&st);
 	trace_session_close(&s);
@@ -142,7 +145,36 @@ static void test_compact(const char *path)
 	if (!r)
 		return;
 	double per_call = (double)r->event_bytes / calls;
-	CHECK(per_call <= 4.01, "%.3f bytes per call", per_call);
+	CHECK(per_call <= 3.01, "%.3f bytes per call", per_call);
+	trace_reader_close(r);
+}
+
+/* An exit that does not end the innermost call (longjmp) names its function. */
+static void test_exit_at(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	char err[256];
+	trace_session_create(&s, path, "x", 1, 1 << 20);
+	trace_session_new_image(&s, 1);
+	trace_stream_init(&st, &s, 1);
+	trace_stream_enter(&st, 0xa0, 100);
+	trace_stream_enter(&st, 0xb0, 200);
+	trace_stream_exit(&st, 0xa0, 300);  /* b0 never returned */
+	trace_stream_exit(&st, 0xc0, 400);  /* nothing open any more: dropped */
+	trace_stream_destroy(&st);
+	trace_session_close(&s);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	struct trace_cursor c;
+	struct trace_event ev[4];
+	int n = 0;
+	trace_cursor_init(&c, r, &r->threads[0]);
+	while (n < 4 && trace_cursor_next(&c, &ev[n]))
+		n++;
+	trace_cursor_fini(&c);
+	CHECK(n == 3, "3 events, got %d", n);
+	CHECK(n == 3 && ev[2].type == TRACE_EXIT && !ev[2].innermost && ev[2].address == 0xa0,
+	      "the exit names 0xa0");
 	trace_reader_close(r);
 }
 
@@ -241,6 +273,7 @@ int main(void)
 	test_round_trip(path);
 	test_truncated(path, cut);
 	test_compact(other);
+	test_exit_at(other);
 	test_corrupted(path, cut);
 	test_foreign(other);
 	unlink(path);
