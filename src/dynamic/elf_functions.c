@@ -34,11 +34,30 @@ static const char *const startup_names[] = {
     "_dl_relocate_static_pie",
 };
 
+/* Functions that keep or read their own return address: with the trap in
+ * its place they would save the trap (setjmp, getcontext) or not know
+ * their caller (dlsym's RTLD_NEXT, dlopen's namespace). */
+static const char *const return_address_users[] = {
+    "setjmp",      "_setjmp",      "__setjmp",   "sigsetjmp", "__sigsetjmp",
+    "getcontext",  "__getcontext", "swapcontext", "__swapcontext",
+    "dlopen",      "dlmopen",      "dlsym",      "dlvsym",    "__libc_dlopen_mode",
+    "__libc_dlsym", "__libc_dlvsym", "__dlopen", "__dlsym",   "__dlvsym",
+};
+
+static int in_list(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int name_skipped(const char *name)
 {
-	for (size_t i = 0; i < sizeof(startup_names) / sizeof(*startup_names); i++)
-		if (strcmp(name, startup_names[i]) == 0)
-			return 1;
+	if (in_list(name, startup_names, sizeof(startup_names) / sizeof(*startup_names)) ||
+	    in_list(name, return_address_users,
+		    sizeof(return_address_users) / sizeof(*return_address_users)))
+		return 1;
 	return strncmp(name, "__x86.get_pc_thunk", 18) == 0 || strstr(name, ".cold") != NULL;
 }
 
@@ -112,8 +131,10 @@ static int collect_symbols(struct elf_image *im, unsigned type, const struct sec
 			    sym.st_shndx >= secs->n || !secs->v[sym.st_shndx].ok)
 				continue;
 			const char *name = elf_strptr(im->elf, sh.sh_link, sym.st_name);
-			if (!name || name_skipped(name))
+			if (!name)
 				continue;
+			/* A skipped name stays in the list: its address must not come
+			 * back unnamed from .eh_frame. */
 			if (list_push(out, sym.st_value, sym.st_size, name) < 0)
 				return -1;
 		}
@@ -233,17 +254,21 @@ static int looks_like_entry(Dwarf_CFI *cfi, uint64_t addr)
 	return ok;
 }
 
-/* Sorts, keeps one entry per address, drops non-entries. */
+/* Sorts, keeps one entry per address, drops skipped names and non-entries. */
 static void tidy(struct elf_function_list *l, Dwarf_CFI *cfi)
 {
 	qsort(l->v, l->n, sizeof(*l->v), by_address);
 	size_t kept = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		if (kept > 0 && l->v[kept - 1].vaddr == l->v[i].vaddr)
+		const struct elf_function *f = &l->v[i];
+		int skipped = 0;
+		for (size_t j = i; j < l->n && l->v[j].vaddr == f->vaddr; j++)
+			skipped |= l->v[j].name && name_skipped(l->v[j].name);
+		while (i + 1 < l->n && l->v[i + 1].vaddr == f->vaddr)
+			i++;
+		if (skipped || !looks_like_entry(cfi, f->vaddr))
 			continue;
-		if (!looks_like_entry(cfi, l->v[i].vaddr))
-			continue;
-		l->v[kept++] = l->v[i];
+		l->v[kept++] = *f;
 	}
 	l->n = kept;
 }

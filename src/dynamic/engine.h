@@ -15,6 +15,7 @@
 #ifndef CALLTRACE_DYNAMIC_ENGINE_H
 #define CALLTRACE_DYNAMIC_ENGINE_H
 
+#include <limits.h>
 #include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -27,6 +28,8 @@
 enum bp_kind {
 	BP_FUNCTION = 1, /* a traced function's entry */
 	BP_RTLD = 2,     /* the dynamic linker's _dl_debug_state: modules changed */
+	BP_UNWIND = 3,   /* _Unwind_RaiseException & co: an exception starts unwinding */
+	BP_CATCH = 4,    /* __cxa_begin_catch: it was caught */
 };
 
 struct breakpoint {
@@ -69,6 +72,7 @@ struct shadow_frame {
 	uint64_t ret;      /* the real return address */
 	uint64_t rsp;      /* rsp at entry: where the return address lives */
 	int chained;       /* a tail call: [rsp] already held the trap */
+	int unswapped;     /* the real address is back for an unwinder to read */
 };
 
 struct process;
@@ -83,7 +87,8 @@ struct thread {
 	int stopped;    /* in a ptrace stop that the engine has not resumed */
 	int pending_sig; /* a signal to deliver at the next resume */
 	int exited;
-	int detach_sig;  /* attach mode: stop seen while detaching */
+	int in_group_stop; /* stopped by SIGSTOP & co: resume with PTRACE_LISTEN */
+	int unwinding;     /* an exception is on its way up this thread's stack */
 	cpu_set_t saved_affinity; /* attach mode */
 	int has_saved_affinity;
 	struct thread *hash_next;
@@ -103,7 +108,9 @@ struct process {
 	uint64_t trap;        /* return trap (int3) address; 0 until set up */
 	uint64_t syscall_insn; /* "syscall; int3" in the trap page */
 	uint64_t r_debug;     /* the dynamic linker's _r_debug, 0 if none */
+	char interp[PATH_MAX]; /* the dynamic linker's real path, "" if none */
 	int muted;            /* a vfork child not followed: no events, detach at exec */
+	int detach_on_stop;   /* a fork child not followed: clean up and let go */
 	int exited;
 	int nthreads;
 	struct process *next;
@@ -119,6 +126,8 @@ struct engine {
 	int main_status; /* exit code or 128 + signal */
 	int have_main_status;
 	int attach_mode;
+	int holding; /* collecting stops (attach, detach): resume nothing */
+	int verbose; /* --verbose or CALLTRACE_DEBUG */
 	int cpu; /* the CPU tracer and tracee share; -1: not pinned */
 	/* statistics */
 	uint64_t stops, calls, emulated, out_of_line, functions, skipped;
@@ -185,13 +194,25 @@ void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r);
 /* Attach mode, at detach: restores the return addresses still swapped on
  * the thread's stack and moves it out of any out-of-line slot. */
 void return_restore(struct engine *e, struct thread *t);
-/* Writes exits for every frame still open (unused: open calls stay open,
- * as with the runtime). */
 int shadow_copy(struct thread *dst, const struct thread *src);
+/* Exceptions: the real return addresses back on the stack for the
+ * unwinder; the frames below `rsp` closed; the live ones trapped again. */
+void frames_unswap(struct thread *t);
+void frames_close_below(struct thread *t, uint64_t rsp, uint64_t tick);
+void frames_reswap(struct thread *t);
+
+/* ---- unwind_watch.c ------------------------------------------------------- */
+/* Breakpoints on the unwinder's entry points and on __cxa_begin_catch, in
+ * the modules that define them. */
+int unwind_watch(struct engine *e, struct thread *t, size_t module_index);
+void unwind_hit(struct engine *e, struct thread *t, const struct breakpoint *bp, uint64_t rsp);
+/* Arms a breakpoint that is not a traced function (rtld, unwinder); 0 or -1. */
+int special_breakpoint(struct engine *e, struct thread *t, size_t module_index, uint64_t addr,
+		       enum bp_kind kind);
 
 /* ---- rtld_watch.c --------------------------------------------------------- */
 /* Puts a breakpoint on the dynamic linker's _dl_debug_state. */
-int rtld_watch(struct engine *e, struct process *p, size_t module_index);
+int rtld_watch(struct engine *e, struct thread *t, size_t module_index);
 void rtld_hit(struct engine *e, struct thread *t);
 
 /* ---- threads.c ------------------------------------------------------------ */
@@ -213,12 +234,16 @@ void process_begin_image(struct engine *e, struct process *p, uint32_t event,
 /* The process's new image after exec: modules, trap page, breakpoints. */
 int process_setup_image(struct engine *e, struct process *p, struct thread *t);
 void process_free(struct engine *e, struct process *p);
+/* Forgets the image's breakpoints, modules and scratch (after exec). */
+void process_reset_image(struct process *p);
 void process_exit(struct engine *e, struct process *p, int status);
 
 /* ---- follow.c ------------------------------------------------------------- */
 void follow_clone(struct engine *e, struct thread *parent, pid_t child_tid);
 void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork);
 void follow_exec(struct engine *e, struct thread *t);
+/* Cleans a fork child that is not followed out of the engine, detaching it. */
+void follow_let_go(struct engine *e, struct thread *t);
 /* A stop of a tid the engine does not know yet (a new thread or child
  * reports before its parent's event). */
 void follow_unknown_stop(struct engine *e, pid_t tid, int status);

@@ -535,6 +535,8 @@ const struct trace_module *trace_reader_find_module(const struct trace_reader *r
 
 /* ---- decoding one thread's events ----------------------------------------- */
 
+static void release_window(struct trace_cursor *c);
+
 void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r,
 		       const struct trace_thread *t)
 {
@@ -545,13 +547,28 @@ void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r,
 
 void trace_cursor_fini(struct trace_cursor *c)
 {
+	release_window(c);
+	c->end = NULL;
 	free(c->dict);
 	c->dict = NULL;
+}
+
+/* Gives back the pages of the window just read: the reader's memory stays
+ * bounded however long the trace (they are still in the page cache). */
+static void release_window(struct trace_cursor *c)
+{
+	if (!c->end)
+		return;
+	uintptr_t start = (uintptr_t)(c->reader->data + c->chunk_offset) & ~(uintptr_t)4095;
+	uintptr_t end = (uintptr_t)c->end & ~(uintptr_t)4095;
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 static int open_window(struct trace_cursor *c)
 {
 	struct trace_reader *r = c->reader;
+	release_window(c);
 	if (c->window >= c->thread->nwindows)
 		return 0;
 	uint64_t off = c->thread->windows[c->window++].offset;

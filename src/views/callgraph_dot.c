@@ -46,7 +46,8 @@ int callgraph_write_dot(const struct callgraph *g, FILE *out)
 	for (uint32_t m = 0; m < g->nmodules; m++) {
 		fprintf(out, "  subgraph cluster_%u {\n    label=\"", m);
 		quoted_text(out, view_basename(g->modules[m]));
-		fprintf(out, "\";\n    style=\"rounded,filled\"; fillcolor=\"%s\"; color=\"#999999\";\n",
+		fprintf(out,
+			"\";\n    style=\"rounded,filled\"; fillcolor=\"%s\"; color=\"#999999\";\n",
 			view_group_color(view_basename(g->modules[m]), color, sizeof(color)));
 		for (uint32_t i = 0; i < g->nnodes; i++)
 			if (g->nodes[i].module == m)

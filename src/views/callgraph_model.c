@@ -44,7 +44,7 @@ static uint32_t node_of(struct callgraph *g, const struct symbol *s, uint32_t de
 		g->cap_nodes = cap;
 	}
 	g->nodes[g->nnodes] = (struct cg_node){
-		.sym = s, .module = module_index(g, s->module ? s->module : "?"), .min_depth = depth};
+	    .sym = s, .module = module_index(g, s->module ? s->module : "?"), .min_depth = depth};
 	*slot = (void *)(uintptr_t)(g->nnodes + 1);
 	return g->nnodes++;
 }
@@ -182,7 +182,8 @@ const char *cg_edge_label(const struct cg_edge *e, const char *newline, char *bu
 {
 	char total[32];
 	snprintf(buf, len, "%llu call%s%s%s", (unsigned long long)e->calls,
-		 e->calls == 1 ? "" : "s", newline, view_duration(e->total_ns, total, sizeof(total)));
+		 e->calls == 1 ? "" : "s", newline,
+		 view_duration(e->total_ns, total, sizeof(total)));
 	return buf;
 }
 

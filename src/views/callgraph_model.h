@@ -14,10 +14,10 @@
 
 struct cg_node {
 	const struct symbol *sym;
-	uint32_t module;     /* index into callgraph.modules */
-	uint32_t min_depth;  /* shallowest depth it was called at */
+	uint32_t module;    /* index into callgraph.modules */
+	uint32_t min_depth; /* shallowest depth it was called at */
 	uint64_t calls, total_ns, self_ns;
-	uint32_t active;     /* calls of it open on the current stack */
+	uint32_t active; /* calls of it open on the current stack */
 };
 
 struct cg_edge {
@@ -38,7 +38,7 @@ struct callgraph {
 	uint32_t nedges, cap_edges;
 	uint32_t *edge_slots; /* hash (caller, callee) -> edge + 1 */
 	uint32_t nslots;
-	char **modules;       /* module paths, in order of first appearance */
+	char **modules; /* module paths, in order of first appearance */
 	uint32_t nmodules;
 	struct view_symtab node_of; /* symbol id -> node + 1 */
 	struct cg_frame *stack;

@@ -11,10 +11,10 @@
 
 struct chrome_json {
 	FILE *out;
-	int first;    /* no event written yet */
+	int first; /* no event written yet */
 	int failed;
 	struct view_symtab names; /* symbol id -> struct name_cache */
-	uint32_t *pids;           /* processes already named */
+	uint32_t *pids;		  /* processes already named */
 	size_t npids, cap_pids;
 };
 
@@ -87,8 +87,9 @@ static void metadata(struct chrome_json *cj, const char *what, uint32_t pid, uin
 		     const char *name)
 {
 	separator(cj);
-	fprintf(cj->out, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-		what, pid, tid);
+	fprintf(cj->out,
+		"{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":", what,
+		pid, tid);
 	view_json_string(cj->out, name);
 	fputs_unlocked("}}", cj->out);
 }

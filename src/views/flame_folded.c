@@ -11,8 +11,8 @@
 #include "view_util.h"
 
 struct stack_node {
-	uint64_t key;      /* symbol id, or THREAD_KEY | thread number */
-	uint32_t parent;   /* node index; 0 is the root (no frame) */
+	uint64_t key;	 /* symbol id, or THREAD_KEY | thread number */
+	uint32_t parent; /* node index; 0 is the root (no frame) */
 	uint32_t first_child, last_child, next_sibling; /* 0: none */
 	const char *name;
 	uint64_t calls, self_ns;
@@ -29,10 +29,10 @@ struct flame_folded {
 	uint32_t nnodes, cap_nodes;
 	uint32_t *slots; /* hash of (parent, key) -> node index; 0: empty */
 	uint32_t nslots;
-	uint32_t *path;  /* node of each depth of the current thread */
+	uint32_t *path; /* node of each depth of the current thread */
 	uint32_t cap_path;
-	uint32_t base;   /* node the current thread's stacks start from */
-	char **labels;   /* thread labels, owned */
+	uint32_t base; /* node the current thread's stacks start from */
+	char **labels; /* thread labels, owned */
 	uint32_t nlabels;
 };
 

@@ -23,7 +23,11 @@ struct replay {
 	int have_pending;
 	size_t len;
 	char buf[1 << 16];
-	struct walk_event pending; /* an enter not printed yet */
+	const struct symbol *pending_sym; /* the enter not printed yet */
+	uint32_t pending_depth;
+	uint64_t pending_seq;
+	uint32_t *name_lengths; /* by symbol id: strlen(name) + 1, 0 = not yet */
+	size_t nname_lengths;
 };
 
 static void out_flush(struct replay *rp);
@@ -40,8 +44,10 @@ struct replay *replay_new(FILE *out, const struct replay_options *o)
 
 void replay_free(struct replay *rp)
 {
-	if (rp)
+	if (rp) {
 		out_flush(rp);
+		free(rp->name_lengths);
+	}
 	free(rp);
 }
 
@@ -103,14 +109,42 @@ static void out_str(struct replay *rp, const char *s)
 	out_put(rp, s, strlen(s));
 }
 
-/* Writes one line: columns, indentation, then the name and the tail. */
-static void put_line(struct replay *rp, const struct walk_event *e, int with_duration,
-		     const char *name, const char *tail)
+#define NAME_HAS_PARAMS 0x80000000u
+
+/* Names are written millions of times: what is needed of them (length + 1,
+ * and whether they carry a parameter list) is kept by symbol id. */
+static uint32_t name_info(struct replay *rp, const struct symbol *sym)
+{
+	if (sym->id >= rp->nname_lengths) {
+		size_t n = rp->nname_lengths ? rp->nname_lengths : 256;
+		while (n <= sym->id)
+			n *= 2;
+		rp->name_lengths = realloc(rp->name_lengths, n * sizeof(uint32_t));
+		if (!rp->name_lengths)
+			abort();
+		memset(rp->name_lengths + rp->nname_lengths, 0, (n - rp->nname_lengths) * sizeof(uint32_t));
+		rp->nname_lengths = n;
+	}
+	uint32_t *info = &rp->name_lengths[sym->id];
+	if (!*info)
+		*info = ((uint32_t)strlen(sym->name) + 1) |
+			(strchr(sym->name, '(') ? NAME_HAS_PARAMS : 0);
+	return *info;
+}
+
+static void out_name(struct replay *rp, const struct symbol *sym)
+{
+	out_put(rp, sym->name, (name_info(rp, sym) & ~NAME_HAS_PARAMS) - 1);
+}
+
+/* Writes one line: columns, indentation, then `lead`, the name, `tail`. */
+static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration,
+		     const char *lead, const struct symbol *sym, const char *tail)
 {
 	char head[64], *p = head;
 	if (rp->opt.show_duration) {
-		if (with_duration) {
-			p = put_duration(p, e->duration_ns);
+		if (duration) {
+			p = put_duration(p, *duration);
 		} else {
 			memset(p, ' ', 10);
 			p += 10;
@@ -125,30 +159,32 @@ static void put_line(struct replay *rp, const struct walk_event *e, int with_dur
 	*p++ = ' ';
 	out_put(rp, head, (size_t)(p - head));
 	static const char spaces[] = "                                                                ";
-	for (size_t left = (size_t)e->depth * 2; left > 0;) {
+	for (size_t left = (size_t)depth * 2; left > 0;) {
 		size_t n = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
 		out_put(rp, spaces, n);
 		left -= n;
 	}
-	out_str(rp, name);
+	out_str(rp, lead);
+	out_name(rp, sym);
 	out_str(rp, tail);
 }
 
 /* What follows a name: "() {" for a call with callees, "();" for a leaf;
  * C++ names carry their own parameter list. */
-static const char *call_suffix(const struct symbol *sym, int leaf)
+static const char *call_suffix(struct replay *rp, const struct symbol *sym, int leaf)
 {
+
 	static const char *suffixes[2][3] = {
 		{"() {\n", "();\n", "(); /* unfinished */\n"},
 		{" {\n", ";\n", "; /* unfinished */\n"}};
-	return suffixes[strchr(sym->name, '(') != NULL][leaf];
+	return suffixes[(name_info(rp, sym) & NAME_HAS_PARAMS) != 0][leaf];
 }
 
 static void flush_pending(struct replay *rp)
 {
 	if (!rp->have_pending)
 		return;
-	put_line(rp, &rp->pending, 0, rp->pending.sym->name, call_suffix(rp->pending.sym, 0));
+	put_line(rp, rp->pending_depth, NULL, "", rp->pending_sym, call_suffix(rp, rp->pending_sym, 0));
 	rp->have_pending = 0;
 }
 
@@ -168,21 +204,24 @@ static void on_call(void *ctx, const struct walk_event *e)
 {
 	struct replay *rp = ctx;
 	flush_pending(rp);
-	rp->pending = *e;
+	rp->pending_sym = e->sym;
+	rp->pending_depth = e->depth;
+	rp->pending_seq = e->seq;
 	rp->have_pending = 1;
 }
 
 static void on_exit_event(void *ctx, const struct walk_event *e)
 {
 	struct replay *rp = ctx;
-	if (rp->have_pending && rp->pending.seq == e->seq) {
+	if (rp->have_pending && rp->pending_seq == e->seq) {
 		rp->have_pending = 0;
-		put_line(rp, e, 1, e->sym->name, call_suffix(e->sym, e->unfinished ? 2 : 1));
+		put_line(rp, e->depth, &e->duration_ns, "", e->sym,
+			 call_suffix(rp, e->sym, e->unfinished ? 2 : 1));
 		return;
 	}
 	flush_pending(rp);
-	put_line(rp, e, 1, "} /* ", e->sym->name);
-	out_str(rp, e->unfinished ? " */ /* unfinished */\n" : " */\n");
+	put_line(rp, e->depth, &e->duration_ns, "} /* ", e->sym,
+		 e->unfinished ? " */ /* unfinished */\n" : " */\n");
 }
 
 void replay_consumer(struct replay *rp, struct walk_consumer *c)

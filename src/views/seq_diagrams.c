@@ -6,16 +6,29 @@
  */
 #include "seq_model.h"
 
-/* A participant name may not hold - < > : , or quotes: they are the
- * grammar's.  A hyphen becomes U+2010, which looks the same. */
+/* A participant name may not hold - < > : , # or quotes: the grammar uses
+ * them.  Each is written as a character that looks the same. */
 static void name(FILE *out, const char *s)
 {
+	static const struct {
+		char c;
+		const char *lookalike;
+	} subst[] = {
+		{'-', "\xe2\x80\x90"}, /* U+2010 hyphen */
+		{':', "\xe2\x88\xb6"}, /* U+2236 ratio */
+		{',', "\xe2\x80\x9a"}, /* U+201A low quotation mark */
+		{'<', "\xe2\x80\xb9"}, /* U+2039 angle quotation marks */
+		{'>', "\xe2\x80\xba"},
+		{'"', "\xe2\x80\x9d"}, /* U+201D */
+		{'#', "\xef\xbc\x83"}, /* U+FF03 fullwidth number sign */
+		{'\n', " "},
+	};
 	for (; *s; s++) {
-		if (*s == '-')
-			fputs("\xe2\x80\x90", out);
-		else if (*s == '<' || *s == '>' || *s == ':' || *s == ',' || *s == '"' ||
-			 *s == '\n' || *s == '#')
-			putc('_', out);
+		size_t i = 0;
+		while (i < sizeof(subst) / sizeof(subst[0]) && subst[i].c != *s)
+			i++;
+		if (i < sizeof(subst) / sizeof(subst[0]))
+			fputs(subst[i].lookalike, out);
 		else
 			putc(*s, out);
 	}

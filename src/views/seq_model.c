@@ -151,8 +151,8 @@ static void on_call(void *ctx, const struct walk_event *e)
 	uint32_t from = e->depth ? m->stack[e->depth - 1] : SEQ_START;
 	uint32_t to = participant_of(m, e->sym);
 	const char *text = call_text(m, e->sym);
-	struct seq_msg *msg = from != NOT_SHOWN && to != NOT_SHOWN && text ? add_msg(m, SEQ_CALL)
-									    : NULL;
+	struct seq_msg *msg =
+	    from != NOT_SHOWN && to != NOT_SHOWN && text ? add_msg(m, SEQ_CALL) : NULL;
 	if (!msg) {
 		m->failed = 1;
 		return;

@@ -25,7 +25,7 @@ struct seq_msg {
 	enum seq_msg_kind kind;
 	uint32_t from, to;  /* participants */
 	const char *text;   /* owned by the model */
-	uint64_t seq;       /* CALL: the call's sequence number */
+	uint64_t seq;	    /* CALL: the call's sequence number */
 	uint64_t cut_calls; /* CUT: how many calls were not shown */
 };
 
@@ -42,12 +42,12 @@ struct seq_model {
 	struct seq_msg *msgs;
 	size_t nmsgs, cap_msgs;
 	/* Walk state. */
-	struct view_symtab part_of;  /* symbol id -> participant + 1 */
+	struct view_symtab part_of;   /* symbol id -> participant + 1 */
 	struct view_symtab call_text; /* symbol id -> "f()" */
-	uint32_t *stack;             /* participant of each depth, or UINT32_MAX if not shown */
+	uint32_t *stack;	      /* participant of each depth, or UINT32_MAX if not shown */
 	uint32_t cap_stack;
-	uint64_t thread_calls;       /* calls seen in the current thread */
-	size_t cut_msg;              /* index of the thread's CUT message, or SIZE_MAX */
+	uint64_t thread_calls; /* calls seen in the current thread */
+	size_t cut_msg;	       /* index of the thread's CUT message, or SIZE_MAX */
 };
 
 /* The text of a CUT message, the same in every format: "N more calls of

@@ -45,31 +45,40 @@ static struct layout measure(const struct seq_model *m)
 		l.colw = 280;
 	l.width = 2 * MARGIN + l.colw * (m->nparts ? m->nparts : 1);
 	l.height = TOP + HEAD_H + 20;
-	for (size_t i = 0; i < m->nmsgs; i++)
-		l.height += row_height(m->msgs[i].kind);
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		const struct seq_msg *msg = &m->msgs[i];
+		l.height += row_height(msg->kind);
+		/* The label of a self-message stands right of its loop. */
+		if (msg->kind == SEQ_CALL && msg->from == msg->to) {
+			unsigned right = center(&l, msg->to) + 46 +
+					 (unsigned)strlen(msg->text) * CHAR_W + MARGIN;
+			l.width = right > l.width ? right : l.width;
+		}
+	}
 	return l;
 }
 
 static void header(const struct seq_model *m, const struct layout *l, FILE *out)
 {
-	fprintf(out,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
-		"viewBox=\"0 0 %u %u\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
-		"font-size=\"12\">\n"
-		"<defs>\n"
-		"<marker id=\"call\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
-		"markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" "
-		"fill=\"#333\"/></marker>\n"
-		"<marker id=\"ret\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
-		"markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10\" fill=\"none\" "
-		"stroke=\"#555\"/></marker>\n"
-		"</defs>\n"
-		"<style>.call{stroke:#333;fill:none}.ret{stroke:#777;fill:none;"
-		"stroke-dasharray:5,3}.life{stroke:#aaa;stroke-dasharray:4,4}"
-		".bar{fill:#fdf2d0;stroke:#b08a30}.lbl{fill:#111}</style>\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-		l->width, l->height, l->width, l->height);
+	fprintf(
+	    out,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
+	    "viewBox=\"0 0 %u %u\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+	    "font-size=\"12\">\n"
+	    "<defs>\n"
+	    "<marker id=\"call\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
+	    "markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" "
+	    "fill=\"#333\"/></marker>\n"
+	    "<marker id=\"ret\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
+	    "markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10\" fill=\"none\" "
+	    "stroke=\"#555\"/></marker>\n"
+	    "</defs>\n"
+	    "<style>.call{stroke:#333;fill:none}.ret{stroke:#777;fill:none;"
+	    "stroke-dasharray:5,3}.life{stroke:#aaa;stroke-dasharray:4,4}"
+	    ".bar{fill:#fdf2d0;stroke:#b08a30}.lbl{fill:#111}</style>\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+	    l->width, l->height, l->width, l->height);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		unsigned x = center(l, i);
 		fprintf(out, "<line class=\"life\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"/>\n", x,
@@ -78,9 +87,8 @@ static void header(const struct seq_model *m, const struct layout *l, FILE *out)
 			"<rect x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\" rx=\"4\" "
 			"fill=\"#eaf1fb\" stroke=\"#4a6fa5\"/>\n",
 			x - (l->colw - 20) / 2, TOP, l->colw - 20, HEAD_H - 6);
-		fprintf(out,
-			"<text x=\"%u\" y=\"%u\" text-anchor=\"middle\" font-weight=\"bold\">", x,
-			TOP + HEAD_H / 2 + 1);
+		fprintf(out, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\" font-weight=\"bold\">",
+			x, TOP + HEAD_H / 2 + 1);
 		view_xml_text_cut(out, m->parts[i].label, (l->colw - 28) / CHAR_W);
 		fputs("</text>\n", out);
 	}
@@ -112,9 +120,10 @@ static int activation_bars(const struct seq_model *m, const struct layout *l, FI
 		} else if (msg->kind == SEQ_RETURN && nopen[p]) {
 			unsigned level = --nopen[p];
 			unsigned x = center(l, p) - BAR_W / 2 + (level % 6) * 4;
-			fprintf(out,
-				"<rect class=\"bar\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\"/>\n",
-				x, open[p][level], BAR_W, y - 6 - open[p][level]);
+			fprintf(
+			    out,
+			    "<rect class=\"bar\" x=\"%u\" y=\"%u\" width=\"%u\" height=\"%u\"/>\n",
+			    x, open[p][level], BAR_W, y - 6 - open[p][level]);
 		}
 	}
 	if (open)

@@ -13,10 +13,11 @@ struct speedscope_json {
 	FILE *out;
 	int failed;
 	size_t nprofiles;
-	int first_event;
+	const struct walk_thread *thread; /* the thread being walked */
+	int first_event;		  /* its profile has not started yet */
 	uint64_t first_at, last_at;
-	struct view_symtab frame_of;       /* symbol id -> frame index + 1 */
-	const struct symbol **frames;      /* frame index -> symbol */
+	struct view_symtab frame_of;  /* symbol id -> frame index + 1 */
+	const struct symbol **frames; /* frame index -> symbol */
 	size_t nframes, cap_frames;
 };
 
@@ -44,23 +45,31 @@ static uint32_t frame_index(struct speedscope_json *sj, const struct symbol *s)
 	return (uint32_t)sj->nframes++;
 }
 
+/* A thread's profile starts with its first event: a thread that shows no
+ * call has none. */
 static void begin_thread(void *ctx, const struct walk_thread *t)
 {
 	struct speedscope_json *sj = ctx;
+	sj->thread = t;
+	sj->first_event = 1;
+	sj->first_at = sj->last_at = 0;
+}
+
+static void begin_profile(struct speedscope_json *sj)
+{
 	char label[256];
-	view_thread_label(t, label, sizeof(label));
+	view_thread_label(sj->thread, label, sizeof(label));
 	fputs(sj->nprofiles++ ? ",\n{" : "{", sj->out);
 	fputs("\"type\":\"evented\",\"name\":", sj->out);
 	view_json_string(sj->out, label);
 	fputs(",\"unit\":\"nanoseconds\",\"events\":[\n", sj->out);
-	sj->first_event = 1;
-	sj->first_at = sj->last_at = 0;
 }
 
 static void event(struct speedscope_json *sj, char type, const struct symbol *s, uint64_t at)
 {
 	uint32_t frame = frame_index(sj, s);
 	if (sj->first_event) {
+		begin_profile(sj);
 		sj->first_at = sj->last_at = at;
 		sj->first_event = 0;
 	} else {
@@ -91,6 +100,8 @@ static void end_thread(void *ctx, const struct walk_thread *t)
 {
 	struct speedscope_json *sj = ctx;
 	(void)t;
+	if (sj->first_event)
+		return;
 	fprintf(sj->out, "\n],\"startValue\":%llu,\"endValue\":%llu}",
 		(unsigned long long)sj->first_at, (unsigned long long)sj->last_at);
 }

@@ -162,8 +162,8 @@ const char *view_flame_color(const char *name, char *buf, size_t len)
 const char *view_group_color(const char *name, char *buf, size_t len)
 {
 	static const unsigned char palette[][3] = {
-		{0xdb, 0xe9, 0xf6}, {0xfd, 0xe6, 0xc8}, {0xd9, 0xf0, 0xd3}, {0xf5, 0xd8, 0xe6},
-		{0xe6, 0xdf, 0xf5}, {0xfa, 0xf3, 0xc0}, {0xd4, 0xef, 0xef}, {0xf0, 0xdc, 0xd0},
+	    {0xdb, 0xe9, 0xf6}, {0xfd, 0xe6, 0xc8}, {0xd9, 0xf0, 0xd3}, {0xf5, 0xd8, 0xe6},
+	    {0xe6, 0xdf, 0xf5}, {0xfa, 0xf3, 0xc0}, {0xd4, 0xef, 0xef}, {0xf0, 0xdc, 0xd0},
 	};
 	const unsigned char *c = palette[view_hash(name) % (sizeof(palette) / sizeof(palette[0]))];
 	snprintf(buf, len, "#%02x%02x%02x", c[0], c[1], c[2]);
@@ -174,7 +174,7 @@ const char *view_heat_color(double heat, char *buf, size_t len)
 {
 	/* pale blue -> pale yellow -> orange -> red */
 	static const double stops[][3] = {
-		{220, 232, 245}, {250, 240, 190}, {250, 170, 90}, {225, 60, 50}};
+	    {220, 232, 245}, {250, 240, 190}, {250, 170, 90}, {225, 60, 50}};
 	if (heat < 0)
 		heat = 0;
 	if (heat > 1)

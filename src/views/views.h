@@ -15,8 +15,8 @@
  * the second draws.  Frames narrower than min_px are merged while drawing. */
 struct flame_svg_options {
 	const char *title;
-	unsigned width;  /* pixels; 0: 1200 */
-	double min_px;   /* narrower frames are merged; 0: 1.0 */
+	unsigned width;	   /* pixels; 0: 1200 */
+	double min_px;	   /* narrower frames are merged; 0: 1.0 */
 	unsigned max_rows; /* deeper calls are not drawn; 0: 1000 */
 };
 struct flame_svg;
@@ -61,8 +61,9 @@ int callgraph_status(const struct callgraph *g);
 void callgraph_free(struct callgraph *g);
 
 int callgraph_write_dot(const struct callgraph *g, FILE *out);
-/* Our own layered layout, no graphviz needed. */
-int callgraph_write_svg(const struct callgraph *g, FILE *out);
+/* SVG drawn by graphviz's dot when use_dot is set and `dot` is on PATH,
+ * else by calltrace's own layered layout; *used_dot tells which. */
+int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *used_dot);
 
 /* ---- Chrome Trace Event JSON (chrome_json.c) ---------------------------- */
 struct chrome_json;

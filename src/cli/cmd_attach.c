@@ -1,0 +1,168 @@
+/*
+ * cmd_attach.c - `calltrace attach`: record the calls of a running process
+ * with the dynamic engine, then detach and leave it running as before.
+ */
+#include "cli.h"
+#include "../dynamic/dynamic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct attach_options {
+	const char *output;
+	struct dynamic_options dyn;
+	regex_t module_re, only_re, hide_re;
+};
+
+static void attach_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: calltrace attach -p PID [OPTIONS]\n\n"
+		"Records the function calls of the running process PID (every thread, and\n"
+		"the children it forks) without recompiling it, until --duration has passed,\n"
+		"Ctrl-C, or the process exits.  Then every breakpoint and every swapped\n"
+		"return address is put back and the process runs on as before.\n"
+		"While tracing, the process and calltrace share one CPU (each ptrace stop is\n"
+		"much cheaper that way); the process gets its CPU affinity back at the end.\n"
+		"CALLTRACE_NO_PIN=1 keeps the affinities as they are.\n\n"
+		"options:\n"
+		"  -p, --pid PID          the process to trace\n"
+		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
+		"  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m)\n"
+		"      --module REGEX     also instrument shared libraries matching REGEX\n"
+		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
+		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		"      --no-follow        do not follow forked children\n"
+		"  -v, --verbose          say what is instrumented, and the stop counts\n"
+		"  -h, --help             this help\n");
+}
+
+static int compile(regex_t *re, regex_t **slot, const char *arg)
+{
+	if (regcomp(re, arg, REG_EXTENDED | REG_NOSUB) != 0) {
+		cli_error("bad regex '%s'", arg);
+		return -1;
+	}
+	*slot = re;
+	return 0;
+}
+
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v <= 0 || v > 0x3fffffff) {
+		cli_error("bad PID '%s'", arg);
+		return -1;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+enum { OPT_MODULE = 0x100, OPT_NO_FOLLOW };
+
+static int parse_option(struct attach_options *o, int opt)
+{
+	switch (opt) {
+	case 'p':
+		return parse_pid(optarg, &o->dyn.pid);
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'd':
+		if (cli_parse_duration(optarg, &o->dyn.duration_ns) < 0) {
+			cli_error("bad duration '%s' (e.g. 500ms, 5s, 1m)", optarg);
+			return -1;
+		}
+		return 0;
+	case OPT_MODULE:
+		return compile(&o->module_re, &o->dyn.module_filter, optarg);
+	case 'F':
+		return compile(&o->only_re, &o->dyn.only, optarg);
+	case 'N':
+		return compile(&o->hide_re, &o->dyn.hide, optarg);
+	case OPT_NO_FOLLOW:
+		o->dyn.follow_forks = 0;
+		return 0;
+	case 'v':
+		o->dyn.verbose = 1;
+		return 0;
+	case 'h':
+		attach_usage(stdout);
+		exit(0);
+	default:
+		attach_usage(stderr);
+		return -1;
+	}
+}
+
+static int parse_options(struct attach_options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pid", required_argument, 0, 'p'},      {"output", required_argument, 0, 'o'},
+		{"duration", required_argument, 0, 'd'}, {"module", required_argument, 0, OPT_MODULE},
+		{"filter", required_argument, 0, 'F'},   {"notrace", required_argument, 0, 'N'},
+		{"no-follow", no_argument, 0, OPT_NO_FOLLOW},
+		{"verbose", no_argument, 0, 'v'},        {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int opt;
+	o->output = DEFAULT_TRACE;
+	o->dyn.follow_forks = 1;
+	while ((opt = getopt_long(argc, argv, "p:o:d:F:N:vh", longopts, NULL)) != -1)
+		if (parse_option(o, opt) < 0)
+			return -1;
+	if (optind < argc) {
+		cli_error("attach: unexpected argument '%s' (see 'calltrace attach --help')",
+			  argv[optind]);
+		return -1;
+	}
+	if (o->dyn.pid == 0) {
+		cli_error("attach: which process? give -p PID (see 'calltrace attach --help')");
+		return -1;
+	}
+	return 0;
+}
+
+/* The process's command line, for the trace header. */
+static size_t read_command(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, len);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach_options o;
+	struct trace_session s;
+	char command[2048];
+	memset(&o, 0, sizeof(o));
+	if (parse_options(&o, argc, argv) < 0)
+		return 2;
+	if (kill(o.dyn.pid, 0) < 0 && errno == ESRCH) {
+		cli_error("no process with PID %d", (int)o.dyn.pid);
+		return 1;
+	}
+	size_t command_len = read_command(o.dyn.pid, command, sizeof(command));
+	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
+		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
+		return 2;
+	}
+	o.dyn.session = &s;
+	int rc = dynamic_attach(&o.dyn);
+	trace_session_close(&s);
+	if (rc < 0)
+		return 1;
+	cli_error("detached from process %d; trace written to %s", (int)o.dyn.pid, o.output);
+	return 0;
+}

@@ -1,0 +1,175 @@
+/*
+ * cmd_flame.c - `calltrace flame`: the ordered flame chart as interactive
+ * SVG, or FlameGraph folded stacks with --folded.
+ */
+#include "cli.h"
+#include "../views/views.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_SVG "flame.svg"
+
+static void flame_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: calltrace flame [OPTIONS] [TRACE]\n\n"
+		"Draws an ordered flame chart: x is time, in the order the calls happened (not\n"
+		"merged alphabetically), y is call depth, one band per thread of every process,\n"
+		"labelled \"pid N tid M name\", all on the session's time axis, so that what\n"
+		"ran at the same time lines up.  The SVG is self-contained and interactive: click\n"
+		"a frame to zoom to it (Esc or \"Reset zoom\" to go back), search by regex or\n"
+		"text, hover for the call's sequence number, start time, duration and file:line.\n"
+		"Calls narrower than --min-width pixels are merged into hatched \"N calls\"\n"
+		"blocks, so the file stays small however long the trace.\n\n"
+		"With --folded, writes FlameGraph folded stacks instead (\"main;a;b 3\"): one\n"
+		"line per distinct stack, its value the number of calls that ended in that\n"
+		"stack (or their self time in ns with --self-time), stacks in the order they\n"
+		"first happened.\n\n"
+		"options:\n" CLI_FILTER_HELP
+		"  -o, --output FILE      write to FILE (\"-\": standard output); default\n"
+		"                         " DEFAULT_SVG ", or standard output with --folded\n"
+		"      --folded           folded stacks instead of SVG\n"
+		"      --self-time        folded: self time in ns instead of call counts\n"
+		"      --per-thread       folded: start each stack with \"pid N tid M name\"\n"
+		"      --width PX         SVG width (default 1200)\n"
+		"      --min-width PX     merge calls narrower than this (default 1.0)\n"
+		"      --title TEXT       SVG title (default: \"Flame chart of COMMAND\")\n"
+		"  -h, --help             this help\n");
+}
+
+enum { OPT_FOLDED = 0x100, OPT_SELF, OPT_PER_THREAD, OPT_WIDTH, OPT_MIN_WIDTH, OPT_TITLE };
+
+struct flame_args {
+	const char *output;
+	int folded, self_time, per_thread;
+	struct flame_svg_options svg;
+};
+
+static int parse_number(const char *arg, const char *what, double min, double max, double *v)
+{
+	char *end;
+	*v = strtod(arg, &end);
+	if (end == arg || *end || !(*v >= min && *v <= max)) {
+		cli_error("bad %s '%s' (%g to %g)", what, arg, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* 0 to go on, else the exit code + 1. */
+static int parse_args(int argc, char **argv, struct cli_trace *t, struct flame_args *a)
+{
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"output", required_argument, 0, 'o'},
+						 {"folded", no_argument, 0, OPT_FOLDED},
+						 {"self-time", no_argument, 0, OPT_SELF},
+						 {"per-thread", no_argument, 0, OPT_PER_THREAD},
+						 {"width", required_argument, 0, OPT_WIDTH},
+						 {"min-width", required_argument, 0, OPT_MIN_WIDTH},
+						 {"title", required_argument, 0, OPT_TITLE},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	int opt, rc;
+	double v;
+	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) != -1) {
+		if ((rc = cli_filter_option(t, opt, optarg)) != 0) {
+			if (rc < 0)
+				return 3;
+			continue;
+		}
+		switch (opt) {
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_FOLDED:
+			a->folded = 1;
+			break;
+		case OPT_SELF:
+			a->self_time = 1;
+			break;
+		case OPT_PER_THREAD:
+			a->per_thread = 1;
+			break;
+		case OPT_WIDTH:
+			if (parse_number(optarg, "--width", 300, 100000, &v) < 0)
+				return 3;
+			a->svg.width = (unsigned)v;
+			break;
+		case OPT_MIN_WIDTH:
+			if (parse_number(optarg, "--min-width", 0.01, 1000, &v) < 0)
+				return 3;
+			a->svg.min_px = v;
+			break;
+		case OPT_TITLE:
+			a->svg.title = optarg;
+			break;
+		case 'h':
+			flame_usage(stdout);
+			return 1;
+		default:
+			flame_usage(stderr);
+			return 3;
+		}
+	}
+	return 0;
+}
+
+static int write_folded(struct cli_trace *t, FILE *out, const struct flame_args *a)
+{
+	struct flame_folded *ff =
+	    flame_folded_new(out, a->self_time ? FOLDED_SELF_NS : FOLDED_CALLS, a->per_thread);
+	if (!ff)
+		return -1;
+	struct walk_consumer c;
+	struct walk_stats stats;
+	flame_folded_consumer(ff, &c);
+	cli_trace_walk(t, &c, &stats);
+	int rc = flame_folded_finish(ff);
+	flame_folded_free(ff);
+	return rc;
+}
+
+static int write_svg(struct cli_trace *t, FILE *out, const struct flame_args *a)
+{
+	struct flame_svg *fs = flame_svg_new(out, t->reader, &a->svg);
+	if (!fs)
+		return -1;
+	struct walk_consumer c;
+	struct walk_stats stats;
+	flame_svg_measure_consumer(fs, &c);
+	cli_trace_walk(t, &c, &stats);
+	flame_svg_draw_consumer(fs, &c);
+	cli_trace_walk(t, &c, &stats);
+	int rc = flame_svg_finish(fs);
+	flame_svg_free(fs);
+	return rc;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	struct cli_trace t = {0};
+	struct flame_args a = {0};
+	int rc = parse_args(argc, argv, &t, &a);
+	if (rc)
+		return rc - 1;
+	if (cli_trace_open(&t, argc, argv, optind) < 0)
+		return 1;
+	const char *output = a.output ? a.output : a.folded ? "-" : DEFAULT_SVG;
+	FILE *out = cli_output_open(output);
+	if (!out) {
+		cli_trace_close(&t);
+		return 1;
+	}
+	rc = a.folded ? write_folded(&t, out, &a) : write_svg(&t, out, &a);
+	if (rc < 0)
+		cli_error("out of memory while writing the flame %s",
+			  a.folded ? "stacks" : "chart");
+	if (cli_output_close(out, output) < 0)
+		rc = -1;
+	else if (rc == 0 && !a.output && !a.folded)
+		fprintf(stderr, "calltrace: wrote %s\n", output);
+	cli_trace_close(&t);
+	return rc < 0 ? 1 : 0;
+}

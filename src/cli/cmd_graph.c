@@ -1,0 +1,122 @@
+/*
+ * cmd_graph.c - `calltrace graph`: the call graph as graphviz dot or SVG.
+ */
+#include "cli.h"
+#include "../views/views.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#define DEFAULT_SVG "callgraph.svg"
+
+static void graph_usage(FILE *out)
+{
+	fprintf(out, "usage: calltrace graph [OPTIONS] [TRACE]\n\n"
+		     "Draws the call graph: one box per function, clustered by module, coloured\n"
+		     "by the time spent in it; an edge from caller to callee labelled with the\n"
+		     "number of calls and their total time (recursive calls counted once).\n\n"
+		     "formats:\n"
+		     "  dot        graphviz dot text: render with 'dot -Tsvg FILE' (default)\n"
+		     "  svg        SVG laid out by graphviz's dot when it is installed, else by\n"
+		     "             calltrace's own layered layout (or with --own-layout)\n\n"
+		     "options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    dot or svg\n"
+		     "      --own-layout       svg: never run dot\n"
+		     "  -o, --output FILE      write to FILE (\"-\": standard output); default\n"
+		     "                         standard output, " DEFAULT_SVG " for svg\n"
+		     "  -h, --help             this help\n");
+}
+
+enum { OPT_OWN_LAYOUT = 0x100 };
+
+struct graph_args {
+	const char *output;
+	int svg, use_dot;
+};
+
+/* 0 to go on, else the exit code + 1. */
+static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_args *a)
+{
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"format", required_argument, 0, 'f'},
+						 {"own-layout", no_argument, 0, OPT_OWN_LAYOUT},
+						 {"output", required_argument, 0, 'o'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "f:o:h", longopts, NULL)) !=
+	       -1) {
+		if ((rc = cli_filter_option(t, opt, optarg)) != 0) {
+			if (rc < 0)
+				return 3;
+			continue;
+		}
+		switch (opt) {
+		case 'f':
+			if (strcmp(optarg, "dot") != 0 && strcmp(optarg, "svg") != 0) {
+				cli_error("unknown format '%s' (dot or svg)", optarg);
+				return 3;
+			}
+			a->svg = strcmp(optarg, "svg") == 0;
+			break;
+		case OPT_OWN_LAYOUT:
+			a->use_dot = 0;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'h':
+			graph_usage(stdout);
+			return 1;
+		default:
+			graph_usage(stderr);
+			return 3;
+		}
+	}
+	return 0;
+}
+
+static int write_graph(const struct callgraph *g, const struct graph_args *a)
+{
+	int used_dot = 0, rc;
+	const char *path = a->output ? a->output : a->svg ? DEFAULT_SVG : "-";
+	FILE *out = cli_output_open(path);
+	if (!out)
+		return -1;
+	rc = a->svg ? callgraph_write_svg(g, out, a->use_dot, &used_dot)
+		    : callgraph_write_dot(g, out);
+	if (rc < 0)
+		cli_error("could not draw the call graph%s", used_dot ? " (dot failed)" : "");
+	if (cli_output_close(out, path) < 0)
+		return -1;
+	if (rc == 0 && a->svg && !a->output)
+		fprintf(stderr, "calltrace: wrote %s (%s)\n", path,
+			used_dot ? "laid out by graphviz" : "own layout");
+	return rc;
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	struct cli_trace t = {0};
+	struct graph_args a = {.use_dot = 1};
+	int rc = parse_args(argc, argv, &t, &a);
+	if (rc)
+		return rc - 1;
+	if (cli_trace_open(&t, argc, argv, optind) < 0)
+		return 1;
+	struct callgraph *g = callgraph_new();
+	struct walk_consumer c;
+	struct walk_stats stats;
+	if (g) {
+		callgraph_consumer(g, &c);
+		cli_trace_walk(&t, &c, &stats);
+	}
+	if (!g || callgraph_status(g) < 0) {
+		cli_error("out of memory while building the call graph");
+		rc = -1;
+	} else {
+		rc = write_graph(g, &a);
+	}
+	callgraph_free(g);
+	cli_trace_close(&t);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * engine.c - the engine's state as a whole: setting up, tearing down,
+ * messages and the statistics printed with --verbose.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+
+void engine_init(struct engine *e, const struct dynamic_options *o)
+{
+	memset(e, 0, sizeof(*e));
+	e->opts = o;
+	e->root = o->session;
+	e->cpu = -1;
+	const char *debug = getenv("CALLTRACE_DEBUG");
+	e->verbose = o->verbose || (debug && *debug && strcmp(debug, "0") != 0);
+	if (o->session && o->session->header)
+		trace_clock_kind = (int)o->session->header->clock;
+}
+
+void engine_fini(struct engine *e)
+{
+	while (e->threads)
+		thread_free(e, e->threads);
+	while (e->procs)
+		process_free(e, e->procs);
+}
+
+void engine_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("calltrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void engine_note(const struct engine *e, const char *fmt, ...)
+{
+	va_list ap;
+	if (!e->verbose)
+		return;
+	fputs("calltrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void engine_print_stats(const struct engine *e)
+{
+	engine_note(e,
+		    "dynamic: %llu functions instrumented (%llu emulated, %llu out of line, "
+		    "%llu skipped); %llu calls, %llu stops, %.2f stops per call",
+		    (unsigned long long)e->functions, (unsigned long long)e->emulated,
+		    (unsigned long long)e->out_of_line, (unsigned long long)e->skipped,
+		    (unsigned long long)e->calls, (unsigned long long)e->stops,
+		    e->calls ? (double)e->stops / (double)e->calls : 0.0);
+}

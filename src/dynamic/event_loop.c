@@ -1,0 +1,139 @@
+/*
+ * event_loop.c - waiting for the tracees' stops and dispatching them:
+ * breakpoints and return traps, clone/fork/exec events, group-stops,
+ * signals (delivered untouched) and deaths.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "engine.h"
+
+volatile int engine_stop_requested;
+
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void thread_gone(struct engine *e, struct thread *t, int status)
+{
+	struct process *p = t->proc;
+	int leader = t->tid == p->pid;
+	if (leader)
+		process_exit(e, p, exit_code(status));
+	if (t->tid == e->main_pid) {
+		e->main_status = exit_code(status);
+		e->have_main_status = 1;
+	}
+	thread_end_stream(t, 1);
+	thread_free(e, t);
+	if (p->nthreads == 0)
+		process_free(e, p);
+}
+
+static void on_sigtrap(struct engine *e, struct thread *t)
+{
+	struct user_regs_struct r;
+	struct process *p = t->proc;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	uint64_t at = r.rip - 1;
+	struct breakpoint *bp;
+	if (p->trap && at == p->trap) {
+		return_hit(e, t, &r);
+		thread_resume(e, t, 0);
+	} else if ((bp = bp_find(&p->bps, at)) != NULL) {
+		entry_hit(e, t, bp, &r);
+		thread_resume(e, t, 0);
+	} else {
+		thread_resume(e, t, SIGTRAP); /* the program's own */
+	}
+}
+
+static int is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void on_event(struct engine *e, struct thread *t, int event, int sig)
+{
+	unsigned long msg = 0;
+	switch (event) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
+		if (event == PTRACE_EVENT_CLONE)
+			follow_clone(e, t, (pid_t)msg);
+		else
+			follow_fork(e, t, (pid_t)msg, event == PTRACE_EVENT_VFORK);
+		break;
+	case PTRACE_EVENT_EXEC: {
+		pid_t tid = t->tid;
+		follow_exec(e, t);
+		t = thread_find(e, tid);
+		if (!t)
+			return; /* let go (a vfork child not followed) */
+		break;
+	}
+	case PTRACE_EVENT_EXIT:
+		thread_end_stream(t, 1); /* still alive: its name can be read */
+		break;
+	case PTRACE_EVENT_STOP:
+		t->in_group_stop = is_stop_signal(sig);
+		if (t->proc->detach_on_stop) {
+			follow_let_go(e, t);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	thread_resume(e, t, 0);
+}
+
+void event_handle(struct engine *e, struct thread *t, int status)
+{
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		thread_gone(e, t, status);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	int sig = WSTOPSIG(status), event = status >> 16;
+	e->stops++;
+	t->stopped = 1;
+	if (event != PTRACE_EVENT_STOP)
+		t->in_group_stop = 0;
+	if (event)
+		on_event(e, t, event, sig);
+	else if (sig == SIGTRAP)
+		on_sigtrap(e, t);
+	else
+		thread_resume(e, t, sig);
+}
+
+int event_loop(struct engine *e)
+{
+	while (e->procs) {
+		if (e->attach_mode && engine_stop_requested)
+			return 1;
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				break;
+			engine_error("waitpid: %m");
+			return -1;
+		}
+		struct thread *t = thread_find(e, tid);
+		if (t)
+			event_handle(e, t, status);
+		else
+			follow_unknown_stop(e, tid, status);
+	}
+	return 0;
+}

@@ -1,0 +1,264 @@
+/*
+ * modules.c - the ELF modules mapped in a traced process, from
+ * /proc/PID/maps: MODULE_LOAD / MODULE_UNLOAD records, and deciding which
+ * modules get breakpoints (the executable, and libraries matching --module).
+ *
+ * A module is found by the mapping of its file at offset 0; its load bias
+ * is that mapping's start minus the first PT_LOAD's page-aligned address.
+ * A file merely mmap'ed by the program is told apart by requiring its
+ * executable segment to be mapped executable where the bias puts it.
+ */
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf_image.h"
+#include "engine.h"
+
+struct map_line {
+	uint64_t start, end, offset;
+	char perms[5];
+	char path[PATH_MAX];
+};
+
+struct maps {
+	struct map_line *v;
+	size_t n;
+};
+
+static int read_maps(pid_t pid, struct maps *m)
+{
+	char path[64], line[PATH_MAX + 128];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	size_t cap = 0;
+	m->v = NULL;
+	m->n = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		struct map_line l;
+		unsigned long long inode;
+		int consumed = 0;
+		if (sscanf(line, "%lx-%lx %4s %lx %*s %llu %n", &l.start, &l.end, l.perms, &l.offset,
+			   &inode, &consumed) < 5 ||
+		    inode == 0)
+			continue;
+		snprintf(l.path, sizeof(l.path), "%s", line + consumed);
+		l.path[strcspn(l.path, "\n")] = '\0';
+		if (l.path[0] != '/')
+			continue;
+		if (m->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct map_line *v = realloc(m->v, cap * sizeof(*v));
+			if (!v)
+				break;
+			m->v = v;
+		}
+		m->v[m->n++] = l;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int exec_mapped(const struct maps *m, const char *path, uint64_t addr)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].perms[2] == 'x' && addr >= m->v[i].start && addr < m->v[i].end &&
+		    strcmp(m->v[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+static struct module *known_module(struct process *p, const struct map_line *l)
+{
+	for (size_t i = 0; i < p->nmodules; i++) {
+		struct module *m = &p->modules[i];
+		if (!m->gone && l->start >= m->low && l->start < m->high &&
+		    strcmp(m->path, l->path) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+/* Opens the file behind a mapping, even when it was deleted since. */
+static int open_mapped(pid_t pid, const struct map_line *l, struct elf_image *im)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(l->path);
+	if (len > sizeof(deleted) - 1 && strcmp(l->path + len - (sizeof(deleted) - 1), deleted) == 0) {
+		char path[96];
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid,
+			 (unsigned long)l->start, (unsigned long)l->end);
+		return elf_image_open(im, path);
+	}
+	return elf_image_open(im, l->path);
+}
+
+static struct module *add_module(struct process *p)
+{
+	if (p->nmodules == p->cap_modules) {
+		size_t cap = p->cap_modules ? p->cap_modules * 2 : 16;
+		struct module *v = realloc(p->modules, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		p->modules = v;
+		p->cap_modules = cap;
+	}
+	struct module *m = &p->modules[p->nmodules++];
+	memset(m, 0, sizeof(*m));
+	return m;
+}
+
+static void resolve(const char *path, char *out)
+{
+	if (!realpath(path, out))
+		snprintf(out, PATH_MAX, "%s", path);
+}
+
+/* A new module from its offset-0 mapping; NULL if it is not a loaded ELF. */
+static struct module *load_module(struct process *p, const struct maps *maps,
+				  const struct map_line *l, const char *exe, char *interp)
+{
+	struct elf_image im;
+	if (open_mapped(p->pid, l, &im) < 0)
+		return NULL;
+	uint64_t bias = l->start - im.first_vaddr;
+	struct module *m = NULL;
+	if (im.first_offset == 0 && im.exec_end > 0 &&
+	    exec_mapped(maps, l->path, bias + im.exec_vaddr) && (m = add_module(p))) {
+		m->path = strdup(l->path);
+		m->bias = bias;
+		m->low = bias + im.min_vaddr;
+		m->high = bias + im.max_vaddr;
+		m->exec_low = bias + im.exec_vaddr;
+		m->exec_high = bias + im.exec_end;
+		memcpy(m->build_id, im.build_id, im.build_id_len);
+		m->build_id_len = im.build_id_len;
+		m->is_exe = strcmp(l->path, exe) == 0;
+		if (m->is_exe && im.interp[0])
+			resolve(im.interp, interp);
+		m->seen = 1;
+	}
+	elf_image_close(&im);
+	return m;
+}
+
+static void announce(struct process *p, const struct module *m, uint32_t event)
+{
+	if (!p->muted)
+		trace_write_module(&p->session, event, m->bias, m->low, m->high, m->build_id,
+				   m->build_id_len, m->path);
+}
+
+void modules_announce(struct process *p)
+{
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (!p->modules[i].gone)
+			announce(p, &p->modules[i], MODULE_LOAD);
+}
+
+struct module *modules_exe(struct process *p)
+{
+	for (size_t i = 0; i < p->nmodules; i++)
+		if (p->modules[i].is_exe && !p->modules[i].gone)
+			return &p->modules[i];
+	return NULL;
+}
+
+static int wanted(const struct engine *e, const struct module *m)
+{
+	if (m->is_exe)
+		return 1;
+	if (m->is_rtld || !e->opts->module_filter)
+		return 0;
+	return regexec(e->opts->module_filter, m->path, 0, NULL, 0) == 0;
+}
+
+/* Everything a new module needs: its record, the trap page, breakpoints. */
+static int module_added(struct engine *e, struct thread *t, size_t index)
+{
+	struct process *p = t->proc;
+	struct module *m = &p->modules[index];
+	announce(p, m, MODULE_LOAD);
+	if (m->is_exe && !p->trap && scratch_setup_trap_page(e, t, m) < 0) {
+		engine_error("cannot map the trap page into process %d", (int)p->pid);
+		return -1;
+	}
+	if (m->is_rtld)
+		return rtld_watch(e, t, index);
+	if (!p->trap)
+		return 0;
+	if (unwind_watch(e, t, index) < 0)
+		return -1;
+	if (wanted(e, &p->modules[index]))
+		return instrument_module(e, t, index);
+	return 0;
+}
+
+static void modules_forget_gone(struct engine *e, struct process *p)
+{
+	for (size_t i = 0; i < p->nmodules; i++) {
+		struct module *m = &p->modules[i];
+		if (m->seen || m->gone)
+			continue;
+		m->gone = 1;
+		announce(p, m, MODULE_UNLOAD);
+		if (m->instrumented)
+			bp_forget_module(&p->bps, (uint16_t)i);
+		engine_note(e, "module unloaded: %s", m->path);
+	}
+}
+
+/* Pass 0 looks for the executable only, pass 1 for the rest. */
+static int scan_pass(struct engine *e, struct thread *t, const struct maps *maps, int pass,
+		     const char *exe, char *interp)
+{
+	struct process *p = t->proc;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct map_line *l = &maps->v[i];
+		struct module *m = known_module(p, l);
+		if (m) {
+			m->seen = 1;
+			continue;
+		}
+		if (l->offset != 0 || (pass == 0) != (strcmp(l->path, exe) == 0))
+			continue;
+		m = load_module(p, maps, l, exe, interp);
+		if (!m)
+			continue;
+		char resolved[PATH_MAX];
+		resolve(m->path, resolved);
+		m->is_rtld = interp[0] && strcmp(resolved, interp) == 0;
+		if (module_added(e, t, (size_t)(m - p->modules)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int modules_rescan(struct engine *e, struct thread *t)
+{
+	struct process *p = t->proc;
+	struct maps maps;
+	char path[64], exe[PATH_MAX], interp[PATH_MAX] = "";
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (read_maps(p->pid, &maps) < 0)
+		return -1;
+	for (size_t i = 0; i < p->nmodules; i++)
+		p->modules[i].seen = 0;
+	struct module *known_exe = modules_exe(p);
+	if (known_exe)
+		snprintf(interp, sizeof(interp), "%s", p->interp);
+	int rc = scan_pass(e, t, &maps, 0, exe, interp);
+	if (interp[0])
+		snprintf(p->interp, sizeof(p->interp), "%s", interp);
+	if (rc == 0)
+		rc = scan_pass(e, t, &maps, 1, exe, interp);
+	modules_forget_gone(e, p);
+	free(maps.v);
+	return rc;
+}

@@ -1,0 +1,255 @@
+/*
+ * return_trap.c - a traced call's two stops: the entry breakpoint and the
+ * return trap, with the thread's shadow stack of swapped return addresses.
+ *
+ * At entry, [rsp] is the caller's return address: it goes on the shadow
+ * stack and the trap's address takes its place.  The function's `ret` then
+ * lands on the trap, where %rsp is the entry's %rsp + 8: that finds the
+ * frame (frames abandoned by longjmp above it are closed too), the exit is
+ * recorded and the thread continues at the real return address.  A tail
+ * call finds the trap already at [rsp] and is chained to its caller's
+ * frame, so one trap stop closes both.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include "engine.h"
+
+#define SEARCH_DEPTH 64
+
+static int push_frame(struct thread *t, const struct shadow_frame *f)
+{
+	if (t->depth == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct shadow_frame *v = realloc(t->frames, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		t->frames = v;
+		t->cap = cap;
+	}
+	t->frames[t->depth++] = *f;
+	return 0;
+}
+
+static void record_enter(struct thread *t, uint64_t fn, uint64_t tick)
+{
+	if (t->has_stream)
+		trace_stream_enter(&t->stream, fn, tick);
+}
+
+static void record_exit(struct thread *t, uint64_t fn, uint64_t tick)
+{
+	if (t->has_stream)
+		trace_stream_exit(&t->stream, fn, tick);
+}
+
+/* Runs the plan of a breakpoint whose stop is not a traced call. */
+static void step_untraced(struct thread *t, struct breakpoint *bp, struct user_regs_struct *r,
+			  uint64_t ret)
+{
+	uint64_t pushed[PLAN_MAX_PUSHES];
+	uint64_t entry_rsp = r->rsp;
+	int n = plan_apply(&bp->plan, r, pushed);
+	if (bp->plan.kind == PLAN_RETURN) {
+		r->rip = ret;
+		r->rsp += 8;
+	} else if (n > 0) {
+		mem_write(t->proc, entry_rsp - 8 * (uint64_t)n, pushed, 8 * (size_t)n);
+	}
+	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+}
+
+/* Emulated pushes and the trap, written in one go: [rsp - 8n, rsp + 8). */
+static void write_stack(struct thread *t, uint64_t entry_rsp, const uint64_t *pushed, int n,
+			int with_trap)
+{
+	uint64_t words[PLAN_MAX_PUSHES + 1];
+	memcpy(words, pushed, 8 * (size_t)n);
+	words[n] = t->proc->trap;
+	size_t len = 8 * (size_t)n + (with_trap ? 8 : 0);
+	if (len)
+		mem_write(t->proc, entry_rsp - 8 * (uint64_t)n, words, len);
+}
+
+void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
+	       struct user_regs_struct *r)
+{
+	uint64_t ret;
+	r->rip = bp->address;
+	if (mem_read(t->proc, r->rsp, &ret, sizeof(ret)) < 0)
+		ret = 0;
+	if (bp->kind != BP_FUNCTION) {
+		struct breakpoint copy = *bp; /* a rescan may move the table */
+		if (copy.kind == BP_RTLD)
+			rtld_hit(e, t);
+		else
+			unwind_hit(e, t, &copy, r->rsp);
+		step_untraced(t, &copy, r, ret);
+		return;
+	}
+	uint64_t tick = trace_clock_tick();
+	e->calls++;
+	if (t->unwinding)
+		frames_close_below(t, r->rsp, tick);
+	record_enter(t, bp->address, tick);
+	if (bp->plan.kind == PLAN_RETURN) {
+		uint64_t none[PLAN_MAX_PUSHES];
+		plan_apply(&bp->plan, r, none);
+		record_exit(t, bp->address, tick);
+		r->rip = ret;
+		r->rsp += 8;
+		ptrace(PTRACE_SETREGS, t->tid, 0, r);
+		return;
+	}
+	struct shadow_frame f = {bp->address, ret, r->rsp, 0, 0};
+	f.chained = ret == t->proc->trap && t->depth > 0 && t->frames[t->depth - 1].rsp == r->rsp;
+	if (push_frame(t, &f) < 0) {
+		step_untraced(t, bp, r, ret); /* no memory: the call stays open */
+		return;
+	}
+	uint64_t pushed[PLAN_MAX_PUSHES];
+	uint64_t entry_rsp = r->rsp;
+	int n = plan_apply(&bp->plan, r, pushed);
+	write_stack(t, entry_rsp, pushed, n, !f.chained);
+	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+}
+
+/* The frame a return to the trap with this %rsp closes; -1 if none. */
+static long find_frame(const struct thread *t, uint64_t rsp)
+{
+	size_t low = t->depth > SEARCH_DEPTH ? t->depth - SEARCH_DEPTH : 0;
+	for (size_t i = t->depth; i-- > low;)
+		if (t->frames[i].rsp == rsp - 8)
+			return (long)i;
+	/* ret $n, or a lost frame: the topmost frames below %rsp. */
+	long i = (long)t->depth - 1;
+	if (i < 0 || t->frames[i].rsp >= rsp)
+		return -1;
+	while (i > 0 && t->frames[i - 1].rsp < rsp && t->frames[i - 1].rsp <= t->frames[i].rsp)
+		i--;
+	return i;
+}
+
+/* Closes frames from the top down to `i` and its tail-call chain; returns
+ * the real return address. */
+static uint64_t close_frames(struct thread *t, long i, uint64_t tick)
+{
+	while (i > 0 && t->frames[i].chained && t->frames[i - 1].rsp == t->frames[i].rsp)
+		i--;
+	for (size_t j = t->depth; j-- > (size_t)i;)
+		record_exit(t, t->frames[j].function, tick);
+	t->depth = (size_t)i;
+	return t->frames[i].ret;
+}
+
+void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r)
+{
+	long i = find_frame(t, r->rsp);
+	(void)e;
+	if (i < 0) {
+		engine_error("thread %d returned to the trap with no call open: cannot continue it",
+			     (int)t->tid);
+		r->rip = 0;
+		ptrace(PTRACE_SETREGS, t->tid, 0, r);
+		return;
+	}
+	r->rip = close_frames(t, i, trace_clock_tick());
+	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+}
+
+/* A thread stopped inside an out-of-line slot goes back to the original. */
+static int leave_slot(struct process *p, struct user_regs_struct *r)
+{
+	for (size_t i = 0; i < p->bps.size; i++) {
+		const struct breakpoint *bp = &p->bps.slots[i];
+		if (bp->address == 0 || bp->plan.kind != PLAN_OUT_OF_LINE)
+			continue;
+		if (r->rip == bp->plan.resume) {
+			r->rip = bp->address;
+			return 1;
+		}
+		if (r->rip == bp->plan.resume + bp->plan.ool_len) {
+			r->rip = bp->address + bp->plan.ool_len;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void return_restore(struct engine *e, struct thread *t)
+{
+	struct process *p = t->proc;
+	struct user_regs_struct r;
+	(void)e;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0) {
+		int changed = 0;
+		if (r.rip == p->trap) {
+			long i = find_frame(t, r.rsp);
+			if (i >= 0) {
+				r.rip = close_frames(t, i, trace_clock_tick());
+				changed = 1;
+			}
+		}
+		changed |= leave_slot(p, &r);
+		if (changed)
+			ptrace(PTRACE_SETREGS, t->tid, 0, &r);
+	}
+	for (size_t j = t->depth; j-- > 0;) {
+		const struct shadow_frame *f = &t->frames[j];
+		uint64_t now;
+		if (f->chained || mem_read(p, f->rsp, &now, 8) < 0 || now != p->trap)
+			continue;
+		mem_write(p, f->rsp, &f->ret, 8);
+	}
+	t->depth = 0;
+}
+
+void frames_unswap(struct thread *t)
+{
+	struct process *p = t->proc;
+	for (size_t j = t->depth; j-- > 0;) {
+		struct shadow_frame *f = &t->frames[j];
+		uint64_t now;
+		if (f->chained || f->unswapped || mem_read(p, f->rsp, &now, 8) < 0 || now != p->trap)
+			continue;
+		mem_write(p, f->rsp, &f->ret, 8);
+		f->unswapped = 1;
+	}
+}
+
+/* Frames whose return address lies at or below `rsp` are gone (unwound). */
+void frames_close_below(struct thread *t, uint64_t rsp, uint64_t tick)
+{
+	while (t->depth > 0 && t->frames[t->depth - 1].rsp <= rsp) {
+		t->depth--;
+		record_exit(t, t->frames[t->depth].function, tick);
+	}
+}
+
+void frames_reswap(struct thread *t)
+{
+	struct process *p = t->proc;
+	for (size_t j = 0; j < t->depth; j++) {
+		struct shadow_frame *f = &t->frames[j];
+		uint64_t now;
+		if (!f->unswapped || mem_read(p, f->rsp, &now, 8) < 0)
+			continue;
+		if (now == f->ret)
+			mem_write(p, f->rsp, &p->trap, 8);
+		f->unswapped = 0;
+	}
+}
+
+int shadow_copy(struct thread *dst, const struct thread *src)
+{
+	if (src->depth == 0)
+		return 0;
+	dst->frames = malloc(src->cap * sizeof(*dst->frames));
+	if (!dst->frames)
+		return -1;
+	memcpy(dst->frames, src->frames, src->depth * sizeof(*dst->frames));
+	dst->depth = src->depth;
+	dst->cap = src->cap;
+	return 0;
+}

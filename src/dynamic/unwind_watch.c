@@ -1,0 +1,92 @@
+/*
+ * unwind_watch.c - C++ exceptions and forced unwinding (pthread_exit,
+ * cancellation) through traced frames.
+ *
+ * An unwinder reads return addresses off the stack to find each frame's
+ * unwind information, so it must not find the trap there.  A breakpoint on
+ * each way into the unwinder (_Unwind_RaiseException,
+ * _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind) puts the real return
+ * addresses back for the thread; while it unwinds, a traced function that
+ * is entered (a destructor run by a landing pad) first closes the frames
+ * that have been unwound below it; at __cxa_begin_catch the frames below
+ * the handler are closed and the live ones get their trap again.  So the
+ * tree ends every frame where the runtime's exit hooks would have.
+ */
+#include <string.h>
+#include "elf_image.h"
+#include "engine.h"
+
+static const char *const unwind_entries[] = {
+    "_Unwind_RaiseException",
+    "_Unwind_Resume_or_Rethrow",
+    "_Unwind_ForcedUnwind",
+};
+
+int special_breakpoint(struct engine *e, struct thread *t, size_t index, uint64_t addr,
+		       enum bp_kind kind)
+{
+	struct process *p = t->proc;
+	uint8_t code[32];
+	struct entry_plan plan;
+	if (bp_find(&p->bps, addr) || mem_read_code(p, addr, code, sizeof(code)) < 0)
+		return 0;
+	enum plan_result res = plan_build(&plan, addr, code, sizeof(code));
+	if (res == PLAN_UNPATCHABLE)
+		return 0;
+	if (res == PLAN_NEEDS_SLOT) {
+		uint8_t slot[OOL_SLOT_SIZE];
+		uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, 4096);
+		if (at == 0 || plan_fill_slot(&plan, addr, code, at, slot) < 0 ||
+		    mem_poke_code(p, at, slot, sizeof(slot)) < 0)
+			return 0;
+	}
+	struct breakpoint *bp = bp_add(&p->bps, addr);
+	if (!bp)
+		return -1;
+	bp->orig = code[0];
+	bp->kind = (uint8_t)kind;
+	bp->module = (uint16_t)index;
+	bp->plan = plan;
+	return bp_insert(p, bp);
+}
+
+/* Only the C++ runtime, libgcc and a static executable define these. */
+static int may_define_unwinder(const struct module *m)
+{
+	const char *base = strrchr(m->path, '/');
+	base = base ? base + 1 : m->path;
+	return m->is_exe || strncmp(base, "libgcc_s", 8) == 0 ||
+	       strncmp(base, "libstdc++", 9) == 0 || strncmp(base, "libc++", 6) == 0 ||
+	       strncmp(base, "libunwind", 9) == 0;
+}
+
+int unwind_watch(struct engine *e, struct thread *t, size_t index)
+{
+	struct elf_image im;
+	uint64_t vaddr;
+	int rc = 0;
+	if (!may_define_unwinder(&t->proc->modules[index]) ||
+	    elf_image_open(&im, t->proc->modules[index].path) < 0)
+		return 0;
+	uint64_t bias = t->proc->modules[index].bias;
+	for (size_t i = 0; i < sizeof(unwind_entries) / sizeof(*unwind_entries) && rc == 0; i++)
+		if (elf_image_symbol(&im, unwind_entries[i], &vaddr) == 0)
+			rc = special_breakpoint(e, t, index, vaddr + bias, BP_UNWIND);
+	if (rc == 0 && elf_image_symbol(&im, "__cxa_begin_catch", &vaddr) == 0)
+		rc = special_breakpoint(e, t, index, vaddr + bias, BP_CATCH);
+	elf_image_close(&im);
+	return rc;
+}
+
+void unwind_hit(struct engine *e, struct thread *t, const struct breakpoint *bp, uint64_t rsp)
+{
+	(void)e;
+	if (bp->kind == BP_UNWIND) {
+		frames_unswap(t);
+		t->unwinding = 1;
+		return;
+	}
+	frames_close_below(t, rsp, trace_clock_tick());
+	frames_reswap(t);
+	t->unwinding = 0;
+}

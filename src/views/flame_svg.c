@@ -1,0 +1,444 @@
+/*
+ * flame_svg.c - the ordered flame chart as one self-contained interactive
+ * SVG: x is time (the order calls happened), y is call depth, one band per
+ * thread labelled "pid N tid M name".  Click a frame to zoom to it, search
+ * by regex or text, hover for a tooltip with the call's sequence number,
+ * start time, duration and file:line (flame_svg_script.c has the script).
+ *
+ * It takes two walks.  The first measures: the session's time span and the
+ * depth of each thread.  The second draws, streaming: each call is written
+ * when it exits; calls narrower than min_px are not written one by one but
+ * merged with their narrow neighbours of the same depth into one hatched
+ * "N calls" block.  Only one pending block per depth is kept, so memory is
+ * bounded by call depth and the file by the chart's width times its depth.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "views.h"
+#include "view_util.h"
+
+#define MARGIN 10
+#define CHART_TOP 92
+#define ROW_H 16
+#define BAND_HEAD_H 20
+#define BAND_GAP 10
+#define FOOT_H 28
+#define CHAR_W 6.6 /* 11px monospace */
+
+extern const char flame_svg_script[];
+
+struct band {
+	uint64_t calls;
+	uint32_t rows; /* deepest depth drawn + 1 */
+	uint64_t first_ns, last_ns;
+};
+
+/* Narrow calls of one depth waiting to be written as one block. */
+struct pending {
+	uint64_t n;
+	double x0, x1;
+	uint64_t first_seq, last_seq, start_ns, end_ns;
+	/* The first call, written as a normal frame if it stays alone. */
+	const struct symbol *sym;
+	uint64_t duration_ns;
+	int unfinished;
+};
+
+struct flame_svg {
+	FILE *out;
+	struct flame_svg_options opt;
+	char *title; /* the default title, owned */
+	int failed;
+	struct band *bands;
+	size_t nbands, cap_bands;
+	size_t band;	     /* the band being drawn */
+	int skip;	     /* the thread being drawn has no band */
+	double width, scale; /* chart pixels, pixels per ns */
+	uint64_t t0, span;
+	unsigned y; /* top of the band being drawn */
+	struct pending *pending;
+	uint32_t cap_pending;
+	uint64_t frames, blocks, merged_calls, too_deep;
+};
+
+/* ---- the measuring walk --------------------------------------------------- */
+
+static void measure_begin(void *ctx, const struct walk_thread *t)
+{
+	struct flame_svg *fs = ctx;
+	(void)t;
+	if (fs->nbands == fs->cap_bands) {
+		size_t cap = fs->cap_bands ? fs->cap_bands * 2 : 16;
+		struct band *b = realloc(fs->bands, cap * sizeof(*b));
+		if (!b) {
+			fs->failed = 1;
+			return;
+		}
+		fs->bands = b;
+		fs->cap_bands = cap;
+	}
+	fs->bands[fs->nbands++] = (struct band){.first_ns = UINT64_MAX};
+}
+
+static void measure_exit(void *ctx, const struct walk_event *e)
+{
+	struct flame_svg *fs = ctx;
+	if (!fs->nbands)
+		return;
+	struct band *b = &fs->bands[fs->nbands - 1];
+	b->calls++;
+	if (e->depth < fs->opt.max_rows && e->depth + 1 > b->rows)
+		b->rows = e->depth + 1;
+	if (e->start_ns < b->first_ns)
+		b->first_ns = e->start_ns;
+	if (e->end_ns > b->last_ns)
+		b->last_ns = e->end_ns;
+}
+
+/* ---- writing frames --------------------------------------------------------- */
+
+static unsigned row_y(const struct flame_svg *fs, uint32_t depth)
+{
+	return fs->y + BAND_HEAD_H + depth * ROW_H;
+}
+
+static void frame_label(FILE *out, double x, double w, unsigned y, const char *text)
+{
+	int chars = (int)((w - 6) / CHAR_W);
+	if (chars < 3)
+		return;
+	fprintf(out, "<text x=\"%.3f\" y=\"%u\">", x + 3, y + 11);
+	view_xml_text_cut(out, text, (size_t)chars);
+	fputs("</text>", out);
+}
+
+static void write_frame(struct flame_svg *fs, const struct symbol *s, uint32_t depth, uint64_t seq,
+			uint64_t start_ns, uint64_t duration_ns, int unfinished)
+{
+	FILE *out = fs->out;
+	char start[32], dur[32], place[256], color[16];
+	double x = (double)(start_ns - fs->t0) * fs->scale;
+	double w = (double)duration_ns * fs->scale;
+	unsigned y = row_y(fs, depth);
+	fputs("<g><title>", out);
+	view_xml_text(out, s->name);
+	fprintf(out, "\ncall #%llu \xc2\xb7 start %s \xc2\xb7 duration %s%s\n",
+		(unsigned long long)seq, view_duration(start_ns, start, sizeof(start)),
+		view_duration(duration_ns, dur, sizeof(dur)), unfinished ? " (unfinished)" : "");
+	view_xml_text(out, view_source_place(s, place, sizeof(place)));
+	fputs(*place ? " \xc2\xb7 " : "", out);
+	view_xml_text(out, view_basename(s->module));
+	fprintf(out,
+		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
+		y, w, ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		unfinished ? " class=\"unf\"" : "");
+	frame_label(out, x, w, y, s->name);
+	fputs("</g>\n", out);
+	fs->frames++;
+}
+
+static void write_block(struct flame_svg *fs, const struct pending *p, uint32_t depth)
+{
+	FILE *out = fs->out;
+	char start[32], span[32], label[40];
+	unsigned y = row_y(fs, depth);
+	double w = p->x1 - p->x0;
+	fprintf(out,
+		"<g class=\"m\"><title>%llu calls merged (each narrower than %.2g px)\n"
+		"calls #%llu to #%llu \xc2\xb7 start %s \xc2\xb7 span %s\n"
+		"zoom in on a frame above, or use -F, -D or --tid to see them</title>"
+		"<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"url(#hatch)\"/>",
+		(unsigned long long)p->n, fs->opt.min_px, (unsigned long long)p->first_seq,
+		(unsigned long long)p->last_seq, view_duration(p->start_ns, start, sizeof(start)),
+		view_duration(p->end_ns - p->start_ns, span, sizeof(span)), p->x0, y, w, ROW_H - 1);
+	snprintf(label, sizeof(label), "%llu calls", (unsigned long long)p->n);
+	frame_label(out, p->x0, w, y, label);
+	fputs("</g>\n", out);
+	fs->blocks++;
+	fs->merged_calls += p->n;
+}
+
+static void flush(struct flame_svg *fs, uint32_t depth)
+{
+	struct pending *p = &fs->pending[depth];
+	if (p->n == 1)
+		write_frame(fs, p->sym, depth, p->first_seq, p->start_ns, p->duration_ns,
+			    p->unfinished);
+	else if (p->n > 1)
+		write_block(fs, p, depth);
+	p->n = 0;
+}
+
+static void draw_begin(void *ctx, const struct walk_thread *t)
+{
+	struct flame_svg *fs = ctx;
+	char label[256];
+	const struct band *b = fs->band < fs->nbands ? &fs->bands[fs->band] : NULL;
+	fs->band++;
+	fs->skip = !b || !b->calls;
+	if (fs->skip)
+		return;
+	if (b->rows > fs->cap_pending) {
+		struct pending *p = realloc(fs->pending, b->rows * sizeof(*p));
+		if (!p) {
+			fs->failed = fs->skip = 1;
+			return;
+		}
+		fs->pending = p;
+		fs->cap_pending = b->rows;
+	}
+	memset(fs->pending, 0, b->rows * sizeof(*fs->pending));
+	const char *cmd = t->image && t->image->command ? t->image->command : "";
+	fprintf(fs->out,
+		"<g class=\"band\"><rect class=\"bh\" x=\"0\" y=\"%u\" width=\"%.0f\" "
+		"height=\"%u\"/><text class=\"bl\" x=\"4\" y=\"%u\">",
+		fs->y, fs->width, BAND_HEAD_H - 2, fs->y + 13);
+	view_xml_text(fs->out, view_thread_label(t, label, sizeof(label)));
+	if (*cmd) {
+		fputs(" \xc2\xb7 ", fs->out);
+		view_xml_text_cut(fs->out, cmd, 80);
+	}
+	fprintf(fs->out, " \xc2\xb7 %llu calls</text>\n", (unsigned long long)b->calls);
+}
+
+static void draw_exit(void *ctx, const struct walk_event *e)
+{
+	struct flame_svg *fs = ctx;
+	if (fs->skip)
+		return;
+	if (e->depth >= fs->bands[fs->band - 1].rows) {
+		fs->too_deep++;
+		return;
+	}
+	double x = (double)(e->start_ns - fs->t0) * fs->scale;
+	double w = (double)e->duration_ns * fs->scale;
+	struct pending *p = &fs->pending[e->depth];
+	if (w >= fs->opt.min_px) {
+		flush(fs, e->depth);
+		write_frame(fs, e->sym, e->depth, e->seq, e->start_ns, e->duration_ns,
+			    e->unfinished);
+		return;
+	}
+	if (p->n && x - p->x1 >= fs->opt.min_px)
+		flush(fs, e->depth);
+	if (!p->n) {
+		*p = (struct pending){.x0 = x,
+				      .first_seq = e->seq,
+				      .start_ns = e->start_ns,
+				      .sym = e->sym,
+				      .duration_ns = e->duration_ns,
+				      .unfinished = e->unfinished};
+	}
+	p->n++;
+	p->x1 = fmax(p->x1, x + w);
+	p->last_seq = e->seq;
+	p->end_ns = e->end_ns > p->end_ns ? e->end_ns : p->end_ns;
+}
+
+static void draw_end(void *ctx, const struct walk_thread *t)
+{
+	struct flame_svg *fs = ctx;
+	(void)t;
+	if (fs->skip)
+		return;
+	const struct band *b = &fs->bands[fs->band - 1];
+	for (uint32_t d = 0; d < b->rows; d++)
+		flush(fs, d);
+	fputs("</g>\n", fs->out);
+	fs->y += BAND_HEAD_H + b->rows * ROW_H + BAND_GAP;
+}
+
+/* ---- the document ------------------------------------------------------------ */
+
+static unsigned chart_height(const struct flame_svg *fs)
+{
+	unsigned h = 0;
+	for (size_t i = 0; i < fs->nbands; i++)
+		if (fs->bands[i].calls)
+			h += BAND_HEAD_H + fs->bands[i].rows * ROW_H + BAND_GAP;
+	return h ? h : ROW_H;
+}
+
+static void time_span(struct flame_svg *fs, uint64_t *calls, size_t *threads)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	*calls = 0;
+	*threads = 0;
+	for (size_t i = 0; i < fs->nbands; i++) {
+		const struct band *b = &fs->bands[i];
+		if (!b->calls)
+			continue;
+		*calls += b->calls;
+		++*threads;
+		first = b->first_ns < first ? b->first_ns : first;
+		last = b->last_ns > last ? b->last_ns : last;
+	}
+	fs->t0 = first == UINT64_MAX ? 0 : first;
+	fs->span = last > fs->t0 ? last - fs->t0 : 1;
+	fs->scale = fs->width / (double)fs->span;
+}
+
+static const char flame_style[] =
+    "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+    "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#d4d4d4\"/>"
+    "<rect width=\"2\" height=\"6\" fill=\"#a8a8a8\"/></pattern></defs>\n"
+    "<style>\n"
+    "svg{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:11px}\n"
+    ".ui{font-family:'DejaVu Sans',Verdana,sans-serif}\n"
+    "#chart rect{stroke:#fff;stroke-width:0.5}\n"
+    "#chart rect.unf{stroke:#b00;stroke-dasharray:3,2;stroke-width:1}\n"
+    "#chart text{fill:#000;pointer-events:none}\n"
+    "#chart g:hover>rect{stroke:#000;stroke-width:1}\n"
+    "#chart g.hit>rect{fill:#e040fb}\n"
+    "#chart rect.bh{fill:#e3eaf4;stroke:none}\n"
+    "#chart text.bl{font-weight:bold;fill:#234}\n"
+    "#chart g.band>g{cursor:pointer}\n"
+    ".btn{cursor:pointer}.btn rect{fill:#fff;stroke:#889}.btn:hover rect{fill:#eef}\n"
+    "#tip rect{fill:#fffff0;stroke:#555;filter:drop-shadow(1px 2px 2px #0004)}\n"
+    "#tip text{font-size:12px}#tip .head{font-weight:bold}\n"
+    "#axis line{stroke:#ddd}#axis text{fill:#555;font-size:10px}\n"
+    "</style>\n";
+
+/* The title, and a line of what the chart shows. */
+static void write_titles(struct flame_svg *fs, uint64_t calls, size_t threads)
+{
+	char span[32];
+	unsigned middle = fs->opt.width / 2;
+	fprintf(fs->out,
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
+		"<text class=\"ui\" x=\"%u\" y=\"22\" text-anchor=\"middle\" "
+		"font-size=\"16\" font-weight=\"bold\">",
+		middle);
+	view_xml_text_cut(fs->out, fs->opt.title, 120);
+	fprintf(fs->out,
+		"</text>\n<text class=\"ui\" x=\"%u\" y=\"40\" text-anchor=\"middle\" "
+		"fill=\"#555\">%llu calls in %zu thread%s over %s \xc2\xb7 x: time, y: call "
+		"depth \xc2\xb7 click a frame to zoom, Esc to reset</text>\n",
+		middle, (unsigned long long)calls, threads, threads == 1 ? "" : "s",
+		view_duration(fs->span, span, sizeof(span)));
+}
+
+/* The search box, the match count, the reset button and the axis. */
+static void write_controls(struct flame_svg *fs)
+{
+	unsigned width = fs->opt.width;
+	fprintf(fs->out,
+		"<foreignObject x=\"%u\" y=\"48\" width=\"460\" height=\"28\">"
+		"<div xmlns=\"http://www.w3.org/1999/xhtml\" style=\"font:12px sans-serif\">"
+		"<input id=\"search\" type=\"text\" placeholder=\"search: regex or text\" "
+		"style=\"width:220px\"/> <button id=\"search-go\">Search</button> "
+		"<button id=\"search-clear\">Clear</button></div></foreignObject>\n"
+		"<text id=\"matched\" class=\"ui\" x=\"%u\" y=\"66\" fill=\"#808\"></text>\n"
+		"<g id=\"reset\" class=\"btn ui\" visibility=\"hidden\"><rect x=\"%u\" y=\"50\" "
+		"width=\"90\" height=\"22\" rx=\"4\"/><text x=\"%u\" y=\"65\" "
+		"text-anchor=\"middle\">Reset zoom</text></g>\n"
+		"<g id=\"axis\"></g>\n",
+		MARGIN, MARGIN + 470, width - MARGIN - 90, width - MARGIN - 45);
+}
+
+static void write_head(struct flame_svg *fs)
+{
+	uint64_t calls;
+	size_t threads;
+	time_span(fs, &calls, &threads);
+	unsigned width = fs->opt.width, ch = chart_height(fs);
+	unsigned height = CHART_TOP + ch + FOOT_H;
+	fprintf(fs->out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" "
+		"height=\"%u\" viewBox=\"0 0 %u %u\" data-t0=\"%llu\" data-span=\"%llu\">\n",
+		width, height, width, height, (unsigned long long)fs->t0,
+		(unsigned long long)fs->span);
+	fputs(flame_style, fs->out);
+	write_titles(fs, calls, threads);
+	write_controls(fs);
+	fprintf(fs->out, "<svg id=\"chart\" x=\"%u\" y=\"%u\" width=\"%.0f\" height=\"%u\">\n",
+		MARGIN, CHART_TOP, fs->width, ch);
+}
+
+static void write_tail(struct flame_svg *fs)
+{
+	FILE *out = fs->out;
+	unsigned foot = CHART_TOP + chart_height(fs) + 18;
+	fputs("</svg>\n", out);
+	fprintf(out, "<text id=\"status\" class=\"ui\" x=\"%u\" y=\"%u\" fill=\"#555\">%llu frames",
+		MARGIN, foot, (unsigned long long)fs->frames);
+	if (fs->blocks)
+		fprintf(out, "; %llu calls narrower than %g px merged into %llu hatched blocks",
+			(unsigned long long)fs->merged_calls, fs->opt.min_px,
+			(unsigned long long)fs->blocks);
+	if (fs->too_deep)
+		fprintf(out, ", %llu calls deeper than %u levels not drawn",
+			(unsigned long long)fs->too_deep, fs->opt.max_rows);
+	fputs("</text>\n<g id=\"tip\" visibility=\"hidden\" pointer-events=\"none\">"
+	      "<rect rx=\"4\"/><text></text></g>\n<script><![CDATA[\n",
+	      out);
+	fputs(flame_svg_script, out);
+	fputs("]]></script>\n</svg>\n", out);
+}
+
+/* ---- the interface ------------------------------------------------------------ */
+
+struct flame_svg *flame_svg_new(FILE *out, const struct trace_reader *r,
+				const struct flame_svg_options *o)
+{
+	struct flame_svg *fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return NULL;
+	fs->out = out;
+	if (o)
+		fs->opt = *o;
+	if (!fs->opt.width)
+		fs->opt.width = 1200;
+	if (fs->opt.width < 300)
+		fs->opt.width = 300;
+	if (fs->opt.min_px <= 0)
+		fs->opt.min_px = 1.0;
+	if (!fs->opt.max_rows)
+		fs->opt.max_rows = 1000;
+	if (!fs->opt.title) {
+		const char *cmd = r && r->command && *r->command ? r->command : NULL;
+		if (asprintf(&fs->title, "Flame chart of %s", cmd ? cmd : "the trace") < 0)
+			fs->title = NULL;
+		fs->opt.title = fs->title ? fs->title : "Flame chart";
+	}
+	fs->width = fs->opt.width - 2 * MARGIN;
+	return fs;
+}
+
+void flame_svg_measure_consumer(struct flame_svg *fs, struct walk_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = fs;
+	c->begin_thread = measure_begin;
+	c->exit = measure_exit;
+}
+
+void flame_svg_draw_consumer(struct flame_svg *fs, struct walk_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = fs;
+	c->begin_thread = draw_begin;
+	c->exit = draw_exit;
+	c->end_thread = draw_end;
+	write_head(fs);
+	fs->band = 0;
+	fs->y = 0;
+}
+
+int flame_svg_finish(struct flame_svg *fs)
+{
+	write_tail(fs);
+	return fs->failed ? -1 : 0;
+}
+
+void flame_svg_free(struct flame_svg *fs)
+{
+	if (!fs)
+		return;
+	free(fs->bands);
+	free(fs->pending);
+	free(fs->title);
+	free(fs);
+}
