@@ -33,7 +33,7 @@ all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(UNIT_BIN)
 # The runtime is never instrumented itself, never sanitized (it lives inside
 # the traced program), and exports only the hooks and the public API.
 RT_CFLAGS = $(filter-out -fsanitize=%,$(CFLAGS)) -O2 -fPIC -fvisibility=hidden \
-	-fno-instrument-functions -fno-omit-frame-pointer -ftls-model=initial-exec -Iinclude
+	-fno-instrument-functions -ftls-model=initial-exec -Iinclude
 
 $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -16,8 +16,9 @@
  *   byte0 == 0          end of the stream (the window is zero-filled)
  *
  * Function ids (fid) index a dictionary that each chunk builds: every
- * EV_DEFINE appends one address.  Time deltas are in clock ticks from the
- * previous event of the chunk (the first from chunk.base_tick).  An exit is
+ * EV_DEFINE appends one address.  Time deltas count time units (clock ticks
+ * >> header.tick_shift) from the previous event of the chunk (the first from
+ * chunk.base_tick, in the same units).  An exit is
  * written in the short form only when the writer's own stack of open calls
  * says it ends the innermost one; otherwise (longjmp, coroutines, very deep
  * recursion) it is EV_EXIT_AT with its function id, and the reader unwinds
@@ -52,7 +53,7 @@ struct trace_file_header {
 	uint64_t start_tick;    /* tick, monotonic and realtime ns at creation */
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
-	uint32_t flags;         /* TRACE_FLAG_* */
+	uint32_t tick_shift;    /* event times count ticks >> tick_shift (about 1 ns) */
 	uint32_t command_len;   /* bytes used in command[] */
 	char reserved[64];
 	/* Written by every process of the session: own cache line. */
@@ -83,7 +84,7 @@ struct trace_chunk {
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t seq;         /* per-thread window sequence number */
-	uint64_t base_tick;   /* events: the tick the first delta counts from */
+	uint64_t base_tick;   /* events: the time unit the first delta counts from */
 	uint64_t clock_tick;  /* a tick and the CLOCK_MONOTONIC ns read */
 	uint64_t clock_ns;    /* together: anchors this chunk's ticks */
 };

@@ -410,6 +410,7 @@ static void index_chunks(struct trace_reader *r)
 	if (span.hi_ns - span.lo_ns >= 20000000 && span.hi_tick > span.lo_tick)
 		hz = (double)(span.hi_tick - span.lo_tick) * 1e9 / (double)(span.hi_ns - span.lo_ns);
 	r->ns_per_tick = 1e9 / hz;
+	r->ns_per_unit = r->ns_per_tick * (double)(1u << r->header.tick_shift);
 	finish_threads(r);
 }
 
@@ -429,6 +430,7 @@ static int check_header(struct trace_reader *r, char *err, size_t errlen)
 		return -1;
 	}
 	if (r->header.header_size != TRACE_HEADER_SIZE || r->header.tick_hz == 0 ||
+	    r->header.tick_shift > 16 ||
 	    r->header.command_len > sizeof(r->header.command)) {
 		snprintf(err, errlen, "%s: corrupt trace header", r->path);
 		return -1;
@@ -584,7 +586,7 @@ static int open_window(struct trace_cursor *c)
 	}
 	c->chunk_offset = off;
 	c->tick = h.base_tick;
-	c->anchor_tick = h.clock_tick;
+	c->anchor_tick = h.clock_tick >> r->header.tick_shift;
 	c->anchor_ns = (double)h.clock_ns - (double)r->header.start_mono_ns;
 	c->ndict = 0;
 	c->window_serial++;
@@ -620,7 +622,7 @@ static inline int read_varint(struct trace_cursor *c, uint64_t *out)
 static inline uint64_t event_time(struct trace_cursor *c, uint64_t delta)
 {
 	c->tick += delta;
-	double ns = c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_tick;
+	double ns = c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_unit;
 	uint64_t t = ns > 0 ? (uint64_t)ns : 0;
 	if (t < c->last_ns)
 		t = c->last_ns; /* never backwards within a thread */

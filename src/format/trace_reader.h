@@ -68,7 +68,8 @@ struct trace_reader {
 	const uint8_t *data;
 	size_t size;
 	struct trace_file_header header;
-	double ns_per_tick;
+	double ns_per_tick;  /* of the raw clock */
+	double ns_per_unit;  /* of event times: ticks >> header.tick_shift */
 	char *command; /* the recorded command, joined with spaces */
 	struct trace_image *images;
 	size_t nimages, cap_images;
@@ -118,7 +119,7 @@ struct trace_cursor {
 	size_t window;       /* next window index */
 	const uint8_t *p, *end;
 	uint64_t chunk_offset;
-	uint64_t tick;       /* tick of the last event */
+	uint64_t tick;       /* time unit of the last event */
 	uint64_t anchor_tick;
 	double anchor_ns;    /* ns of anchor_tick since session start */
 	uint64_t last_ns;

@@ -31,6 +31,7 @@ static int map_header(struct trace_session *s)
 		return -1;
 	s->header = h;
 	s->window_size = s->header->window_size;
+	s->tick_shift = s->header->tick_shift;
 	return 0;
 }
 
@@ -51,6 +52,8 @@ int trace_session_create(struct trace_session *s, const char *path,
 	h.window_size = window_size & ~7u;
 	h.clock = (uint32_t)trace_clock_init();
 	h.tick_hz = trace_clock_calibrate(2);
+	while (h.tick_shift < 8 && (h.tick_hz >> (h.tick_shift + 1)) >= 1000000000u)
+		h.tick_shift++; /* a time unit of about a nanosecond keeps deltas small */
 	h.start_mono_ns = trace_clock_monotonic_ns();
 	h.start_tick = trace_clock_tick();
 	h.start_real_ns = realtime_ns();
@@ -217,6 +220,7 @@ int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t
 	memset(st, 0, sizeof(*st));
 	st->session = s;
 	st->tid = tid;
+	st->tick_shift = s->tick_shift;
 	void *mem = mmap(NULL, stream_memory_size(), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
@@ -273,7 +277,7 @@ int trace_stream_refill(struct trace_stream *st, uint64_t tick)
 	struct trace_chunk h;
 	fill_chunk(&h, CHUNK_EVENTS, size, s, st->tid);
 	h.seq = st->seq++;
-	h.base_tick = tick;
+	h.base_tick = tick >> s->tick_shift;
 	h.magic = 0;
 	memcpy(c, &h, sizeof(h));
 	__atomic_store_n(&c->magic, TRACE_CHUNK_MAGIC, __ATOMIC_RELEASE);
@@ -282,7 +286,7 @@ int trace_stream_refill(struct trace_stream *st, uint64_t tick)
 	st->chunk = c;
 	st->pos = (uint8_t *)(c + 1);
 	st->limit = (uint8_t *)c + size - EV_MAX_BYTES;
-	st->last_tick = tick;
+	st->last_unit = tick >> s->tick_shift;
 	st->next_fid = 0;
 	memset(st->fids, 0xff, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
 	return 0;

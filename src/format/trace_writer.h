@@ -21,6 +21,7 @@ struct trace_session {
 	int fd;
 	struct trace_file_header *header; /* MAP_SHARED */
 	uint32_t window_size;
+	uint32_t tick_shift; /* time unit = tick >> tick_shift */
 	uint32_t image; /* this process image's id */
 	uint32_t pid;
 };
@@ -64,7 +65,8 @@ struct trace_fid_slot {
 struct trace_stream {
 	uint8_t *pos;            /* next byte to write */
 	uint8_t *limit;          /* window end - EV_MAX_BYTES; NULL: no window */
-	uint64_t last_tick;
+	uint64_t last_unit;      /* time of the last event: tick >> tick_shift */
+	uint32_t tick_shift;
 	struct trace_fid_slot *fids; /* TRACE_FID_CACHE_SIZE slots */
 	uint64_t *open_calls;    /* addresses of the open calls, innermost last */
 	uint32_t depth;          /* open calls (may exceed TRACE_OPEN_CALLS) */
@@ -110,8 +112,9 @@ static inline uint32_t trace_stream_fid(struct trace_stream *st, uint64_t addres
 
 static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick)
 {
-	uint64_t delta = tick - st->last_tick;
-	st->last_tick = tick;
+	uint64_t unit = tick >> st->tick_shift;
+	uint64_t delta = unit - st->last_unit;
+	st->last_unit = unit;
 	return (int64_t)delta < 0 ? 0 : delta;
 }
 

@@ -28,7 +28,7 @@ static int stream_busy(const struct trace_stream *st)
 /* After a stop/start: calls open at the stop end there. */
 static void notice_new_generation(struct thread_state *t, uint32_t state)
 {
-	trace_stream_pause(&t->stream, t->stream.last_tick);
+	trace_stream_pause(&t->stream, trace_clock_tick());
 	t->gen = state;
 }
 
