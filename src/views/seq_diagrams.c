@@ -14,14 +14,13 @@ static void name(FILE *out, const char *s)
 		char c;
 		const char *lookalike;
 	} subst[] = {
-		{'-', "\xe2\x80\x90"}, /* U+2010 hyphen */
-		{':', "\xe2\x88\xb6"}, /* U+2236 ratio */
-		{',', "\xe2\x80\x9a"}, /* U+201A low quotation mark */
-		{'<', "\xe2\x80\xb9"}, /* U+2039 angle quotation marks */
-		{'>', "\xe2\x80\xba"},
-		{'"', "\xe2\x80\x9d"}, /* U+201D */
-		{'#', "\xef\xbc\x83"}, /* U+FF03 fullwidth number sign */
-		{'\n', " "},
+	    {'-', "\xe2\x80\x90"},			  /* U+2010 hyphen */
+	    {':', "\xe2\x88\xb6"},			  /* U+2236 ratio */
+	    {',', "\xe2\x80\x9a"},			  /* U+201A low quotation mark */
+	    {'<', "\xe2\x80\xb9"},			  /* U+2039 angle quotation marks */
+	    {'>', "\xe2\x80\xba"}, {'"', "\xe2\x80\x9d"}, /* U+201D */
+	    {'#', "\xef\xbc\x83"},			  /* U+FF03 fullwidth number sign */
+	    {'\n', " "},
 	};
 	for (; *s; s++) {
 		size_t i = 0;

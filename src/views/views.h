@@ -11,8 +11,11 @@
 #include "../format/trace_reader.h"
 
 /* ---- flame chart, interactive SVG (flame_svg.c) --------------------------
- * Needs two walks: the first measures (time span, depth of each thread),
- * the second draws.  Frames narrower than min_px are merged while drawing. */
+ * Needs two walks of the same stream: the first, with the measure consumer,
+ * finds the time span and the depth of each thread; the draw consumer then
+ * writes the head of the document and draws while walking.  Frames
+ * narrower than min_px are merged as they come.  `r` (may be NULL) gives
+ * the default title. */
 struct flame_svg_options {
 	const char *title;
 	unsigned width;	   /* pixels; 0: 1200 */

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# views_flame.sh - `calltrace flame`: the folded stacks count every call of
+# multimod (27, across its threads and processes) and honour the filters;
+# the SVG parses as XML, has one band per thread, accounts for every call in
+# a frame or a merged block; a run of 100000 tiny calls is merged while
+# streaming into a small file.
+source "$(dirname "$0")/lib.sh"
+setup
+check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")"; }
+
+build_multimod "$WORK/mm" pie
+record mm "$WORK/mm/multimod" "$WORK/mm/plugin.so"
+to_json mm
+calls=$(check_tree count "$WORK/mm.json")
+[ "$calls" = 27 ] || fail "multimod made $calls calls, 27 expected"
+
+# Folded stacks: counts round-trip, one line per distinct stack.
+ct flame --folded "$WORK/mm.trace" >"$WORK/mm.folded"
+total=$(check folded "$WORK/mm.folded")
+[ "$total" = 27 ] || fail "folded stacks count $total calls, 27 expected"
+for stack in "main;use_shared;sh_scale;sh_clamp=1" "main;fork_exit_child;wait_child=1" \
+	"child_exit_work;sh_scale;sh_clamp=1" "thread_a_main;a_step;st_square=1" "main=1"; do
+	got=$(check folded-count "$WORK/mm.folded" "${stack%=*}")
+	[ "$got" = "${stack##*=}" ] || fail "folded: ${stack%=*} counts $got, ${stack##*=} expected"
+done
+ct flame --folded --per-thread -o "$WORK/mm.threads.folded" "$WORK/mm.trace"
+[ "$(check folded "$WORK/mm.threads.folded")" = 27 ] || fail "--per-thread changes the count"
+grep -q "^pid [0-9]* tid [0-9]* multimod;thread_b_main;b_step;sh_clamp 1$" "$WORK/mm.threads.folded" ||
+	fail "--per-thread stacks do not start with the thread"
+ct flame --folded --self-time "$WORK/mm.trace" >"$WORK/mm.self.folded"
+check folded "$WORK/mm.self.folded" >/dev/null
+
+# The filters of replay apply.
+ct flame --folded -F '^use_shared$' "$WORK/mm.trace" >"$WORK/mm.F.folded"
+[ "$(check folded "$WORK/mm.F.folded")" = 3 ] || fail "flame -F use_shared: not 3 calls"
+grep -q "^use_shared;sh_scale;sh_clamp 1$" "$WORK/mm.F.folded" || fail "flame -F: stacks do not start at use_shared"
+ct flame --folded -D 1 "$WORK/mm.trace" >"$WORK/mm.D.folded"
+[ "$(check folded "$WORK/mm.D.folded")" = 5 ] || fail "flame -D 1: not the 5 outermost calls"
+
+# The SVG: every call drawn or merged, a band per thread.
+ct flame -o "$WORK/mm.svg" "$WORK/mm.trace"
+read -r drawn bands < <(check flame "$WORK/mm.svg")
+[ "$drawn" = 27 ] && [ "$bands" = 5 ] || fail "flame SVG shows $drawn calls in $bands bands, 27 in 5 expected"
+check flame-bands "$WORK/mm.svg" >"$WORK/mm.bands"
+grep -Eq '^pid [0-9]+ tid [0-9]+ multimod' "$WORK/mm.bands" || fail "band labels are not 'pid N tid M name': $(head -n 1 "$WORK/mm.bands")"
+(cd "$WORK" && "$CALLTRACE" flame mm.trace 2>/dev/null) && [ -s "$WORK/flame.svg" ] ||
+	fail "flame without -o does not write flame.svg"
+
+# 100000 calls of a few ns beside one of 20 ms: merged into hatched blocks.
+cat >"$WORK/many.c" <<'C'
+#include <time.h>
+static volatile int sink;
+static void tiny(int i) { sink += i; }
+static void pause_a_bit(void) { struct timespec t = {0, 20000000}; nanosleep(&t, 0); }
+int main(void) { for (int i = 0; i < 100000; i++) tiny(i); pause_a_bit(); return 0; }
+C
+build_c many "$WORK/many.c"
+record many "$WORK/many"
+ct flame -o "$WORK/many.svg" "$WORK/many.trace"
+read -r drawn bands < <(check flame "$WORK/many.svg")
+[ "$drawn" = 100002 ] || fail "many: $drawn calls accounted for in the SVG, 100002 expected"
+size=$(stat -c %s "$WORK/many.svg")
+[ "$size" -lt 300000 ] || fail "many: the SVG of 100000 tiny calls is $size bytes: not merged"
+grep -q 'class="m"' "$WORK/many.svg" || fail "many: no merged block"
+
+# Errors: a bad option value and a missing trace fail with a message.
+! "$CALLTRACE" flame --width abc "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "width" "$WORK/err" ||
+	fail "flame --width abc does not fail with a message"
+! "$CALLTRACE" flame -o "$WORK/x.svg" "$WORK/none.trace" 2>"$WORK/err" && grep -q "^calltrace: " "$WORK/err" ||
+	fail "flame on a missing trace does not fail with a message"
+"$CALLTRACE" flame --help | grep -q -- "--folded" || fail "flame --help says nothing of --folded"
+pass

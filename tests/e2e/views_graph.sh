@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# views_graph.sh - `calltrace graph` on multimod: the dot text renders with
+# graphviz, clusters the functions by module and labels the edges with
+# their calls; the SVG (through dot, and our own layout) parses as XML.
+source "$(dirname "$0")/lib.sh"
+setup
+need_cmd dot
+check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")"; }
+
+build_multimod "$WORK/mm" pie
+record mm "$WORK/mm/multimod" "$WORK/mm/plugin.so"
+T=$WORK/mm.trace
+
+ct graph "$T" >"$WORK/mm.dot"
+dot -Tsvg "$WORK/mm.dot" -o "$WORK/mm.dot.svg" 2>"$WORK/dot.err" || fail "dot cannot render it: $(tail -n 1 "$WORK/dot.err")"
+check xml "$WORK/mm.dot.svg" "libshared.so" "plugin.so" "sh_clamp" "4 calls"
+check dot "$WORK/mm.dot" >"$WORK/mm.graph"
+grep -qxF "cluster libshared.so: sh_clamp sh_scale" "$WORK/mm.graph" || fail "no libshared.so cluster with sh_scale and sh_clamp"
+grep -qxF "cluster plugin.so: pl_double pl_entry" "$WORK/mm.graph" || fail "no plugin.so cluster"
+grep -q "^cluster multimod: .*\bst_square\b" "$WORK/mm.graph" || fail "st_square (static library) is not in the multimod cluster"
+grep -q '^sh_scale -> sh_clamp: 2 calls\\n' "$WORK/mm.graph" || fail "no edge sh_scale -> sh_clamp with 2 calls"
+grep -q '^use_plugin -> pl_entry: 1 call\\n[0-9.]* [nmu]*s$' "$WORK/mm.graph" || fail "no edge use_plugin -> pl_entry with its time"
+[ "$(grep -c -- ' -> ' "$WORK/mm.graph")" = 21 ] || fail "not 21 caller/callee pairs"
+[ "$(grep -Ec '^\s*n[0-9]+ \[label=' "$WORK/mm.dot")" = 20 ] || fail "not 20 functions"
+
+ct graph -f svg -o "$WORK/g.svg" "$T"
+check xml "$WORK/g.svg" "libshared.so" "pl_double"
+ct graph -f svg --own-layout -o "$WORK/own.svg" "$T"
+check xml "$WORK/own.svg" "libshared.so" "plugin.so" "multimod" "pl_double" "thread_b_main" "2 calls"
+ct graph -f dot -F '^thread_a_main$' "$T" >"$WORK/a.dot"
+[ "$(grep -Ec '^\s*n[0-9]+ \[label=' "$WORK/a.dot")" = 3 ] || fail "graph -F thread_a_main: not 3 functions"
+! "$CALLTRACE" graph -f png "$T" >/dev/null 2>"$WORK/err" && grep -q "unknown format" "$WORK/err" ||
+	fail "graph -f png does not fail with a message"
+pass
