@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# core_errors.sh - errors are one line on stderr starting "calltrace: " and a
+# non-zero exit, never a crash: a program that does not exist, a missing
+# trace, a file that is not a trace, truncated and corrupted traces (where an
+# error or an output that still parses are both right), unknown options and
+# commands; --help of every command exits 0 with the usage on stdout.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+READERS=(replay report info json)
+
+# run_ct NAME ARG...: runs calltrace; $WORK/NAME.{out,err}, exit code in $RC.
+run_ct() {
+	local name=$1
+	shift
+	RC=0
+	{ "$CALLTRACE" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || RC=$?; } 2>/dev/null
+	[ "$RC" -lt 128 ] || fail "calltrace $* crashed (exit $RC): $(head -c 200 "$WORK/$name.err")"
+}
+
+# one_error NAME WHAT: the run failed with exactly one "calltrace: " line.
+one_error() {
+	[ "$RC" != 0 ] || fail "$2: exit code 0"
+	[ "$(wc -l <"$WORK/$1.err")" = 1 ] && grep -q '^calltrace: ' "$WORK/$1.err" ||
+		fail "$2: stderr is not one 'calltrace: ' line: $(head -c 200 "$WORK/$1.err")"
+}
+
+# readers_fail FILE WHAT: every reading command rejects FILE.
+readers_fail() {
+	local cmd
+	for cmd in "${READERS[@]}"; do
+		run_ct "r_$cmd" "$cmd" "$1"
+		one_error "r_$cmd" "$cmd on $2"
+	done
+}
+
+# valid_json WHAT: $WORK/r_json.out is a valid document (outputs already
+# checked are not checked again).
+declare -A VALID_JSON
+valid_json() {
+	local sum
+	sum=$(md5sum <"$WORK/r_json.out")
+	[ -z "${VALID_JSON[$sum]:-}" ] || return 0
+	python3 "$ROOT/tests/e2e/check_tree.py" schema "$WORK/r_json.out" 2>"$WORK/schema.err" ||
+		fail "json on $1: exit 0 but the output is not valid: $(tail -n 1 "$WORK/schema.err")"
+	VALID_JSON[$sum]=1
+}
+
+# readers_cope FILE WHAT: every reading command either fails cleanly or
+# succeeds, and then json's output is a valid document.
+readers_cope() {
+	local cmd
+	for cmd in "${READERS[@]}"; do
+		run_ct "r_$cmd" "$cmd" "$1"
+		if [ "$RC" != 0 ]; then
+			[ -s "$WORK/r_$cmd.err" ] || fail "$cmd on $2: exit $RC without a message"
+			! grep -qv '^calltrace: ' "$WORK/r_$cmd.err" ||
+				fail "$cmd on $2: a stderr line without 'calltrace: ': $(grep -v '^calltrace: ' "$WORK/r_$cmd.err" | head -n 1)"
+		elif [ "$cmd" = json ]; then
+			valid_json "$2"
+		fi
+	done
+}
+
+# A program that does not exist.
+run_ct rec record -o "$WORK/none.trace" "$WORK/no-such-program"
+one_error rec "record of a missing program"
+
+# A missing trace, the default one included, a directory, and files that
+# are not traces.
+run_ct missing replay "$WORK/missing.trace"
+one_error missing "replay of a missing file"
+cd "$WORK"
+run_ct default report
+cd "$ROOT"
+one_error default "report without calltrace.trace in the directory"
+readers_fail "$WORK" "a directory"
+: >"$WORK/empty.trace"
+readers_fail "$WORK/empty.trace" "an empty file"
+printf 'this is not a trace\n%.0s' {1..500} >"$WORK/text.trace"
+readers_fail "$WORK/text.trace" "a text file"
+
+# A real trace, cut and damaged: 3000 calls, about 12 KB of events at the
+# start of the first event window.
+build_c longrun "$PROGRAMS/longrun.c"
+record good "$WORK/longrun" 3000
+good=$WORK/good.trace
+readers_cope "$good" "the intact trace"
+size=$(stat -c %s "$good")
+head -c 100 "$good" >"$WORK/cut100.trace"
+readers_fail "$WORK/cut100.trace" "a trace cut inside its header"
+for n in 4096 4200 6000 12000 $((size / 2)) $((size - 1)); do
+	[ "$n" -lt "$size" ] || continue
+	head -c "$n" "$good" >"$WORK/cut.trace"
+	readers_cope "$WORK/cut.trace" "the trace cut to $n of $size bytes"
+done
+
+# corrupt OFFSET BYTE COUNT: a copy of the good trace with COUNT bytes of
+# value BYTE written at OFFSET.
+corrupt() {
+	cp "$good" "$WORK/bad.trace"
+	head -c "$3" /dev/zero | tr '\0' "\\$(printf '%03o' "$2")" |
+		dd of="$WORK/bad.trace" bs=1 seek="$1" conv=notrunc status=none
+}
+corrupt 0 65 8
+readers_fail "$WORK/bad.trace" "a trace with a damaged magic"
+for offset in 8 4096 4104 4112 4200 6000 10000 $((size / 2)) $((size * 3 / 4)) $((size - 64)); do
+	for byte in 255 0 65; do
+		[ "$offset" -lt "$size" ] || continue
+		corrupt "$offset" "$byte" 16
+		readers_cope "$WORK/bad.trace" "the trace with 16 bytes of $byte at $offset"
+	done
+done
+
+# --help, unknown options and commands.
+for cmd in record replay report info json; do
+	run_ct help "$cmd" --help
+	[ "$RC" = 0 ] || fail "calltrace $cmd --help exited $RC"
+	grep -q "$cmd" "$WORK/help.out" || fail "calltrace $cmd --help: no usage on stdout"
+	run_ct badopt "$cmd" --no-such-option "$good"
+	one_error badopt "calltrace $cmd --no-such-option"
+done
+run_ct badcmd no-such-command
+one_error badcmd "calltrace no-such-command"
+run_ct badcmd replay -D notanumber "$good"
+one_error badcmd "replay -D notanumber"
+run_ct badcmd replay -F '(' "$good"
+one_error badcmd "replay -F '(' (a bad regex)"
+pass

@@ -1,0 +1,303 @@
+# lib.sh - helpers for the end-to-end tests; each tests/e2e/*.sh sources it.
+#
+# Environment (set by tests/run_tests.sh; defaults to the repo's build/):
+#   CALLTRACE  the calltrace binary      RUNTIME  libcalltrace.so
+#   BUILD      the build directory
+# A test exits 0 (pass), 77 (skip) or 1 (fail), with a one-line reason last.
+
+set -Eeuo pipefail
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	echo "lib.sh holds helpers for the tests; it is not a test"
+	exit 77
+fi
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+CALLTRACE=${CALLTRACE:-$BUILD/bin/calltrace}
+RUNTIME=${RUNTIME:-$BUILD/lib/libcalltrace.so}
+# Relative paths are taken from where the test was started.
+abs_path() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	*) printf '%s\n' "$PWD/$1" ;;
+	esac
+}
+BUILD=$(abs_path "$BUILD")
+CALLTRACE=$(abs_path "$CALLTRACE")
+RUNTIME=$(abs_path "$RUNTIME")
+PROGRAMS=$ROOT/tests/programs
+TEST_NAME=$(basename "$0" .sh)
+WORK=
+
+# Flags of every traced test program: debug info, hooks, no inlining.
+CFLAGS_TRACED=(-g -O0 -finstrument-functions -Wall -Wextra)
+
+# In a $(...) subshell the reason goes to stderr, so that it is not captured.
+fail() {
+	local reason="$*"
+	reason=${reason//$'\n'/ | }
+	if [ "$BASHPID" != "$$" ]; then
+		echo "FAIL $TEST_NAME: $reason" >&2
+	else
+		echo "FAIL $TEST_NAME: $reason"
+	fi
+	exit 1
+}
+
+skip() {
+	echo "SKIP $TEST_NAME: $*"
+	exit 77
+}
+
+pass() {
+	echo "PASS $TEST_NAME"
+	exit 0
+}
+
+trap 'fail "unexpected error (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
+
+# The shell's own "Segmentation fault" notices go nowhere: a test checks the
+# exit codes.
+
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "$c is not installed"
+	done
+}
+
+# Makes $WORK, removed when the test ends; skips when gcc, python3 or binutils
+# are missing.
+setup() {
+	need_cmd gcc python3 nm addr2line
+	[ -x "$CALLTRACE" ] || fail "no calltrace binary at $CALLTRACE"
+	WORK=$(mktemp -d)
+	trap 'rm -rf "$WORK"' EXIT
+}
+
+# build_c OUT SOURCE... [FLAG...]: compiles an instrumented C program into $WORK/OUT.
+build_c() {
+	local out=$1
+	shift
+	gcc -std=gnu11 "${CFLAGS_TRACED[@]}" -o "$WORK/$out" "$@" -pthread ||
+		fail "cannot compile $out"
+}
+
+# build_cxx OUT SOURCE... [FLAG...]: the same for C++.
+build_cxx() {
+	local out=$1
+	shift
+	need_cmd g++
+	g++ -std=c++17 "${CFLAGS_TRACED[@]}" -o "$WORK/$out" "$@" -pthread ||
+		fail "cannot compile $out"
+}
+
+# build_multimod DIR pie|nopie: builds tests/programs/multimod into DIR:
+# DIR/multimod (exe with libstatic.a linked in), DIR/libshared.so, DIR/plugin.so.
+build_multimod() {
+	local dir=$1 src=$PROGRAMS/multimod pic=(-fPIE) link=(-pie)
+	mkdir -p "$dir"
+	if [ "$2" = nopie ]; then
+		pic=(-fno-pie)
+		link=(-no-pie)
+	fi
+	gcc -std=gnu11 "${CFLAGS_TRACED[@]}" "${pic[@]}" -c "$src/static.c" -o "$dir/static.o" &&
+		ar rcs "$dir/libstatic.a" "$dir/static.o" &&
+		gcc -std=gnu11 "${CFLAGS_TRACED[@]}" -fPIC -shared "$src/shared.c" -o "$dir/libshared.so" &&
+		gcc -std=gnu11 "${CFLAGS_TRACED[@]}" -fPIC -shared "$src/plugin.c" -o "$dir/plugin.so" &&
+		gcc -std=gnu11 "${CFLAGS_TRACED[@]}" "${pic[@]}" "${link[@]}" "$src/main.c" -o "$dir/multimod" \
+			-L"$dir" -lstatic -lshared -Wl,-rpath,"$dir" -ldl -pthread ||
+		fail "cannot build multimod ($2)"
+}
+
+# run_plain NAME PROG [ARG...]: runs untraced; $WORK/NAME.plain.{out,err}, $PLAIN_RC.
+run_plain() {
+	local name=$1
+	shift
+	PLAIN_RC=0
+	{ "$@" >"$WORK/$name.plain.out" 2>"$WORK/$name.plain.err" || PLAIN_RC=$?; } 2>/dev/null
+}
+
+# record NAME PROG [ARG...]: records $WORK/NAME.trace; output in
+# $WORK/NAME.{out,err}, calltrace's exit code in $RC.
+record() {
+	local name=$1
+	shift
+	RC=0
+	{ "$CALLTRACE" record -o "$WORK/$name.trace" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" ||
+		RC=$?; } 2>/dev/null
+	[ -s "$WORK/$name.trace" ] || fail "record $name: no trace written (exit $RC): $(head -c 300 "$WORK/$name.err")"
+}
+
+# same_as_plain NAME: the traced run printed what the plain run printed (stderr
+# apart from calltrace's own lines) and exited the same way.
+same_as_plain() {
+	local name=$1
+	[ "$RC" = "$PLAIN_RC" ] || fail "$name: traced exit code $RC, untraced $PLAIN_RC"
+	cmp -s "$WORK/$name.out" "$WORK/$name.plain.out" || {
+		diff -u "$WORK/$name.plain.out" "$WORK/$name.out" >&2 || true
+		fail "$name: traced stdout differs from the untraced one"
+	}
+	grep -v '^calltrace: ' "$WORK/$name.err" >"$WORK/$name.err.prog" || true
+	cmp -s "$WORK/$name.err.prog" "$WORK/$name.plain.err" ||
+		fail "$name: traced stderr differs: $(head -c 300 "$WORK/$name.err")"
+	grep -q "^calltrace: .*$name.trace" "$WORK/$name.err" ||
+		fail "$name: no 'calltrace: ' line naming the trace on stderr"
+}
+
+# ct CMD [ARG...]: runs a calltrace command that must succeed; stdout is passed on.
+ct() {
+	local rc=0
+	"$CALLTRACE" "$@" 2>"$WORK/ct.err" || rc=$?
+	[ "$rc" = 0 ] || fail "calltrace $* exited $rc: $(head -c 300 "$WORK/ct.err")"
+}
+
+# to_json NAME [OPTION...]: $WORK/NAME.json from $WORK/NAME.trace, schema checked.
+to_json() {
+	local name=$1
+	shift
+	ct json "$@" -o "$WORK/$name.json" "$WORK/$name.trace"
+	check_tree schema "$WORK/$name.json"
+}
+
+check_tree() {
+	python3 "$ROOT/tests/e2e/check_tree.py" "$@" 2>"$WORK/check.err" ||
+		fail "check_tree $1: $(tail -n 1 "$WORK/check.err")"
+}
+
+# expect_text WHAT EXPECTED_FILE GOT_FILE: the two texts are equal.
+expect_text() {
+	cmp -s "$2" "$3" && return 0
+	diff -u "$2" "$3" >&2 || true
+	fail "$1 differs from the expected (first difference: $(diff "$2" "$3" | grep -m1 '^[<>]'))"
+}
+
+# expect_trees NAME: the rendered trees of $WORK/NAME.json equal stdin.
+expect_trees() {
+	cat >"$WORK/$1.expected"
+	check_tree render "$WORK/$1.json" >"$WORK/$1.got"
+	expect_text "call trees of $1" "$WORK/$1.expected" "$WORK/$1.got"
+}
+
+# repeat N TEXT: TEXT on N lines.
+repeat() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		printf '%s\n' "$2"
+	done
+}
+
+# meta NAME FIELD: metadata[FIELD] of $WORK/NAME.json.
+meta() {
+	python3 "$ROOT/tests/e2e/check_tree.py" meta "$WORK/$1.json" "$2"
+}
+
+# expect_meta NAME FIELD VALUE
+expect_meta() {
+	local got
+	got=$(meta "$1" "$2")
+	[ "$got" = "$3" ] || fail "$1: metadata.$2 is $got, expected $3"
+}
+
+# tree_of NAME ROOT: "key pid tid image" of the one tree whose first call is ROOT.
+tree_of() {
+	local found
+	found=$(check_tree trees "$WORK/$1.json" | awk -v r="$2" '$5 == r { print $1, $2, $3, $4 }')
+	[ -n "$found" ] && [ "$(printf '%s\n' "$found" | wc -l)" = 1 ] ||
+		fail "$1: not exactly one tree rooted at $2"
+	printf '%s\n' "$found"
+}
+
+# tree_field NAME ROOT N: field N (1 key, 2 pid, 3 tid, 4 image) of that tree.
+tree_field() {
+	local t
+	t=$(tree_of "$1" "$2")
+	printf '%s\n' "$t" | cut -d' ' -f"$3"
+}
+
+# multimod_test pie|nopie: the whole check of tests/programs/multimod.
+multimod_test() {
+	local mode=$1 dir modules
+	setup
+	dir=$WORK/mm
+	build_multimod "$dir" "$mode"
+	modules=("$dir/libshared.so" "$dir/plugin.so" "$dir/multimod")
+	if [ "$mode" = nopie ]; then
+		# Not relocated: runtime addresses are nm's.
+		modules=("$dir/libshared.so" "$dir/plugin.so" --exact "$dir/multimod")
+	fi
+	run_plain mm "$dir/multimod" "$dir/plugin.so"
+	record mm "$dir/multimod" "$dir/plugin.so"
+	same_as_plain mm
+	to_json mm
+	check_tree schema "$WORK/mm.json" --command "$dir/multimod $dir/plugin.so" --total --files
+	expect_trees mm <<'TREES'
+== process 1 main
+main
+  use_static
+    st_square
+    st_add
+  use_shared
+    sh_scale
+      sh_clamp
+  use_plugin
+    pl_entry
+      pl_double
+  fork_exit_child
+    wait_child
+  fork_quick_exit_child
+    wait_child
+  run_threads
+== process 1 thread
+thread_a_main
+  a_step
+    st_square
+== process 1 thread
+thread_b_main
+  b_step
+    sh_clamp
+== process 2 main
+child_exit_work
+  st_add
+  sh_scale
+    sh_clamp
+== process 3 main
+child_quick_work
+  sh_clamp
+TREES
+	check_tree lines "$WORK/mm.json" "${modules[@]}"
+	expect_replay mm
+	expect_meta mm processes 3
+	expect_meta mm threads 5
+	multimod_pids
+}
+
+# The threads run in the parent's process, each child in a process of its own.
+multimod_pids() {
+	local parent a b c1 c2
+	parent=$(tree_field mm main 2)
+	a=$(tree_field mm thread_a_main 2)
+	b=$(tree_field mm thread_b_main 2)
+	c1=$(tree_field mm child_exit_work 2)
+	c2=$(tree_field mm child_quick_work 2)
+	[ "$a" = "$parent" ] && [ "$b" = "$parent" ] || fail "mm: the threads are not in the parent's pid $parent"
+	[ "$c1" != "$parent" ] && [ "$c2" != "$parent" ] && [ "$c1" != "$c2" ] ||
+		fail "mm: the children's pids $c1 $c2 are not their own (parent $parent)"
+}
+
+# report_calls REPORT FUNCTION: the call count that `calltrace report` shows.
+report_calls() {
+	python3 "$ROOT/tests/e2e/check_tree.py" report-calls "$1" "$2" 2>"$WORK/report.err" ||
+		fail "$(tail -n 1 "$WORK/report.err")"
+}
+
+# expect_replay NAME [OPTION...]: `calltrace replay OPTION...` of
+# $WORK/NAME.trace shows, thread by thread, the calls of $WORK/NAME.json in
+# the same order and at the same depths.
+expect_replay() {
+	local name=$1
+	shift
+	ct replay "$@" "$WORK/$name.trace" >"$WORK/$name.replay"
+	check_tree replay-order "$WORK/$name.replay" "$WORK/$name.json"
+}
