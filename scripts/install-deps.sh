@@ -5,7 +5,10 @@ set -euo pipefail
 
 packages=(gcc g++ make libc6-dev libdw-dev libelf-dev python3 binutils procps
           uftrace ltrace graphviz python3-seqdiag plantuml default-jre-headless
-          chromium nodejs npm)
+          chromium)
+# Node.js may come from elsewhere (with its own npm): only ask for it if missing.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

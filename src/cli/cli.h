@@ -18,6 +18,7 @@ struct cli_trace {
 	struct symbol_table *symbols;
 	struct walk_filters filters;
 	regex_t only_re, hide_re;
+	int problems_reported;
 };
 
 /* Prints "calltrace: <message>" to stderr. */

@@ -243,7 +243,9 @@ int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct wa
 		pthread_mutex_unlock(&p.lock);
 		pthread_join(p.thread, NULL);
 	}
-	report_problems(t->reader);
+	if (!t->problems_reported)
+		report_problems(t->reader);
+	t->problems_reported = 1;
 	return rc;
 }
 

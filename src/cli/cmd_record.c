@@ -294,14 +294,9 @@ static char *join_command(char **argv, size_t *len)
 }
 
 static int record_with_runtime(struct record_options *o, struct trace_session *s,
-			       const char *program, char **argv, const char *trace)
+			       const char *runtime, const char *program, char **argv,
+			       const char *trace)
 {
-	char runtime[PATH_MAX];
-	if (find_runtime(runtime, sizeof(runtime)) < 0) {
-		cli_error("cannot find the runtime library libcalltrace.so next to calltrace "
-			  "(set CALLTRACE_RUNTIME)");
-		return -1;
-	}
 	set_preload_environment(runtime, trace, o);
 	pid_t child = 0;
 	int status = run_program(program, argv, &child);
@@ -333,6 +328,12 @@ int cmd_record(int argc, char **argv)
 		}
 		use_dynamic = 0;
 	}
+	char runtime[PATH_MAX];
+	if (!use_dynamic && find_runtime(runtime, sizeof(runtime)) < 0) {
+		cli_error("cannot find the runtime library libcalltrace.so next to calltrace "
+			  "(set CALLTRACE_RUNTIME)");
+		return 127;
+	}
 	size_t command_len;
 	char *command = join_command(argv + first, &command_len);
 	struct trace_session s;
@@ -354,7 +355,7 @@ int cmd_record(int argc, char **argv)
 		o.dyn.argv = argv + first;
 		code = dynamic_record(&o.dyn);
 	} else {
-		code = record_with_runtime(&o, &s, program, argv + first, trace);
+		code = record_with_runtime(&o, &s, runtime, program, argv + first, trace);
 	}
 	trace_session_close(&s);
 	if (code < 0)

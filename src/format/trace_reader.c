@@ -34,15 +34,20 @@
 
 void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
 {
-	if (r->nproblems >= 1000)
-		return; /* a hopeless file: the first thousand say enough */
-	GROW(r->problems, r->nproblems, r->cap_problems);
-	struct trace_problem *p = &r->problems[r->nproblems++];
-	p->offset = offset;
+	struct trace_problem found;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(p->message, sizeof(p->message), fmt, ap);
+	vsnprintf(found.message, sizeof(found.message), fmt, ap);
 	va_end(ap);
+	found.offset = offset;
+	if (r->nproblems >= 1000)
+		return; /* a hopeless file: the first thousand say enough */
+	for (size_t i = 0; i < r->nproblems; i++) /* a second walk finds them again */
+		if (r->problems[i].offset == offset &&
+		    strcmp(r->problems[i].message, found.message) == 0)
+			return;
+	GROW(r->problems, r->nproblems, r->cap_problems);
+	r->problems[r->nproblems++] = found;
 }
 
 static char *copy_string(const uint8_t *p, size_t len)
