@@ -30,22 +30,24 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * 0 if not, -1 on a bad value (error already printed).  CLI_FILTER_LONGOPTS
  * goes into a long-options table; CLI_FILTER_SHORTOPTS into the short ones.
  */
-#define CLI_FILTER_SHORTOPTS "F:N:D:t:"
+#define CLI_FILTER_SHORTOPTS                                                                       \
+	"F:N:D:t:" /* put ":" first, before it, to get ':' for a                                   \
+			  missing argument */
 #define CLI_OPT_TID 0x1001
 #define CLI_OPT_PID 0x1002
-#define CLI_FILTER_LONGOPTS                                   \
-	{"filter", required_argument, 0, 'F'},                \
-	{"notrace", required_argument, 0, 'N'},               \
-	{"depth", required_argument, 0, 'D'},                 \
-	{"time-filter", required_argument, 0, 't'},           \
-	{"tid", required_argument, 0, CLI_OPT_TID},           \
-	{"pid", required_argument, 0, CLI_OPT_PID}
-#define CLI_FILTER_HELP                                                          \
-	"  -F, --filter REGEX     only the calls of matching functions and below\n"   \
-	"  -N, --notrace REGEX    hide matching functions (their callees stay)\n"     \
-	"  -D, --depth N          show at most N levels of calls\n"                   \
-	"  -t, --time-filter DUR  hide calls shorter than DUR (e.g. 10us, 2ms)\n"     \
-	"      --tid TID[,TID]    only these threads\n"                               \
+#define CLI_FILTER_LONGOPTS                                                                        \
+	{"filter", required_argument, 0, 'F'}, {"notrace", required_argument, 0, 'N'},             \
+	    {"depth", required_argument, 0, 'D'}, {"time-filter", required_argument, 0, 't'},      \
+	    {"tid", required_argument, 0, CLI_OPT_TID},                                            \
+	{                                                                                          \
+		"pid", required_argument, 0, CLI_OPT_PID                                           \
+	}
+#define CLI_FILTER_HELP                                                                            \
+	"  -F, --filter REGEX     only the calls of matching functions and below\n"                \
+	"  -N, --notrace REGEX    hide matching functions (their callees stay)\n"                  \
+	"  -D, --depth N          show at most N levels of calls\n"                                \
+	"  -t, --time-filter DUR  hide calls shorter than DUR (e.g. 10us, 2ms)\n"                  \
+	"      --tid TID[,TID]    only these threads\n"                                            \
 	"      --pid PID[,PID]    only these processes\n"
 
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
@@ -57,6 +59,27 @@ void cli_trace_close(struct cli_trace *t);
 
 /* Walks with the command's filters. */
 int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct walk_stats *stats);
+
+/*
+ * The options every reading command shares, for its getopt loop: the
+ * filters, -o FILE (stored in *output), -h (prints usage to stdout) and bad
+ * options (one error line).  Returns CLI_OPTION_TAKEN (go on), CLI_OPTION_OWN
+ * (the command's own option), or the exit status to return now.
+ */
+#define CLI_OPTION_OWN (-1)
+#define CLI_OPTION_TAKEN (-2)
+int cli_shared_option(struct cli_trace *t, int opt, const char *arg, const char **output,
+		      void (*usage)(FILE *), const char *command, int argc, char **argv);
+
+/*
+ * The rest of a reading command: opens the trace (argv[optind]) and the
+ * output, lets `write` walk and write (it returns 0, or -1 after saying
+ * why), closes both.  With `announce`, says where a file went.  Returns the
+ * exit status.
+ */
+typedef int (*cli_view_writer)(struct cli_trace *t, FILE *out, void *ctx);
+int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output, int announce,
+		 cli_view_writer write, void *ctx);
 
 /* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
 FILE *cli_output_open(const char *path);

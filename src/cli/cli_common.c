@@ -32,8 +32,8 @@ int cli_bad_option(const char *command, int argc, char **argv)
 		cli_error("%s: bad or incomplete option '-%c' (see 'calltrace %s --help')", command,
 			  optopt, command);
 	else
-		cli_error("%s: bad or incomplete option '%s' (see 'calltrace %s --help')", command, arg,
-			  command);
+		cli_error("%s: bad or incomplete option '%s' (see 'calltrace %s --help')", command,
+			  arg, command);
 	return 2;
 }
 
@@ -216,9 +216,10 @@ static void *progress_main(void *arg)
 		if (p->done || ticks < 1)
 			continue;
 		uint64_t done = __atomic_load_n(&p->stats->events, __ATOMIC_RELAXED);
-		double pct = p->expected_events ? 100.0 * (double)done / (double)p->expected_events : 0;
-		fprintf(stderr, "\rcalltrace: %llu events read (%.0f%%)  ", (unsigned long long)done,
-			pct > 99 ? 99 : pct);
+		double pct =
+		    p->expected_events ? 100.0 * (double)done / (double)p->expected_events : 0;
+		fprintf(stderr, "\rcalltrace: %llu events read (%.0f%%)  ",
+			(unsigned long long)done, pct > 99 ? 99 : pct);
 		p->shown = 1;
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -271,4 +272,41 @@ int cli_output_close(FILE *f, const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+int cli_shared_option(struct cli_trace *t, int opt, const char *arg, const char **output,
+		      void (*usage)(FILE *), const char *command, int argc, char **argv)
+{
+	int rc = cli_filter_option(t, opt, arg);
+	if (rc < 0)
+		return 2;
+	if (rc > 0)
+		return CLI_OPTION_TAKEN;
+	switch (opt) {
+	case 'o':
+		*output = arg;
+		return CLI_OPTION_TAKEN;
+	case 'h':
+		usage(stdout);
+		return 0;
+	case '?':
+	case ':':
+		return cli_bad_option(command, argc, argv);
+	}
+	return CLI_OPTION_OWN;
+}
+
+int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output, int announce,
+		 cli_view_writer write, void *ctx)
+{
+	if (cli_trace_open(t, argc, argv, optind) < 0)
+		return 1;
+	FILE *out = cli_output_open(output);
+	int rc = out ? write(t, out, ctx) : -1;
+	if (out && cli_output_close(out, output) < 0)
+		rc = -1;
+	else if (out && rc == 0 && announce && output && strcmp(output, "-") != 0)
+		fprintf(stderr, "calltrace: wrote %s\n", output);
+	cli_trace_close(t);
+	return rc < 0 ? 1 : 0;
 }

@@ -21,25 +21,24 @@ struct attach_options {
 
 static void attach_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: calltrace attach -p PID [OPTIONS]\n\n"
-		"Records the function calls of the running process PID (every thread, and\n"
-		"the children it forks) without recompiling it, until --duration has passed,\n"
-		"Ctrl-C, or the process exits.  Then every breakpoint and every swapped\n"
-		"return address is put back and the process runs on as before.\n"
-		"While tracing, the process and calltrace share one CPU (each ptrace stop is\n"
-		"much cheaper that way); the process gets its CPU affinity back at the end.\n"
-		"CALLTRACE_NO_PIN=1 keeps the affinities as they are.\n\n"
-		"options:\n"
-		"  -p, --pid PID          the process to trace\n"
-		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
-		"  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m)\n"
-		"      --module REGEX     also instrument shared libraries matching REGEX\n"
-		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
-		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
-		"      --no-follow        do not follow forked children\n"
-		"  -v, --verbose          say what is instrumented, and the stop counts\n"
-		"  -h, --help             this help\n");
+	fprintf(out, "usage: calltrace attach -p PID [OPTIONS]\n\n"
+		     "Records the function calls of the running process PID (every thread, and\n"
+		     "the children it forks) without recompiling it, until --duration has passed,\n"
+		     "Ctrl-C, or the process exits.  Then every breakpoint and every swapped\n"
+		     "return address is put back and the process runs on as before.\n"
+		     "While tracing, the process and calltrace share one CPU (each ptrace stop is\n"
+		     "much cheaper that way); the process gets its CPU affinity back at the end.\n"
+		     "CALLTRACE_NO_PIN=1 keeps the affinities as they are.\n\n"
+		     "options:\n"
+		     "  -p, --pid PID          the process to trace\n"
+		     "  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
+		     "  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m)\n"
+		     "      --module REGEX     also instrument shared libraries matching REGEX\n"
+		     "  -F, --filter REGEX     instrument only functions matching REGEX\n"
+		     "  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		     "      --no-follow        do not follow forked children\n"
+		     "  -v, --verbose          say what is instrumented, and the stop counts\n"
+		     "  -h, --help             this help\n");
 }
 
 static int compile(regex_t *re, regex_t **slot, const char *arg)
@@ -103,13 +102,16 @@ static int parse_option(struct attach_options *o, int opt)
 
 static int parse_options(struct attach_options *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, 0, 'p'},      {"output", required_argument, 0, 'o'},
-		{"duration", required_argument, 0, 'd'}, {"module", required_argument, 0, OPT_MODULE},
-		{"filter", required_argument, 0, 'F'},   {"notrace", required_argument, 0, 'N'},
-		{"no-follow", no_argument, 0, OPT_NO_FOLLOW},
-		{"verbose", no_argument, 0, 'v'},        {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option longopts[] = {{"pid", required_argument, 0, 'p'},
+						 {"output", required_argument, 0, 'o'},
+						 {"duration", required_argument, 0, 'd'},
+						 {"module", required_argument, 0, OPT_MODULE},
+						 {"filter", required_argument, 0, 'F'},
+						 {"notrace", required_argument, 0, 'N'},
+						 {"no-follow", no_argument, 0, OPT_NO_FOLLOW},
+						 {"verbose", no_argument, 0, 'v'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->dyn.follow_forks = 1;

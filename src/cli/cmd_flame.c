@@ -71,18 +71,17 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct flame_a
 						 {"title", required_argument, 0, OPT_TITLE},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
-	int opt, rc;
+	int opt;
 	double v;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) != -1) {
-		if ((rc = cli_filter_option(t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 3;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
+	       -1) {
+		int rc =
+		    cli_shared_option(t, opt, optarg, &a->output, flame_usage, "flame", argc, argv);
+		if (rc == CLI_OPTION_TAKEN)
 			continue;
-		}
+		if (rc != CLI_OPTION_OWN)
+			return rc + 1;
 		switch (opt) {
-		case 'o':
-			a->output = optarg;
-			break;
 		case OPT_FOLDED:
 			a->folded = 1;
 			break;
@@ -105,12 +104,6 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct flame_a
 		case OPT_TITLE:
 			a->svg.title = optarg;
 			break;
-		case 'h':
-			flame_usage(stdout);
-			return 1;
-		default:
-			flame_usage(stderr);
-			return 3;
 		}
 	}
 	return 0;
@@ -147,6 +140,16 @@ static int write_svg(struct cli_trace *t, FILE *out, const struct flame_args *a)
 	return rc;
 }
 
+static int write_flame(struct cli_trace *t, FILE *out, void *ctx)
+{
+	const struct flame_args *a = ctx;
+	int rc = a->folded ? write_folded(t, out, a) : write_svg(t, out, a);
+	if (rc < 0)
+		cli_error("out of memory while writing the flame %s",
+			  a->folded ? "stacks" : "chart");
+	return rc;
+}
+
 int cmd_flame(int argc, char **argv)
 {
 	struct cli_trace t = {0};
@@ -154,22 +157,6 @@ int cmd_flame(int argc, char **argv)
 	int rc = parse_args(argc, argv, &t, &a);
 	if (rc)
 		return rc - 1;
-	if (cli_trace_open(&t, argc, argv, optind) < 0)
-		return 1;
 	const char *output = a.output ? a.output : a.folded ? "-" : DEFAULT_SVG;
-	FILE *out = cli_output_open(output);
-	if (!out) {
-		cli_trace_close(&t);
-		return 1;
-	}
-	rc = a.folded ? write_folded(&t, out, &a) : write_svg(&t, out, &a);
-	if (rc < 0)
-		cli_error("out of memory while writing the flame %s",
-			  a.folded ? "stacks" : "chart");
-	if (cli_output_close(out, output) < 0)
-		rc = -1;
-	else if (rc == 0 && !a.output && !a.folded)
-		fprintf(stderr, "calltrace: wrote %s\n", output);
-	cli_trace_close(&t);
-	return rc < 0 ? 1 : 0;
+	return cli_run_view(&t, argc, argv, output, !a.output, write_flame, &a);
 }

@@ -42,14 +42,17 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 						 {"output", required_argument, 0, 'o'},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "f:o:h", longopts, NULL)) !=
-	       -1) {
-		if ((rc = cli_filter_option(t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 3;
+	int opt;
+	while ((opt = getopt_long(argc, argv,
+				  CLI_FILTER_SHORTOPTS ":"
+						       "f:o:h",
+				  longopts, NULL)) != -1) {
+		int rc =
+		    cli_shared_option(t, opt, optarg, &a->output, graph_usage, "graph", argc, argv);
+		if (rc == CLI_OPTION_TAKEN)
 			continue;
-		}
+		if (rc != CLI_OPTION_OWN)
+			return rc + 1;
 		switch (opt) {
 		case 'f':
 			if (strcmp(optarg, "dot") != 0 && strcmp(optarg, "svg") != 0) {
@@ -61,15 +64,6 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 		case OPT_OWN_LAYOUT:
 			a->use_dot = 0;
 			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'h':
-			graph_usage(stdout);
-			return 1;
-		default:
-			graph_usage(stderr);
-			return 3;
 		}
 	}
 	return 0;

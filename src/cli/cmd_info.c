@@ -20,9 +20,12 @@ static void info_usage(FILE *out)
 static const char *how_name(uint32_t how)
 {
 	switch (how) {
-	case PROCESS_START: return "started";
-	case PROCESS_FORK: return "forked";
-	case PROCESS_EXEC: return "exec'd";
+	case PROCESS_START:
+		return "started";
+	case PROCESS_FORK:
+		return "forked";
+	case PROCESS_EXEC:
+		return "exec'd";
 	}
 	return "seen";
 }
@@ -58,13 +61,14 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct trace_thread *t = &r->threads[i];
 		if (t->image == im->id)
-			printf("    thread %u%s%s: %zu event window%s\n", t->tid, *t->name ? " " : "",
-			       t->name, t->nwindows, t->nwindows == 1 ? "" : "s");
+			printf("    thread %u%s%s: %zu event window%s\n", t->tid,
+			       *t->name ? " " : "", t->name, t->nwindows,
+			       t->nwindows == 1 ? "" : "s");
 	}
 	for (size_t m = 0; m < im->nmodules; m++) {
 		const struct trace_module *mod = &im->modules[m];
-		printf("    module %#" PRIx64 "-%#" PRIx64 " %s%s\n", mod->low, mod->high, mod->path,
-		       mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
+		printf("    module %#" PRIx64 "-%#" PRIx64 " %s%s\n", mod->low, mod->high,
+		       mod->path, mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
 	}
 }
 
@@ -103,7 +107,8 @@ int cmd_info(int argc, char **argv)
 	for (size_t i = 0; i < r->nimages; i++)
 		print_image(r, &r->images[i]);
 	if (r->header.lost_windows)
-		printf("lost:       %u event windows could not be written\n", r->header.lost_windows);
+		printf("lost:       %u event windows could not be written\n",
+		       r->header.lost_windows);
 	if (r->unwritten_bytes)
 		printf("unwritten:  %zu bytes claimed but never written (a process was killed)\n",
 		       (size_t)r->unwritten_bytes);
@@ -111,7 +116,8 @@ int cmd_info(int argc, char **argv)
 		printf("unmatched:  %" PRIu64 " exits without their enter\n", st.unmatched);
 	printf("problems:   %zu\n", r->nproblems);
 	for (size_t i = 0; i < r->nproblems; i++)
-		printf("  at offset %" PRIu64 ": %s\n", r->problems[i].offset, r->problems[i].message);
+		printf("  at offset %" PRIu64 ": %s\n", r->problems[i].offset,
+		       r->problems[i].message);
 	for (size_t i = 0; i < r->ncrashes; i++)
 		printf("crash:      pid %u tid %u: signal %d at %#" PRIx64 "\n", r->crashes[i].pid,
 		       r->crashes[i].tid, r->crashes[i].signal, r->crashes[i].fault_address);

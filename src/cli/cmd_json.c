@@ -23,48 +23,43 @@ static void json_usage(FILE *out)
 
 enum { OPT_PRETTY = 0x100, OPT_COMPACT };
 
-int cmd_json(int argc, char **argv)
+static int write_json(struct cli_trace *t, FILE *out, void *ctx)
 {
-	static const struct option longopts[] = {
-		CLI_FILTER_LONGOPTS,
-		{"output", required_argument, 0, 'o'},
-		{"pretty", no_argument, 0, OPT_PRETTY},
-		{"compact", no_argument, 0, OPT_COMPACT},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
-	struct cli_trace t = {0};
-	const char *output = NULL, *env = getenv("CALLTRACE_PRETTY_JSON");
-	int pretty = !(env && (strcmp(env, "0") == 0 || strcmp(env, "false") == 0));
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) != -1) {
-		if ((rc = cli_filter_option(&t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 2;
-			continue;
-		}
-		switch (opt) {
-		case 'o': output = optarg; break;
-		case OPT_PRETTY: pretty = 1; break;
-		case OPT_COMPACT: pretty = 0; break;
-		case 'h': json_usage(stdout); return 0;
-		default: return cli_bad_option("json", argc, argv);
-		}
+	struct json_tree *jt = json_tree_new(out, t->reader, *(int *)ctx);
+	if (!jt) {
+		cli_error("out of memory");
+		return -1;
 	}
-	if (cli_trace_open(&t, argc, argv, optind) < 0)
-		return 1;
-	FILE *out = cli_output_open(output);
-	if (!out) {
-		cli_trace_close(&t);
-		return 1;
-	}
-	struct json_tree *jt = json_tree_new(out, t.reader, pretty);
 	struct walk_consumer c;
 	struct walk_stats stats;
 	json_tree_consumer(jt, &c);
-	cli_trace_walk(&t, &c, &stats);
+	cli_trace_walk(t, &c, &stats);
 	json_tree_finish(jt, &stats);
 	json_tree_free(jt);
-	rc = cli_output_close(out, output);
-	cli_trace_close(&t);
-	return rc < 0 ? 1 : 0;
+	return 0;
+}
+
+int cmd_json(int argc, char **argv)
+{
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"output", required_argument, 0, 'o'},
+						 {"pretty", no_argument, 0, OPT_PRETTY},
+						 {"compact", no_argument, 0, OPT_COMPACT},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	struct cli_trace t = {0};
+	const char *output = NULL, *env = getenv("CALLTRACE_PRETTY_JSON");
+	int pretty = !(env && (strcmp(env, "0") == 0 || strcmp(env, "false") == 0));
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
+	       -1) {
+		int rc =
+		    cli_shared_option(&t, opt, optarg, &output, json_usage, "json", argc, argv);
+		if (rc == CLI_OPTION_TAKEN)
+			continue;
+		if (rc != CLI_OPTION_OWN)
+			return rc;
+		pretty = opt == OPT_PRETTY;
+	}
+	return cli_run_view(&t, argc, argv, output, 0, write_json, &pretty);
 }

@@ -85,29 +85,44 @@ enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_MODULE, OP
 
 static int parse_options(struct record_options *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, 0, 'o'},   {"dynamic", no_argument, 0, OPT_DYNAMIC},
-		{"buffer-size", required_argument, 0, OPT_BUFFER},
-		{"max-depth", required_argument, 0, OPT_DEPTH},
-		{"start-off", no_argument, 0, OPT_START_OFF},
-		{"module", required_argument, 0, OPT_MODULE},
-		{"filter", required_argument, 0, 'F'},   {"notrace", required_argument, 0, 'N'},
-		{"no-follow", no_argument, 0, OPT_NO_FOLLOW},
-		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+						 {"dynamic", no_argument, 0, OPT_DYNAMIC},
+						 {"buffer-size", required_argument, 0, OPT_BUFFER},
+						 {"max-depth", required_argument, 0, OPT_DEPTH},
+						 {"start-off", no_argument, 0, OPT_START_OFF},
+						 {"module", required_argument, 0, OPT_MODULE},
+						 {"filter", required_argument, 0, 'F'},
+						 {"notrace", required_argument, 0, 'N'},
+						 {"no-follow", no_argument, 0, OPT_NO_FOLLOW},
+						 {"quiet", no_argument, 0, 'q'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->dyn.follow_forks = 1;
 	while ((opt = getopt_long(argc, argv, "+o:F:N:qh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': o->output = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case OPT_DYNAMIC: o->dynamic = 1; break;
-		case OPT_START_OFF: o->start_off = 1; break;
-		case OPT_NO_FOLLOW: o->dyn.follow_forks = 0; break;
-		case OPT_DEPTH: o->max_depth = optarg; break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case OPT_DYNAMIC:
+			o->dynamic = 1;
+			break;
+		case OPT_START_OFF:
+			o->start_off = 1;
+			break;
+		case OPT_NO_FOLLOW:
+			o->dyn.follow_forks = 0;
+			break;
+		case OPT_DEPTH:
+			o->max_depth = optarg;
+			break;
 		case OPT_BUFFER:
-			if (parse_size(optarg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
+			if (parse_size(optarg, &o->buffer_size) < 0 ||
+			    o->buffer_size < TRACE_MIN_WINDOW ||
 			    o->buffer_size > TRACE_MAX_WINDOW) {
 				cli_error("bad --buffer-size '%s' (16K to 64M)", optarg);
 				return -1;
@@ -125,8 +140,12 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 			if (compile(&o->hide_re, &o->dyn.hide, optarg) < 0)
 				return -1;
 			break;
-		case 'h': record_usage(stdout); exit(0);
-		default: cli_bad_option("record", argc, argv); return -1;
+		case 'h':
+			record_usage(stdout);
+			exit(0);
+		default:
+			cli_bad_option("record", argc, argv);
+			return -1;
 		}
 	}
 	if (optind >= argc) {
@@ -179,7 +198,8 @@ static int find_runtime(char *path, size_t len)
 	self[n] = '\0';
 	char *slash = strrchr(self, '/');
 	*slash = '\0';
-	static const char *candidates[] = {"../lib/libcalltrace.so", "../lib/calltrace/libcalltrace.so"};
+	static const char *candidates[] = {"../lib/libcalltrace.so",
+					   "../lib/calltrace/libcalltrace.so"};
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(path, len, "%.*s/%s", (int)(PATH_MAX - 64), self, candidates[i]);
 		char real[PATH_MAX];
@@ -272,7 +292,8 @@ static void say_summary(const char *trace, int instrumented)
 		threads += r->threads[i].nwindows > 0;
 	if (threads == 0)
 		cli_error("no calls recorded%s; trace written to %s",
-			  instrumented ? "" : " (the program is not built with -finstrument-functions)",
+			  instrumented ? ""
+				       : " (the program is not built with -finstrument-functions)",
 			  trace);
 	else
 		cli_error("%zu process%s, %zu thread%s, %.1f KiB of events written to %s",

@@ -21,46 +21,44 @@ static void replay_usage(FILE *out)
 
 enum { OPT_NO_DURATION = 0x100, OPT_NO_TID };
 
+static int write_replay(struct cli_trace *t, FILE *out, void *ctx)
+{
+	struct replay *rp = replay_new(out, ctx);
+	if (!rp) {
+		cli_error("out of memory");
+		return -1;
+	}
+	struct walk_consumer c;
+	replay_consumer(rp, &c);
+	cli_trace_walk(t, &c, NULL);
+	replay_free(rp);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_FILTER_LONGOPTS,
-		{"no-duration", no_argument, 0, OPT_NO_DURATION},
-		{"no-tid", no_argument, 0, OPT_NO_TID},
-		{"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"no-duration", no_argument, 0, OPT_NO_DURATION},
+						 {"no-tid", no_argument, 0, OPT_NO_TID},
+						 {"output", required_argument, 0, 'o'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
 	struct cli_trace t = {0};
 	struct replay_options ro = {1, 1};
 	const char *output = NULL;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) != -1) {
-		if ((rc = cli_filter_option(&t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 2;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
+	       -1) {
+		int rc =
+		    cli_shared_option(&t, opt, optarg, &output, replay_usage, "replay", argc, argv);
+		if (rc == CLI_OPTION_TAKEN)
 			continue;
-		}
-		switch (opt) {
-		case OPT_NO_DURATION: ro.show_duration = 0; break;
-		case OPT_NO_TID: ro.show_tid = 0; break;
-		case 'o': output = optarg; break;
-		case 'h': replay_usage(stdout); return 0;
-		default: return cli_bad_option("replay", argc, argv);
-		}
+		if (rc != CLI_OPTION_OWN)
+			return rc;
+		if (opt == OPT_NO_DURATION)
+			ro.show_duration = 0;
+		else
+			ro.show_tid = 0;
 	}
-	if (cli_trace_open(&t, argc, argv, optind) < 0)
-		return 1;
-	FILE *out = cli_output_open(output);
-	if (!out) {
-		cli_trace_close(&t);
-		return 1;
-	}
-	struct replay *rp = replay_new(out, &ro);
-	struct walk_consumer c;
-	replay_consumer(rp, &c);
-	cli_trace_walk(&t, &c, NULL);
-	replay_free(rp);
-	rc = cli_output_close(out, output);
-	cli_trace_close(&t);
-	return rc < 0 ? 1 : 0;
+	return cli_run_view(&t, argc, argv, output, 0, write_replay, &ro);
 }

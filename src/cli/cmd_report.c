@@ -19,61 +19,57 @@ static void report_usage(FILE *out)
 		     "  -h, --help             this help\n");
 }
 
-int cmd_report(int argc, char **argv)
+struct report_args {
+	int sort;
+	size_t limit;
+};
+
+static int write_report(struct cli_trace *t, FILE *out, void *ctx)
 {
-	static const struct option longopts[] = {
-		CLI_FILTER_LONGOPTS,
-		{"sort", required_argument, 0, 's'},
-		{"limit", required_argument, 0, 'n'},
-		{"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
-	struct cli_trace t = {0};
-	const char *output = NULL;
-	int sort = SORT_TOTAL, opt, rc;
-	size_t limit = 0;
-	char *end;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "s:n:o:h", longopts, NULL)) !=
-	       -1) {
-		if ((rc = cli_filter_option(&t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 2;
-			continue;
-		}
-		switch (opt) {
-		case 's':
-			if ((sort = report_sort_parse(optarg)) < 0) {
-				cli_error("unknown sort key '%s' (total, self, calls, avg, min, max, name)",
-					  optarg);
-				return 2;
-			}
-			break;
-		case 'n':
-			limit = strtoul(optarg, &end, 10);
-			if (*end || end == optarg) {
-				cli_error("bad limit '%s'", optarg);
-				return 2;
-			}
-			break;
-		case 'o': output = optarg; break;
-		case 'h': report_usage(stdout); return 0;
-		default: return cli_bad_option("report", argc, argv);
-		}
-	}
-	if (cli_trace_open(&t, argc, argv, optind) < 0)
-		return 1;
-	FILE *out = cli_output_open(output);
-	if (!out) {
-		cli_trace_close(&t);
-		return 1;
-	}
+	struct report_args *a = ctx;
 	struct report *rp = report_new();
+	if (!rp) {
+		cli_error("out of memory");
+		return -1;
+	}
 	struct walk_consumer c;
 	report_consumer(rp, &c);
-	cli_trace_walk(&t, &c, NULL);
-	report_write(rp, out, (enum report_sort)sort, limit);
+	cli_trace_walk(t, &c, NULL);
+	report_write(rp, out, (enum report_sort)a->sort, a->limit);
 	report_free(rp);
-	rc = cli_output_close(out, output);
-	cli_trace_close(&t);
-	return rc < 0 ? 1 : 0;
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"sort", required_argument, 0, 's'},
+						 {"limit", required_argument, 0, 'n'},
+						 {"output", required_argument, 0, 'o'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	struct cli_trace t = {0};
+	struct report_args a = {SORT_TOTAL, 0};
+	const char *output = NULL;
+	int opt;
+	char *end;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "s:n:o:h", longopts,
+				  NULL)) != -1) {
+		int rc =
+		    cli_shared_option(&t, opt, optarg, &output, report_usage, "report", argc, argv);
+		if (rc == CLI_OPTION_TAKEN)
+			continue;
+		if (rc != CLI_OPTION_OWN)
+			return rc;
+		if (opt == 's' && (a.sort = report_sort_parse(optarg)) < 0) {
+			cli_error("unknown sort key '%s' (total, self, calls, avg, min, max, name)",
+				  optarg);
+			return 2;
+		}
+		if (opt == 'n' && ((a.limit = strtoul(optarg, &end, 10)), *end || end == optarg)) {
+			cli_error("bad limit '%s'", optarg);
+			return 2;
+		}
+	}
+	return cli_run_view(&t, argc, argv, output, 0, write_report, &a);
 }

@@ -103,14 +103,17 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_arg
 						 {"output", required_argument, 0, 'o'},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "f:b:m:o:h", longopts, NULL)) !=
-	       -1) {
-		if ((rc = cli_filter_option(t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 3;
+	int opt;
+	while ((opt = getopt_long(argc, argv,
+				  CLI_FILTER_SHORTOPTS ":"
+						       "f:b:m:o:h",
+				  longopts, NULL)) != -1) {
+		int rc =
+		    cli_shared_option(t, opt, optarg, &a->output, seq_usage, "seq", argc, argv);
+		if (rc == CLI_OPTION_TAKEN)
 			continue;
-		}
+		if (rc != CLI_OPTION_OWN)
+			return rc + 1;
 		switch (opt) {
 		case 'f':
 			if (parse_format(optarg, &a->format) < 0)
@@ -124,15 +127,6 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_arg
 			if (parse_count(optarg, &a->max_calls) < 0)
 				return 3;
 			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'h':
-			seq_usage(stdout);
-			return 1;
-		default:
-			seq_usage(stderr);
-			return 3;
 		}
 	}
 	return 0;

@@ -19,6 +19,24 @@ static void speedscope_usage(FILE *out)
 		"  -h, --help             this help\n");
 }
 
+static int write_speedscope(struct cli_trace *t, FILE *out, void *ctx)
+{
+	(void)ctx;
+	struct speedscope_json *v = speedscope_json_new(out, t->reader);
+	int rc = -1;
+	if (v) {
+		struct walk_consumer c;
+		struct walk_stats stats;
+		speedscope_json_consumer(v, &c);
+		cli_trace_walk(t, &c, &stats);
+		rc = speedscope_json_finish(v);
+		speedscope_json_free(v);
+	}
+	if (rc < 0)
+		cli_error("out of memory while writing the profile");
+	return rc;
+}
+
 int cmd_speedscope(int argc, char **argv)
 {
 	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
@@ -27,44 +45,13 @@ int cmd_speedscope(int argc, char **argv)
 						 {0, 0, 0, 0}};
 	struct cli_trace t = {0};
 	const char *output = NULL;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) != -1) {
-		if ((rc = cli_filter_option(&t, opt, optarg)) != 0) {
-			if (rc < 0)
-				return 2;
-			continue;
-		}
-		if (opt == 'o') {
-			output = optarg;
-		} else if (opt == 'h') {
-			speedscope_usage(stdout);
-			return 0;
-		} else {
-			speedscope_usage(stderr);
-			return 2;
-		}
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
+	       -1) {
+		int rc = cli_shared_option(&t, opt, optarg, &output, speedscope_usage, "speedscope",
+					   argc, argv);
+		if (rc != CLI_OPTION_TAKEN)
+			return rc == CLI_OPTION_OWN ? 2 : rc;
 	}
-	if (cli_trace_open(&t, argc, argv, optind) < 0)
-		return 1;
-	FILE *out = cli_output_open(output);
-	if (!out) {
-		cli_trace_close(&t);
-		return 1;
-	}
-	struct speedscope_json *cj = speedscope_json_new(out, t.reader);
-	rc = -1;
-	if (cj) {
-		struct walk_consumer c;
-		struct walk_stats stats;
-		speedscope_json_consumer(cj, &c);
-		cli_trace_walk(&t, &c, &stats);
-		rc = speedscope_json_finish(cj);
-		speedscope_json_free(cj);
-	}
-	if (rc < 0)
-		cli_error("out of memory while writing the profile");
-	if (cli_output_close(out, output) < 0)
-		rc = -1;
-	cli_trace_close(&t);
-	return rc < 0 ? 1 : 0;
+	return cli_run_view(&t, argc, argv, output, 0, write_speedscope, NULL);
 }

@@ -15,17 +15,17 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"record", cmd_record, "run a program and record its calls"},
-	{"attach", cmd_attach, "record the calls of a running process"},
-	{"replay", cmd_replay, "show the calls as a function graph with durations"},
-	{"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
-	{"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
-	{"json", cmd_json, "the call tree of every thread as JSON"},
-	{"flame", cmd_flame, "ordered flame chart (interactive SVG) or folded stacks"},
-	{"seq", cmd_seq, "sequence diagram (seqdiag, mermaid, plantuml, diagrams, svg)"},
-	{"graph", cmd_graph, "call graph (graphviz dot, svg)"},
-	{"chrome", cmd_chrome, "Chrome trace event JSON (Perfetto UI, chrome://tracing)"},
-	{"speedscope", cmd_speedscope, "speedscope evented profile"},
+    {"record", cmd_record, "run a program and record its calls"},
+    {"attach", cmd_attach, "record the calls of a running process"},
+    {"replay", cmd_replay, "show the calls as a function graph with durations"},
+    {"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
+    {"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
+    {"json", cmd_json, "the call tree of every thread as JSON"},
+    {"flame", cmd_flame, "ordered flame chart (interactive SVG) or folded stacks"},
+    {"seq", cmd_seq, "sequence diagram (seqdiag, mermaid, plantuml, diagrams, svg)"},
+    {"graph", cmd_graph, "call graph (graphviz dot, svg)"},
+    {"chrome", cmd_chrome, "Chrome trace event JSON (Perfetto UI, chrome://tracing)"},
+    {"speedscope", cmd_speedscope, "speedscope evented profile"},
 };
 
 static void usage(FILE *out)
