@@ -81,6 +81,11 @@ typedef int (*cli_view_writer)(struct cli_trace *t, FILE *out, void *ctx);
 int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output, int announce,
 		 cli_view_writer write, void *ctx);
 
+/* A whole reading command with no options of its own: the shared options,
+ * then cli_run_view.  The exit status. */
+int cli_view_command(int argc, char **argv, const char *command, void (*usage)(FILE *),
+		     cli_view_writer write);
+
 /* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
 FILE *cli_output_open(const char *path);
 /* Closes it, reporting a write error; 0 or -1. */

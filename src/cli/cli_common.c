@@ -310,3 +310,22 @@ int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output,
 	cli_trace_close(t);
 	return rc < 0 ? 1 : 0;
 }
+
+int cli_view_command(int argc, char **argv, const char *command, void (*usage)(FILE *),
+		     cli_view_writer write)
+{
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"output", required_argument, 0, 'o'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	struct cli_trace t = {0};
+	const char *output = NULL;
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
+	       -1) {
+		int rc = cli_shared_option(&t, opt, optarg, &output, usage, command, argc, argv);
+		if (rc != CLI_OPTION_TAKEN)
+			return rc == CLI_OPTION_OWN ? 2 : rc;
+	}
+	return cli_run_view(&t, argc, argv, output, 0, write, NULL);
+}

@@ -39,19 +39,5 @@ static int write_chrome(struct cli_trace *t, FILE *out, void *ctx)
 
 int cmd_chrome(int argc, char **argv)
 {
-	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
-						 {"output", required_argument, 0, 'o'},
-						 {"help", no_argument, 0, 'h'},
-						 {0, 0, 0, 0}};
-	struct cli_trace t = {0};
-	const char *output = NULL;
-	int opt;
-	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
-	       -1) {
-		int rc =
-		    cli_shared_option(&t, opt, optarg, &output, chrome_usage, "chrome", argc, argv);
-		if (rc != CLI_OPTION_TAKEN)
-			return rc == CLI_OPTION_OWN ? 2 : rc;
-	}
-	return cli_run_view(&t, argc, argv, output, 0, write_chrome, NULL);
+	return cli_view_command(argc, argv, "chrome", chrome_usage, write_chrome);
 }

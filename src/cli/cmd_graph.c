@@ -43,10 +43,8 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
 	int opt;
-	while ((opt = getopt_long(argc, argv,
-				  CLI_FILTER_SHORTOPTS ":"
-						       "f:o:h",
-				  longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "f:o:h", longopts, NULL)) !=
+	       -1) {
 		int rc =
 		    cli_shared_option(t, opt, optarg, &a->output, graph_usage, "graph", argc, argv);
 		if (rc == CLI_OPTION_TAKEN)

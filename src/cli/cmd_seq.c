@@ -104,10 +104,8 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_arg
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
 	int opt;
-	while ((opt = getopt_long(argc, argv,
-				  CLI_FILTER_SHORTOPTS ":"
-						       "f:b:m:o:h",
-				  longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "f:b:m:o:h", longopts,
+				  NULL)) != -1) {
 		int rc =
 		    cli_shared_option(t, opt, optarg, &a->output, seq_usage, "seq", argc, argv);
 		if (rc == CLI_OPTION_TAKEN)
