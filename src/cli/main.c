@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {"graph", cmd_graph, "call graph (graphviz dot, svg)"},
     {"chrome", cmd_chrome, "Chrome trace event JSON (Perfetto UI, chrome://tracing)"},
     {"speedscope", cmd_speedscope, "speedscope evented profile"},
+    {"crash", cmd_crash, "what the program was doing when a fatal signal hit it"},
 };
 
 static void usage(FILE *out)

@@ -13,7 +13,7 @@
 /* ---- replay (replay_text.c) --------------------------------------------- */
 struct replay_options {
 	int show_duration; /* the DURATION column */
-	int show_tid;      /* the [TID] column */
+	int show_tid;	   /* the [TID] column */
 };
 struct replay;
 struct replay *replay_new(FILE *out, const struct replay_options *o);
@@ -38,5 +38,15 @@ void json_tree_consumer(struct json_tree *jt, struct walk_consumer *c);
 /* Writes the metadata and closes the document. */
 void json_tree_finish(struct json_tree *jt, const struct walk_stats *stats);
 void json_tree_free(struct json_tree *jt);
+
+/* ---- crash report (crash_report.c) -------------------------------------- */
+struct crash_report;
+struct symbol_table;
+struct crash_report *crash_report_new(FILE *out, struct trace_reader *r,
+				      struct symbol_table *symbols);
+void crash_report_consumer(struct crash_report *cr, struct walk_consumer *c);
+/* How many crashes were reported. */
+size_t crash_report_count(const struct crash_report *cr);
+void crash_report_free(struct crash_report *cr);
 
 #endif

@@ -1,0 +1,39 @@
+/*
+ * cmd_crash.c - `calltrace crash`: what the program was doing when it crashed.
+ */
+#include "cli.h"
+#include "../views/text_views.h"
+
+static void crash_usage(FILE *out)
+{
+	fprintf(out, "usage: calltrace crash [OPTIONS] [TRACE]\n\n"
+		     "For every fatal signal recorded (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,\n"
+		     "SIGTRAP): the signal, the function and line it hit, the calls open at that\n"
+		     "moment and the last calls completed before it.  Says so when the trace\n"
+		     "holds no crash.\n\n"
+		     "options:\n" CLI_FILTER_HELP
+		     "  -o, --output FILE      write to FILE instead of standard output\n"
+		     "  -h, --help             this help\n");
+}
+
+static int write_crash(struct cli_trace *t, FILE *out, void *ctx)
+{
+	(void)ctx;
+	struct crash_report *cr = crash_report_new(out, t->reader, t->symbols);
+	if (!cr) {
+		cli_error("out of memory");
+		return -1;
+	}
+	struct walk_consumer c;
+	crash_report_consumer(cr, &c);
+	cli_trace_walk(t, &c, NULL);
+	if (crash_report_count(cr) == 0)
+		fprintf(out, "no crash recorded in %s\n", t->reader->path);
+	crash_report_free(cr);
+	return 0;
+}
+
+int cmd_crash(int argc, char **argv)
+{
+	return cli_view_command(argc, argv, "crash", crash_usage, write_crash);
+}

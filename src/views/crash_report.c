@@ -1,0 +1,156 @@
+/*
+ * crash_report.c - what a program was doing when a fatal signal hit it.
+ *
+ * For every crash record: the signal, the faulting address, the function
+ * and source line the instruction pointer was in, the stack of calls open
+ * at that moment (the crashing thread's unfinished calls, innermost first)
+ * and the calls that completed just before.  A consumer of the walker's
+ * stream like every view: it only remembers, per thread, the stack and the
+ * last few completed calls.
+ */
+#include "text_views.h"
+#include "view_util.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECENT_CALLS 8
+#define MAX_STACK 64
+
+struct crash_thread {
+	const struct trace_crash *crash;
+	struct walk_event stack[MAX_STACK]; /* unfinished calls, innermost first */
+	size_t nstack, deeper;
+	struct walk_event recent[RECENT_CALLS]; /* ring of completed calls */
+	size_t nrecent;
+};
+
+struct crash_report {
+	FILE *out;
+	struct trace_reader *reader;
+	struct symbol_table *symbols;
+	struct crash_thread current;
+	int crashed_thread; /* the thread being walked has a crash record */
+	size_t reported;
+};
+
+struct crash_report *crash_report_new(FILE *out, struct trace_reader *r, struct symbol_table *s)
+{
+	struct crash_report *cr = calloc(1, sizeof(*cr));
+	if (cr) {
+		cr->out = out;
+		cr->reader = r;
+		cr->symbols = s;
+	}
+	return cr;
+}
+
+void crash_report_free(struct crash_report *cr)
+{
+	free(cr);
+}
+
+static const struct trace_crash *crash_of(const struct trace_reader *r, const struct walk_thread *t)
+{
+	for (size_t i = 0; i < r->ncrashes; i++)
+		if (r->crashes[i].image == t->thread->image && r->crashes[i].tid == t->tid)
+			return &r->crashes[i];
+	return NULL;
+}
+
+static void on_begin_thread(void *ctx, const struct walk_thread *t)
+{
+	struct crash_report *cr = ctx;
+	memset(&cr->current, 0, sizeof(cr->current));
+	cr->current.crash = crash_of(cr->reader, t);
+}
+
+static void on_exit_event(void *ctx, const struct walk_event *e)
+{
+	struct crash_thread *ct = &((struct crash_report *)ctx)->current;
+	if (!ct->crash)
+		return;
+	if (!e->unfinished) {
+		ct->recent[ct->nrecent++ % RECENT_CALLS] = *e;
+		return;
+	}
+	if (ct->nstack < MAX_STACK)
+		ct->stack[ct->nstack++] = *e;
+	else
+		ct->deeper++;
+}
+
+static void put_place(FILE *out, const struct symbol *s)
+{
+	char place[512];
+	view_source_place(s, place, sizeof(place));
+	fprintf(out, "%s%s%s", s->name, *place ? " at " : "", place);
+}
+
+static const struct symbol *symbol_at(struct crash_report *cr, uint32_t image, uint64_t address,
+				      uint64_t ns)
+{
+	const struct trace_module *m = trace_reader_find_module(cr->reader, image, address, ns);
+	if (!m)
+		return symbol_table_unknown(cr->symbols, address);
+	return symbol_table_lookup(cr->symbols, m->path, m->build_id, m->build_id_len,
+				   address - m->load_bias, address);
+}
+
+static void report_thread(struct crash_report *cr, const struct walk_thread *t)
+{
+	const struct crash_thread *ct = &cr->current;
+	const struct trace_crash *k = ct->crash;
+	char label[256];
+	const char *name = strsignal(k->signal);
+	fprintf(cr->out, "%s%s crashed: signal %d (%s)", cr->reported++ ? "\n" : "",
+		view_thread_label(t, label, sizeof(label)), k->signal, name ? name : "?");
+	if (k->code > 0) /* raised by the instruction, not sent */
+		fprintf(cr->out, ", fault address %#llx", (unsigned long long)k->fault_address);
+	fputc('\n', cr->out);
+	if (k->nframes) {
+		fputs("  in ", cr->out);
+		put_place(cr->out, symbol_at(cr, k->image, k->frames[0], k->time_ns));
+		fputc('\n', cr->out);
+	}
+	fputs("calls open at the crash (innermost first):\n", cr->out);
+	for (size_t i = 0; i < ct->nstack; i++) {
+		fprintf(cr->out, "  #%-3zu ", i);
+		put_place(cr->out, ct->stack[i].sym);
+		fprintf(cr->out, "  (call %llu)\n", (unsigned long long)ct->stack[i].seq);
+	}
+	if (ct->deeper)
+		fprintf(cr->out, "  ... and %zu more\n", ct->deeper);
+	size_t n = ct->nrecent < RECENT_CALLS ? ct->nrecent : RECENT_CALLS;
+	if (n)
+		fprintf(cr->out, "last %zu calls completed before it:\n", n);
+	for (size_t i = ct->nrecent - n; i < ct->nrecent; i++) {
+		const struct walk_event *e = &ct->recent[i % RECENT_CALLS];
+		char dur[32];
+		fprintf(cr->out, "  %10s  ", view_duration(e->duration_ns, dur, sizeof(dur)));
+		put_place(cr->out, e->sym);
+		fputc('\n', cr->out);
+	}
+}
+
+static void on_end_thread(void *ctx, const struct walk_thread *t)
+{
+	struct crash_report *cr = ctx;
+	if (cr->current.crash)
+		report_thread(cr, t);
+}
+
+void crash_report_consumer(struct crash_report *cr, struct walk_consumer *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctx = cr;
+	c->begin_thread = on_begin_thread;
+	c->exit = on_exit_event;
+	c->end_thread = on_end_thread;
+}
+
+size_t crash_report_count(const struct crash_report *cr)
+{
+	return cr->reported;
+}

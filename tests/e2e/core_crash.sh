@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# core_crash.sh - `calltrace crash` names the signal, the function the
+# instruction pointer was in, the calls open at the crash (the same calls,
+# with the same file:line, that the JSON marks unfinished) and the calls
+# completed just before; a trace without a crash says so.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+build_c crash "$PROGRAMS/crash.c"
+
+line_of() { # the line `addr2line` gives for function $1 of the test program
+	local addr
+	addr=$(nm "$WORK/crash" | awk -v f="$1" '$3 == f { print $1 }')
+	addr2line -e "$WORK/crash" "0x$addr" | sed 's/.*://'
+}
+
+for mode in segv:11:crash abort:6:abort; do
+	name=${mode%%:*}
+	sig=$(echo "$mode" | cut -d: -f2)
+	prefix=$(echo "$mode" | cut -d: -f3)
+	record "$name" "$WORK/crash" "$name"
+	ct crash -o "$WORK/$name.crash" "$WORK/$name.trace"
+	report=$WORK/$name.crash
+	grep -q "crashed: signal $sig " "$report" || fail "$name: no 'signal $sig' line: $(head -1 "$report")"
+	# The stack, innermost first, with the lines addr2line gives.
+	expected=$(printf '#0 %s_inner at crash.c:%s\n#1 %s_outer at crash.c:%s\n#2 main at crash.c:%s\n' \
+		"$prefix" "$(line_of "${prefix}_inner")" "$prefix" "$(line_of "${prefix}_outer")" \
+		"$(line_of main)")
+	got=$(grep '^  #' "$report" | sed 's/^  //; s/ *(call [0-9]*)$//; s/  */ /g')
+	[ "$got" = "$expected" ] || fail "$name: stack is '$got', expected '$expected'"
+	# The calls completed before it, in order.
+	got=$(sed -n '/^last [0-9]* calls/,$p' "$report" | awk 'NR > 1 { print $3 }' | tr '\n' ' ')
+	[ "$got" = "prelude_leaf prelude " ] || fail "$name: last calls '$got'"
+done
+# segv: the instruction pointer was in crash_inner, at the faulting line.
+grep -q "^  in crash_inner at crash.c:" "$WORK/segv.crash" ||
+	fail "segv: no 'in crash_inner' line: $(sed -n 2p "$WORK/segv.crash")"
+
+record exit3 "$WORK/crash" exit3
+[ "$(ct crash "$WORK/exit3.trace")" = "no crash recorded in $WORK/exit3.trace" ] ||
+	fail "a clean exit reports a crash"
+pass
