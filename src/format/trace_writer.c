@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -16,6 +17,44 @@
 #include <unistd.h>
 
 #define PAGE_MASK_4K ((uint64_t)4095)
+#define HIGH_FD 1000 /* the session's descriptor lives at or above this */
+
+/* Moves a fresh descriptor out of the low numbers a program may count on
+ * (its first open() should still get 3), and remembers what file it is. */
+static int adopt_fd(struct trace_session *s, int fd)
+{
+	if (fd < 0)
+		return -1;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	s->fd = fd;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	return 0;
+}
+
+/* A program that closes every descriptor (a daemon) may have closed ours,
+ * or even reused its number for a file of its own: then the trace is opened
+ * again by its path. */
+static int check_fd(struct trace_session *s)
+{
+	struct stat st;
+	if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_dev == s->dev &&
+	    (uint64_t)st.st_ino == s->ino)
+		return 0;
+	int fd = open(s->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	return adopt_fd(s, fd);
+}
 
 static uint64_t realtime_ns(void)
 {
@@ -35,13 +74,13 @@ static int map_header(struct trace_session *s)
 	return 0;
 }
 
-int trace_session_create(struct trace_session *s, const char *path,
-			 const char *command, size_t command_len, uint32_t window_size)
+int trace_session_create(struct trace_session *s, const char *path, const char *command,
+			 size_t command_len, uint32_t window_size)
 {
 	struct trace_file_header h;
 	memset(s, 0, sizeof(*s));
-	s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (s->fd < 0)
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	if (adopt_fd(s, open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return -1;
 	if (window_size < TRACE_MIN_WINDOW || window_size > TRACE_MAX_WINDOW)
 		window_size = TRACE_DEFAULT_WINDOW;
@@ -77,8 +116,8 @@ int trace_session_create(struct trace_session *s, const char *path,
 int trace_session_open(struct trace_session *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
-	s->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (s->fd < 0)
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	if (adopt_fd(s, open(path, O_RDWR | O_CLOEXEC)) < 0)
 		return -1;
 	struct stat st;
 	if (fstat(s->fd, &st) < 0 || st.st_size < TRACE_HEADER_SIZE || map_header(s) < 0 ||
@@ -116,6 +155,8 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 {
 	len = (len + 7) & ~7u;
+	if (check_fd(s) < 0)
+		return 0;
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
 	if (fallocate(s->fd, 0, (off_t)off, len) == 0)
 		return off;
@@ -170,25 +211,24 @@ static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
 }
 
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
-			uint32_t ppid, int32_t status, const char *exe,
-			const char *command, size_t command_len)
+			uint32_t ppid, int32_t status, const char *exe, const char *command,
+			size_t command_len)
 {
 	struct trace_process_record r = {event, parent_image, ppid, status, 0, 0};
 	r.exe_len = exe ? (uint32_t)strlen(exe) : 0;
 	r.command_len = (uint32_t)command_len;
-	struct iovec parts[3] = {{&r, sizeof(r)}, {(void *)exe, r.exe_len},
-				 {(void *)command, command_len}};
+	struct iovec parts[3] = {
+	    {&r, sizeof(r)}, {(void *)exe, r.exe_len}, {(void *)command, command_len}};
 	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 3);
 }
 
-int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias,
-		       uint64_t low, uint64_t high, const void *build_id,
-		       uint32_t build_id_len, const char *path)
+int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias, uint64_t low,
+		       uint64_t high, const void *build_id, uint32_t build_id_len, const char *path)
 {
 	struct trace_module_record r = {event, build_id_len, load_bias, low, high, 0, 0};
 	r.path_len = (uint32_t)strlen(path);
-	struct iovec parts[3] = {{&r, sizeof(r)}, {(void *)build_id, build_id_len},
-				 {(void *)path, r.path_len}};
+	struct iovec parts[3] = {
+	    {&r, sizeof(r)}, {(void *)build_id, build_id_len}, {(void *)path, r.path_len}};
 	return write_chunk(s, CHUNK_MODULE, s->pid, parts, 3);
 }
 

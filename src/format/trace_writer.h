@@ -18,17 +18,19 @@
 #include "trace_format.h"
 
 struct trace_session {
-	int fd;
+	int fd;				  /* kept high, out of the traced program's way */
+	uint64_t dev, ino;		  /* what fd must still be (a program may close it) */
+	char path[4096];		  /* to open it again then */
 	struct trace_file_header *header; /* MAP_SHARED */
 	uint32_t window_size;
 	uint32_t tick_shift; /* time unit = tick >> tick_shift */
-	uint32_t image; /* this process image's id */
+	uint32_t image;	     /* this process image's id */
 	uint32_t pid;
 };
 
 /* Creates (truncates) `path` and writes the header.  0, or -1 with errno. */
-int trace_session_create(struct trace_session *s, const char *path,
-			 const char *command, size_t command_len, uint32_t window_size);
+int trace_session_create(struct trace_session *s, const char *path, const char *command,
+			 size_t command_len, uint32_t window_size);
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
 int trace_session_open(struct trace_session *s, const char *path);
 void trace_session_close(struct trace_session *s);
@@ -40,20 +42,19 @@ uint64_t trace_session_claim(struct trace_session *s, uint32_t len);
 
 /* Metadata records.  All return 0, or -1 with errno. */
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
-			uint32_t ppid, int32_t status, const char *exe,
-			const char *command, size_t command_len);
-int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias,
-		       uint64_t low, uint64_t high, const void *build_id,
-		       uint32_t build_id_len, const char *path);
-int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event,
-		       const char *name);
+			uint32_t ppid, int32_t status, const char *exe, const char *command,
+			size_t command_len);
+int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias, uint64_t low,
+		       uint64_t high, const void *build_id, uint32_t build_id_len,
+		       const char *path);
+int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event, const char *name);
 int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int code,
 		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes);
 
 /* ---- event streams ------------------------------------------------------ */
 
-#define TRACE_FID_CACHE_SIZE 1024 /* direct-mapped address -> fid cache */
-#define TRACE_OPEN_CALLS 4096     /* open calls the writer remembers */
+#define TRACE_FID_CACHE_SIZE 1024      /* direct-mapped address -> fid cache */
+#define TRACE_OPEN_CALLS 4096	       /* open calls the writer remembers */
 #define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
 
 struct trace_fid_slot {
@@ -63,23 +64,23 @@ struct trace_fid_slot {
 };
 
 struct trace_stream {
-	uint8_t *pos;            /* next byte to write */
-	uint8_t *limit;          /* window end - EV_MAX_BYTES; NULL: no window */
-	uint64_t last_unit;      /* time of the last event: tick >> tick_shift */
+	uint8_t *pos;	    /* next byte to write */
+	uint8_t *limit;	    /* window end - EV_MAX_BYTES; NULL: no window */
+	uint64_t last_unit; /* time of the last event: tick >> tick_shift */
 	uint32_t tick_shift;
 	struct trace_fid_slot *fids; /* TRACE_FID_CACHE_SIZE slots */
-	uint64_t *open_calls;    /* addresses of the open calls, innermost last */
-	uint32_t depth;          /* open calls (may exceed TRACE_OPEN_CALLS) */
+	uint64_t *open_calls;	     /* addresses of the open calls, innermost last */
+	uint32_t depth;		     /* open calls (may exceed TRACE_OPEN_CALLS) */
 	uint32_t next_fid;
 	uint32_t seq;
 	uint32_t tid;
-	uint32_t lost;           /* windows that could not be opened */
+	uint32_t lost; /* windows that could not be opened */
 	struct trace_session *session;
 	/* Called when an address gets its first id in a window (optional):
 	 * the runtime checks there that the address's module is recorded. */
 	void (*on_define)(uint64_t address);
 	struct trace_chunk *chunk; /* the open window's header */
-	void *map;               /* the window mapping */
+	void *map;		   /* the window mapping */
 	size_t map_len;
 };
 
