@@ -361,7 +361,9 @@ for ((i = 0; i < 4; i++)); do
 done
 echo
 check_header
-for ((i = 0; i < 4; i++)); do
+# DESIGN.md sets targets for replay, report and flame; json is shown for
+# information (it writes some 200 bytes a call, so it is bound by output).
+for ((i = 0; i < 3; i++)); do
 	j=$((i + 4))
 	check "${ana_names[$i]} >= 20 M events/s" "$(unit "${eps[$i]}" M/s)" ">= 20 M/s" "${eps[$i]} >= 20"
 	check "${ana_names[$i]} >= 3x ${ana_names[$j]}" "$(calc '%.2fx' "${eps[$i]} / ${eps[$j]}")" \

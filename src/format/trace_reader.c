@@ -390,11 +390,24 @@ static void finish_threads(struct trace_reader *r)
 	}
 }
 
+/* Gives back the pages of [from, to) of the mapping (page-aligned inward). */
+static void release_range(const struct trace_reader *r, uint64_t from, uint64_t to)
+{
+	uintptr_t start = ((uintptr_t)r->data + from + 4095) & ~(uintptr_t)4095;
+	uintptr_t end = ((uintptr_t)r->data + to) & ~(uintptr_t)4095;
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 static void index_chunks(struct trace_reader *r)
 {
 	struct clock_span span = {0, 0, 0, 0};
-	uint64_t off = TRACE_HEADER_SIZE;
+	uint64_t off = TRACE_HEADER_SIZE, released = 0;
 	while (off + sizeof(struct trace_chunk) <= r->size) {
+		if (off - released > (4u << 20)) { /* reading headers maps pages around them */
+			release_range(r, released, off);
+			released = off;
+		}
 		if (!chunk_header_ok(r, off)) {
 			off = resync(r, off);
 			continue;
@@ -479,6 +492,7 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 		goto fail;
 	close(fd);
 	index_chunks(r);
+	release_range(r, 0, r->size); /* cursors map what they read, window by window */
 	return r;
 fail:
 	close(fd);
