@@ -65,6 +65,8 @@ static int parse_pid(const char *arg, pid_t *pid)
 
 enum { OPT_MODULE = 0x100, OPT_NO_FOLLOW };
 
+static const char *bad_option = "?";
+
 static int parse_option(struct attach_options *o, int opt)
 {
 	switch (opt) {
@@ -94,8 +96,13 @@ static int parse_option(struct attach_options *o, int opt)
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
+	case ':':
+		cli_error("attach: option '%s' needs a value (see 'calltrace attach --help')",
+			  bad_option);
+		return -1;
 	default:
-		attach_usage(stderr);
+		cli_error("attach: unknown option '%s' (see 'calltrace attach --help')",
+			  bad_option);
 		return -1;
 	}
 }
@@ -115,9 +122,12 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->dyn.follow_forks = 1;
-	while ((opt = getopt_long(argc, argv, "p:o:d:F:N:vh", longopts, NULL)) != -1)
+	opterr = 0; /* errors are reported in one line below */
+	while ((opt = getopt_long(argc, argv, ":p:o:d:F:N:vh", longopts, NULL)) != -1) {
+		bad_option = argv[optind - 1];
 		if (parse_option(o, opt) < 0)
 			return -1;
+	}
 	if (optind < argc) {
 		cli_error("attach: unexpected argument '%s' (see 'calltrace attach --help')",
 			  argv[optind]);
@@ -128,6 +138,16 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 		return -1;
 	}
 	return 0;
+}
+
+static void free_regexes(struct attach_options *o)
+{
+	if (o->dyn.module_filter)
+		regfree(&o->module_re);
+	if (o->dyn.only)
+		regfree(&o->only_re);
+	if (o->dyn.hide)
+		regfree(&o->hide_re);
 }
 
 /* The process's command line, for the trace header. */
@@ -149,20 +169,25 @@ int cmd_attach(int argc, char **argv)
 	struct trace_session s;
 	char command[2048];
 	memset(&o, 0, sizeof(o));
-	if (parse_options(&o, argc, argv) < 0)
+	if (parse_options(&o, argc, argv) < 0) {
+		free_regexes(&o);
 		return 2;
+	}
 	if (kill(o.dyn.pid, 0) < 0 && errno == ESRCH) {
 		cli_error("no process with PID %d", (int)o.dyn.pid);
+		free_regexes(&o);
 		return 1;
 	}
 	size_t command_len = read_command(o.dyn.pid, command, sizeof(command));
 	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
 		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
+		free_regexes(&o);
 		return 2;
 	}
 	o.dyn.session = &s;
 	int rc = dynamic_attach(&o.dyn);
 	trace_session_close(&s);
+	free_regexes(&o);
 	if (rc < 0)
 		return 1;
 	cli_error("detached from process %d; trace written to %s", (int)o.dyn.pid, o.output);

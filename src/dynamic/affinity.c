@@ -35,8 +35,8 @@ static int choose_cpu(const cpu_set_t *tracee)
 void affinity_pin_tracer(struct engine *e)
 {
 	cpu_set_t tracee, one;
-	int have_tracee = e->attach_mode &&
-			  sched_getaffinity(e->main_pid, sizeof(tracee), &tracee) == 0;
+	int have_tracee =
+	    e->attach_mode && sched_getaffinity(e->main_pid, sizeof(tracee), &tracee) == 0;
 	e->cpu = -1;
 	if (pinning_disabled())
 		return;

@@ -23,9 +23,9 @@
 #include <unistd.h>
 #include "engine.h"
 
-#define TRACE_OPTIONS                                                                     \
-	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |                 \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+#define TRACE_OPTIONS                                                                              \
+	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |     \
+	 PTRACE_O_TRACEEXIT)
 
 static uint64_t deadline_ns;
 
@@ -204,7 +204,6 @@ static int start_tracing(struct engine *e, struct process *p)
 	if (process_setup_image(e, p, leader) < 0)
 		return -1;
 	for (struct thread *t = e->threads; t; t = t->next) {
-		thread_start_stream(t);
 		affinity_pin_thread(e, t);
 	}
 	resume_all(e);

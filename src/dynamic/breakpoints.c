@@ -2,6 +2,9 @@
  * breakpoints.c - the breakpoint table of a process image and the int3s in
  * its code.
  *
+ * A breakpoint is an int3 on the function's first byte, or a jmp over its
+ * first instructions to a slot whose own int3 is the stop (jump_patch.h);
+ * the table is keyed by the address of the int3 a thread stops at.
  * Breakpoints stay in place for the whole run: a hit never removes one
  * (the displaced instruction is emulated or run out of line), so threads
  * never race on a missing breakpoint.  They are removed only at detach.
@@ -89,7 +92,11 @@ void bp_table_free(struct bp_table *t)
 int bp_insert(struct process *p, struct breakpoint *bp)
 {
 	static const uint8_t int3 = 0xcc;
-	return mem_poke_code(p, bp->address, &int3, 1);
+	uint8_t patch[JUMP_PATCH_LEN];
+	if (bp->patch_len == 1)
+		return mem_poke_code(p, bp->function, &int3, 1);
+	jump_patch_bytes(bp->function, bp->slot, patch);
+	return mem_poke_code(p, bp->function, patch, JUMP_PATCH_LEN);
 }
 
 int bp_remove_all(struct process *p)
@@ -97,7 +104,7 @@ int bp_remove_all(struct process *p)
 	int rc = 0;
 	for (size_t i = 0; i < p->bps.size; i++) {
 		struct breakpoint *bp = &p->bps.slots[i];
-		if (bp->address != 0 && mem_poke_code(p, bp->address, &bp->orig, 1) < 0)
+		if (bp->address != 0 && mem_poke_code(p, bp->function, bp->orig, bp->patch_len) < 0)
 			rc = -1;
 	}
 	return rc;

@@ -28,9 +28,15 @@ struct sections {
 };
 
 static const char *const startup_names[] = {
-    "_start",          "_init",           "_fini",
-    "__libc_csu_init", "__libc_csu_fini", "frame_dummy",
-    "register_tm_clones", "deregister_tm_clones", "__do_global_dtors_aux",
+    "_start",
+    "_init",
+    "_fini",
+    "__libc_csu_init",
+    "__libc_csu_fini",
+    "frame_dummy",
+    "register_tm_clones",
+    "deregister_tm_clones",
+    "__do_global_dtors_aux",
     "_dl_relocate_static_pie",
 };
 
@@ -38,10 +44,10 @@ static const char *const startup_names[] = {
  * its place they would save the trap (setjmp, getcontext) or not know
  * their caller (dlsym's RTLD_NEXT, dlopen's namespace). */
 static const char *const return_address_users[] = {
-    "setjmp",      "_setjmp",      "__setjmp",   "sigsetjmp", "__sigsetjmp",
-    "getcontext",  "__getcontext", "swapcontext", "__swapcontext",
-    "dlopen",      "dlmopen",      "dlsym",      "dlvsym",    "__libc_dlopen_mode",
-    "__libc_dlsym", "__libc_dlvsym", "__dlopen", "__dlsym",   "__dlvsym",
+    "setjmp",	     "_setjmp",	     "__setjmp",    "sigsetjmp",	  "__sigsetjmp",
+    "getcontext",    "__getcontext", "swapcontext", "__swapcontext",	  "dlopen",
+    "dlmopen",	     "dlsym",	     "dlvsym",	    "__libc_dlopen_mode", "__libc_dlsym",
+    "__libc_dlvsym", "__dlopen",     "__dlsym",	    "__dlvsym",
 };
 
 static int in_list(const char *name, const char *const *list, size_t n)
@@ -126,9 +132,10 @@ static int collect_symbols(struct elf_image *im, unsigned type, const struct sec
 		found = 1;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_size == 0 || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_shndx >= secs->n || !secs->v[sym.st_shndx].ok)
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= secs->n ||
+			    !secs->v[sym.st_shndx].ok)
 				continue;
 			const char *name = elf_strptr(im->elf, sh.sh_link, sym.st_name);
 			if (!name)
@@ -147,9 +154,10 @@ static int read_encoded(const uint8_t *base, size_t len, size_t *off, uint8_t en
 			uint64_t hdr_vaddr, uint64_t *out)
 {
 	int64_t v;
-	size_t size = (enc & 0x0f) == DW_EH_PE_udata4 || (enc & 0x0f) == DW_EH_PE_sdata4 ? 4
+	size_t size = (enc & 0x0f) == DW_EH_PE_udata4 || (enc & 0x0f) == DW_EH_PE_sdata4   ? 4
 		      : (enc & 0x0f) == DW_EH_PE_udata8 || (enc & 0x0f) == DW_EH_PE_sdata8 ? 8
-		      : (enc & 0x0f) == DW_EH_PE_absptr ? 8 : 0;
+		      : (enc & 0x0f) == DW_EH_PE_absptr					   ? 8
+											   : 0;
 	if (size == 0 || *off + size > len)
 		return -1;
 	if (size == 4) {
@@ -181,8 +189,8 @@ static const uint8_t *eh_frame_hdr(struct elf_image *im, size_t *len, uint64_t *
 		GElf_Phdr ph;
 		if (!gelf_getphdr(im->elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
 			continue;
-		Elf_Data *d = elf_getdata_rawchunk(im->elf, (int64_t)ph.p_offset, ph.p_filesz,
-						   ELF_T_BYTE);
+		Elf_Data *d =
+		    elf_getdata_rawchunk(im->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
 		if (!d)
 			return NULL;
 		*len = d->d_size;

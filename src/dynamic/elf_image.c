@@ -12,8 +12,8 @@
 
 static void read_build_id(struct elf_image *im, const GElf_Phdr *ph)
 {
-	Elf_Data *d = elf_getdata_rawchunk(im->elf, (int64_t)ph->p_offset, ph->p_filesz,
-					   ELF_T_NHDR);
+	Elf_Data *d =
+	    elf_getdata_rawchunk(im->elf, (int64_t)ph->p_offset, ph->p_filesz, ELF_T_NHDR);
 	if (!d)
 		return;
 	size_t off = 0, name_off, desc_off;

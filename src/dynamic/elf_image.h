@@ -15,8 +15,8 @@ struct elf_image {
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	uint64_t first_vaddr, first_offset; /* first PT_LOAD, page-aligned */
-	uint64_t min_vaddr, max_vaddr;      /* span of all PT_LOADs */
-	uint64_t exec_vaddr, exec_end;      /* the executable PT_LOAD */
+	uint64_t min_vaddr, max_vaddr;	    /* span of all PT_LOADs */
+	uint64_t exec_vaddr, exec_end;	    /* the executable PT_LOAD */
 	uint8_t build_id[64];
 	uint32_t build_id_len;
 	char interp[256]; /* PT_INTERP, "" if none */

@@ -16,6 +16,8 @@ void engine_init(struct engine *e, const struct dynamic_options *o)
 	e->cpu = -1;
 	const char *debug = getenv("CALLTRACE_DEBUG");
 	e->verbose = o->verbose || (debug && *debug && strcmp(debug, "0") != 0);
+	const char *no_jump = getenv("CALLTRACE_NO_JUMP");
+	e->no_jumps = no_jump && *no_jump && strcmp(no_jump, "0") != 0;
 	if (o->session && o->session->header)
 		trace_clock_kind = (int)o->session->header->clock;
 }
@@ -26,6 +28,7 @@ void engine_fini(struct engine *e)
 		thread_free(e, e->threads);
 	while (e->procs)
 		process_free(e, e->procs);
+	free(e->busy_rips);
 }
 
 void engine_error(const char *fmt, ...)
@@ -53,10 +56,11 @@ void engine_note(const struct engine *e, const char *fmt, ...)
 void engine_print_stats(const struct engine *e)
 {
 	engine_note(e,
-		    "dynamic: %llu functions instrumented (%llu emulated, %llu out of line, "
-		    "%llu skipped); %llu calls, %llu stops, %.2f stops per call",
-		    (unsigned long long)e->functions, (unsigned long long)e->emulated,
-		    (unsigned long long)e->out_of_line, (unsigned long long)e->skipped,
-		    (unsigned long long)e->calls, (unsigned long long)e->stops,
+		    "dynamic: %llu functions instrumented (%llu by jump, %llu emulated, "
+		    "%llu out of line, %llu skipped); %llu calls, %llu stops, %.2f stops per call",
+		    (unsigned long long)e->functions, (unsigned long long)e->jumped,
+		    (unsigned long long)e->emulated, (unsigned long long)e->out_of_line,
+		    (unsigned long long)e->skipped, (unsigned long long)e->calls,
+		    (unsigned long long)e->stops,
 		    e->calls ? (double)e->stops / (double)e->calls : 0.0);
 }

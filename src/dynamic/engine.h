@@ -2,15 +2,17 @@
  * engine.h - what the parts of the ptrace engine share: traced processes
  * (one per process image), their threads, modules and breakpoints.
  *
- * The engine is one single-threaded tracer.  A breakpoint (int3) sits on the
- * first byte of every instrumented function.  When a thread hits one, the
- * tracer records the entry, swaps the return address at [rsp] for the
- * process's return trap (another int3, in a page the engine maps into the
- * tracee) and steps the thread past the displaced instruction by emulating
- * it, or by sending the thread through an out-of-line copy.  When the
- * function returns into the trap, the tracer records the exit and puts the
- * thread back on its real return address.  Two stops per call, no
- * single-step.
+ * The engine is one single-threaded tracer.  Every instrumented function
+ * gets an entry stop: where its first instructions allow, they are replaced
+ * by a jmp to a slot that hands the return address to the tracer in %r11,
+ * stops on an int3, and swaps the return address for the process's return
+ * trap (jump_patch.h); elsewhere an int3 sits on the first byte, and the
+ * tracer swaps the return address itself and steps the thread past the
+ * displaced instruction by emulating it or sending it through an
+ * out-of-line copy (insn_emulate.h).  When the function returns into the
+ * trap (another int3, in memory the engine maps into the tracee), the
+ * tracer records the exit and puts the thread back on its real return
+ * address.  Two stops per call, no single-step.
  */
 #ifndef CALLTRACE_DYNAMIC_ENGINE_H
 #define CALLTRACE_DYNAMIC_ENGINE_H
@@ -22,22 +24,27 @@
 #include <sys/user.h>
 #include "dynamic.h"
 #include "insn_emulate.h"
+#include "jump_patch.h"
 
 /* ---- breakpoints ---------------------------------------------------------- */
 
 enum bp_kind {
 	BP_FUNCTION = 1, /* a traced function's entry */
-	BP_RTLD = 2,     /* the dynamic linker's _dl_debug_state: modules changed */
-	BP_UNWIND = 3,   /* _Unwind_RaiseException & co: an exception starts unwinding */
-	BP_CATCH = 4,    /* __cxa_begin_catch: it was caught */
+	BP_RTLD = 2,	 /* the dynamic linker's _dl_debug_state: modules changed */
+	BP_UNWIND = 3,	 /* _Unwind_RaiseException & co: an exception starts unwinding */
+	BP_CATCH = 4,	 /* __cxa_begin_catch: it was caught */
 };
 
 struct breakpoint {
-	uint64_t address; /* runtime address; 0 = free slot */
-	uint8_t orig;     /* the byte the int3 replaced */
-	uint8_t kind;     /* enum bp_kind */
-	uint16_t module;  /* index in the process's module list */
+	uint64_t address;	      /* where a thread stops (the int3 + 0); 0 = free slot */
+	uint64_t function;	      /* the function's entry: the events' address */
+	uint64_t slot;		      /* PLAN_JUMP: the slot */
+	uint8_t orig[JUMP_PATCH_LEN]; /* the bytes the patch replaced at `function` */
+	uint8_t patch_len;	      /* 1: an int3 at the entry; JUMP_PATCH_LEN: a jmp */
+	uint8_t kind;		      /* enum bp_kind */
+	uint16_t module;	      /* index in the process's module list */
 	struct entry_plan plan;
+	struct jump_plan jump;
 };
 
 /* Open-addressing table, address -> breakpoint. */
@@ -69,10 +76,10 @@ struct scratch_region {
 
 struct shadow_frame {
 	uint64_t function; /* entry address, for the exit event */
-	uint64_t ret;      /* the real return address */
-	uint64_t rsp;      /* rsp at entry: where the return address lives */
-	int chained;       /* a tail call: [rsp] already held the trap */
-	int unswapped;     /* the real address is back for an unwinder to read */
+	uint64_t ret;	   /* the real return address */
+	uint64_t rsp;	   /* rsp at entry: where the return address lives */
+	int chained;	   /* a tail call: [rsp] already held the trap */
+	int unswapped;	   /* the real address is back for an unwinder to read */
 };
 
 struct process;
@@ -84,11 +91,11 @@ struct thread {
 	int has_stream;
 	struct shadow_frame *frames;
 	size_t depth, cap;
-	int stopped;    /* in a ptrace stop that the engine has not resumed */
+	int stopped;	 /* in a ptrace stop that the engine has not resumed */
 	int pending_sig; /* a signal to deliver at the next resume */
 	int exited;
-	int in_group_stop; /* stopped by SIGSTOP & co: resume with PTRACE_LISTEN */
-	int unwinding;     /* an exception is on its way up this thread's stack */
+	int in_group_stop;	  /* stopped by SIGSTOP & co: resume with PTRACE_LISTEN */
+	int unwinding;		  /* an exception is on its way up this thread's stack */
 	cpu_set_t saved_affinity; /* attach mode */
 	int has_saved_affinity;
 	struct thread *hash_next;
@@ -99,18 +106,18 @@ struct process {
 	pid_t pid;
 	pid_t ppid;
 	struct trace_session session; /* this image's copy of the session */
-	int mem_fd;                   /* /proc/PID/mem of this image */
+	int mem_fd;		      /* /proc/PID/mem of this image */
 	struct bp_table bps;
 	struct module *modules;
 	size_t nmodules, cap_modules;
 	struct scratch_region *regions;
 	size_t nregions;
-	uint64_t trap;        /* return trap (int3) address; 0 until set up */
+	uint64_t trap;	       /* return trap (int3) address; 0 until set up */
 	uint64_t syscall_insn; /* "syscall; int3" in the trap page */
-	uint64_t r_debug;     /* the dynamic linker's _r_debug, 0 if none */
+	uint64_t r_debug;      /* the dynamic linker's _r_debug, 0 if none */
 	char interp[PATH_MAX]; /* the dynamic linker's real path, "" if none */
-	int muted;            /* a vfork child not followed: no events, detach at exec */
-	int detach_on_stop;   /* a fork child not followed: clean up and let go */
+	int muted;	       /* a vfork child not followed: no events, detach at exec */
+	int detach_on_stop;    /* a fork child not followed: clean up and let go */
 	int exited;
 	int nthreads;
 	struct process *next;
@@ -128,9 +135,14 @@ struct engine {
 	int attach_mode;
 	int holding; /* collecting stops (attach, detach): resume nothing */
 	int verbose; /* --verbose or CALLTRACE_DEBUG */
-	int cpu; /* the CPU tracer and tracee share; -1: not pinned */
+	int cpu;     /* the CPU tracer and tracee share; -1: not pinned */
 	/* statistics */
-	uint64_t stops, calls, emulated, out_of_line, functions, skipped;
+	uint64_t stops, calls, jumped, emulated, out_of_line, functions, skipped;
+	/* attach: where the threads stood when seized: no jump patch over these */
+	uint64_t *busy_rips;
+	size_t nbusy;
+	struct branch_targets targets; /* of the module being instrumented */
+	int no_jumps;		       /* CALLTRACE_NO_JUMP=1: int3 entries only */
 	/* pending stops of threads not yet announced by their parent's event */
 	struct pending_stop {
 		pid_t tid;
@@ -144,8 +156,10 @@ struct breakpoint *bp_find(const struct bp_table *t, uint64_t address);
 struct breakpoint *bp_add(struct bp_table *t, uint64_t address);
 int bp_table_copy(struct bp_table *dst, const struct bp_table *src);
 void bp_table_free(struct bp_table *t);
-/* Writes the int3 of `bp` into the tracee; 0 or -1. */
+/* Writes the int3 (or the jmp) of `bp` into the tracee; 0 or -1. */
 int bp_insert(struct process *p, struct breakpoint *bp);
+/* Is `address` the return trap of one of the process's scratch regions? */
+int is_trap(const struct process *p, uint64_t address);
 /* Puts every original byte back; 0 or -1. */
 int bp_remove_all(struct process *p);
 /* Forgets the breakpoints of module `index` (unloaded: its memory is gone). */
@@ -164,17 +178,18 @@ int mem_read_code(struct process *p, uint64_t address, void *buf, size_t len);
 /* Runs a system call in stopped thread `t`, executing the "syscall; int3"
  * at `insn`.  Returns the kernel's result (-errno on error), or -ESRCH
  * when the thread died. */
-long remote_syscall(struct engine *e, struct thread *t, uint64_t insn, long nr, long a1,
-		    long a2, long a3, long a4, long a5, long a6);
+long remote_syscall(struct engine *e, struct thread *t, uint64_t insn, long nr, long a1, long a2,
+		    long a3, long a4, long a5, long a6);
 
 /* ---- scratch.c ------------------------------------------------------------ */
 /* Maps the trap page (return trap, syscall gadget, first slots) near the
  * executable; 0 or -1. */
 int scratch_setup_trap_page(struct engine *e, struct thread *t, const struct module *exe);
 /* A slot of `len` bytes within reach (+-2 GiB) of `near`, mapping a new
- * region of at least `want` bytes if needed; 0 when none can be had. */
-uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t len,
-		      size_t want);
+ * region of at least `want` bytes if needed; 0 when none can be had.
+ * *trap is the return trap of the slot's region. */
+uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t len, size_t want,
+		      uint64_t *trap);
 
 /* ---- modules.c ------------------------------------------------------------ */
 /* Reads /proc/PID/maps: new ELF modules get a MODULE_LOAD record (and are
@@ -219,7 +234,7 @@ void rtld_hit(struct engine *e, struct thread *t);
 struct thread *thread_find(struct engine *e, pid_t tid);
 struct thread *thread_new(struct engine *e, struct process *p, pid_t tid);
 /* Opens the thread's stream in its process's current image and writes
- * THREAD_START. */
+ * THREAD_START (at the thread's first event). */
 void thread_start_stream(struct thread *t);
 void thread_end_stream(struct thread *t, int write_end);
 void thread_free(struct engine *e, struct thread *t);
@@ -269,6 +284,6 @@ void engine_print_stats(const struct engine *e);
 /* Prints "calltrace: ..." (and verbose notes when opts->verbose). */
 void engine_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void engine_note(const struct engine *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -4,6 +4,7 @@
  * signals (delivered untouched) and deaths.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -32,18 +33,49 @@ static void thread_gone(struct engine *e, struct thread *t, int status)
 		process_free(e, p);
 }
 
+/* %rip and %rsp of a stopped thread.  PTRACE_GET_SYSCALL_INFO reads just
+ * those (at any stop) for half the cost of PTRACE_GETREGS; 1 when only they
+ * were read, 0 when all registers were, -1 on error. */
+static int read_rip_rsp(struct thread *t, struct user_regs_struct *r)
+{
+	struct __ptrace_syscall_info si;
+	long n = ptrace(PTRACE_GET_SYSCALL_INFO, t->tid, sizeof(si), &si);
+	if (n >= (long)(offsetof(struct __ptrace_syscall_info, stack_pointer) + 8)) {
+		r->rip = si.instruction_pointer;
+		r->rsp = si.stack_pointer;
+		return 1;
+	}
+	return ptrace(PTRACE_GETREGS, t->tid, 0, r) < 0 ? -1 : 0;
+}
+
+/* The rest an entry needs: %r11 for a jump entry, all registers for an
+ * int3 entry (its plan works on them); 0 or -1. */
+static int read_entry_regs(struct thread *t, const struct breakpoint *bp,
+			   struct user_regs_struct *r)
+{
+	if (bp->plan.kind != PLAN_JUMP)
+		return ptrace(PTRACE_GETREGS, t->tid, 0, r) < 0 ? -1 : 0;
+	errno = 0;
+	r->r11 = (unsigned long long)ptrace(PTRACE_PEEKUSER, t->tid,
+					    offsetof(struct user_regs_struct, r11), 0);
+	return errno ? -1 : 0;
+}
+
 static void on_sigtrap(struct engine *e, struct thread *t)
 {
 	struct user_regs_struct r;
 	struct process *p = t->proc;
-	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	int partial = read_rip_rsp(t, &r);
+	if (partial < 0)
 		return;
 	uint64_t at = r.rip - 1;
 	struct breakpoint *bp;
-	if (p->trap && at == p->trap) {
+	if (is_trap(p, at)) {
 		return_hit(e, t, &r);
 		thread_resume(e, t, 0);
 	} else if ((bp = bp_find(&p->bps, at)) != NULL) {
+		if (partial && read_entry_regs(t, bp, &r) < 0)
+			return;
 		entry_hit(e, t, bp, &r);
 		thread_resume(e, t, 0);
 	} else {

@@ -57,7 +57,6 @@ void follow_clone(struct engine *e, struct thread *parent, pid_t child_tid)
 		return;
 	t->saved_affinity = parent->saved_affinity;
 	t->has_saved_affinity = parent->has_saved_affinity;
-	thread_start_stream(t);
 	replay_pending(e, t);
 }
 
@@ -105,7 +104,6 @@ void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int v
 	shadow_copy(t, parent);
 	t->saved_affinity = parent->saved_affinity;
 	t->has_saved_affinity = parent->has_saved_affinity;
-	thread_start_stream(t);
 	replay_pending(e, t);
 }
 
@@ -151,5 +149,4 @@ void follow_exec(struct engine *e, struct thread *t)
 	process_begin_image(e, p, PROCESS_EXEC, old_image);
 	if (!e->holding && process_setup_image(e, p, t) < 0)
 		engine_error("process %d: the new program is not traced", (int)p->pid);
-	thread_start_stream(t);
 }

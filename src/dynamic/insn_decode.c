@@ -12,14 +12,14 @@
 
 enum operand_flags {
 	F_MODRM = 1 << 0,
-	F_IB = 1 << 1,     /* imm8 */
-	F_IW = 1 << 2,     /* imm16 */
-	F_IZ = 1 << 3,     /* imm16 or imm32 (operand size) */
-	F_IV = 1 << 4,     /* imm16, imm32 or imm64 (operand size) */
+	F_IB = 1 << 1,	   /* imm8 */
+	F_IW = 1 << 2,	   /* imm16 */
+	F_IZ = 1 << 3,	   /* imm16 or imm32 (operand size) */
+	F_IV = 1 << 4,	   /* imm16, imm32 or imm64 (operand size) */
 	F_MOFFS = 1 << 5,  /* address-sized offset */
 	F_REL8 = 1 << 6,   /* rel8 branch */
 	F_REL32 = 1 << 7,  /* rel32 branch */
-	F_BAD = 1 << 8,    /* not valid in 64-bit mode */
+	F_BAD = 1 << 8,	   /* not valid in 64-bit mode */
 	F_GROUP3 = 1 << 9, /* F6/F7: immediate only for /0 and /1 */
 };
 
@@ -102,7 +102,8 @@ static unsigned one_byte_flags(unsigned op)
 	case 0xea:
 		return F_BAD;
 	default:
-		return 0; /* 6c-6f, 90-9f, a4-a7, aa-af, c3, c9, cb-cc, cf, d7, ec-ef, f1, f4, f5, f8-fd */
+		return 0; /* 6c-6f, 90-9f, a4-a7, aa-af, c3, c9, cb-cc, cf, d7, ec-ef, f1, f4, f5,
+			     f8-fd */
 	}
 }
 

@@ -102,8 +102,7 @@ static int is_relative_branch(const struct x86_insn *in)
 }
 
 /* Out of line for the first instruction, when it can be copied. */
-static enum plan_result plan_out_of_line(struct entry_plan *plan, const uint8_t *code,
-					 size_t avail)
+static enum plan_result plan_out_of_line(struct entry_plan *plan, const uint8_t *code, size_t avail)
 {
 	struct x86_insn in;
 	if (x86_decode(code, avail, &in) == 0 || is_relative_branch(&in))

@@ -24,6 +24,7 @@ enum plan_kind {
 	PLAN_EMULATE = 1,     /* apply ops, continue at `resume` */
 	PLAN_RETURN = 2,      /* apply ops, then the function returns at once */
 	PLAN_OUT_OF_LINE = 3, /* continue at the slot `resume` */
+	PLAN_JUMP = 4,	      /* entered through a jump to a slot (jump_patch.h) */
 };
 
 enum emu_kind {
@@ -35,18 +36,18 @@ enum emu_kind {
 struct emu_op {
 	uint8_t kind;
 	uint8_t dst, src; /* register numbers, 0 = rax .. 15 = r15 */
-	uint8_t wide;     /* EMU_MOV: 64-bit */
-	uint8_t sub;      /* EMU_ADD_RSP: a sub (flags differ) */
-	int32_t imm;      /* EMU_ADD_RSP: the immediate */
+	uint8_t wide;	  /* EMU_MOV: 64-bit */
+	uint8_t sub;	  /* EMU_ADD_RSP: a sub (flags differ) */
+	int32_t imm;	  /* EMU_ADD_RSP: the immediate */
 };
 
 struct entry_plan {
 	uint8_t kind; /* enum plan_kind */
 	uint8_t nops;
 	uint8_t npushes;
-	uint8_t ool_len;  /* PLAN_OUT_OF_LINE: the copied instruction's length */
+	uint8_t ool_len; /* PLAN_OUT_OF_LINE: the copied instruction's length */
 	struct emu_op ops[PLAN_MAX_OPS];
-	uint64_t resume;  /* rip after the plan (EMULATE, OUT_OF_LINE) */
+	uint64_t resume; /* rip after the plan (EMULATE, OUT_OF_LINE) */
 };
 
 /* Result of planning: the plan, or what the out-of-line slot must hold. */

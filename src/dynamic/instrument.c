@@ -3,8 +3,9 @@
  *
  * The functions come from the ELF file (elf_functions.c), filtered by the
  * record-time -F/-N regexes; their code is read once from the tracee (the
- * whole executable segment); each gets an entry plan, an out-of-line slot
- * when its first instruction cannot be emulated, and then its int3.
+ * whole executable segment).  Each gets a jump entry where it can
+ * (jump_patch.h), else an int3 with an entry plan: its first instructions
+ * emulated, or run out of line from a slot.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -32,43 +33,102 @@ static int name_selected(const struct engine *e, const struct elf_function *f)
 
 /* Gives an out-of-line plan its slot; 0 or -1. */
 static int place_slot(struct engine *e, struct thread *t, struct entry_plan *plan, uint64_t addr,
-		      const uint8_t *code, size_t remaining)
+		      const uint8_t *code, size_t want)
 {
 	uint8_t slot[OOL_SLOT_SIZE];
-	size_t want = remaining * OOL_SLOT_SIZE;
-	uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, want < 4096 ? 4096 : want);
+	uint64_t trap;
+	uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, want, &trap);
 	if (at == 0 || plan_fill_slot(plan, addr, code, at, slot) < 0)
 		return -1;
 	return mem_poke_code(t->proc, at, slot, sizeof(slot));
 }
 
-/* Plans and arms one function; 1 armed, 0 skipped, -1 error. */
-static int arm_function(struct engine *e, struct thread *t, size_t index, uint64_t addr,
-			const uint8_t *code, size_t avail, size_t remaining)
+static struct breakpoint *new_breakpoint(struct process *p, uint64_t stop_at, uint64_t addr,
+					 const uint8_t *code, size_t patch_len, size_t index)
 {
-	struct process *p = t->proc;
-	struct entry_plan plan;
-	if (code[0] == 0xcc || bp_find(&p->bps, addr))
-		return 0;
-	enum plan_result res = plan_build(&plan, addr, code, avail);
-	if (res == PLAN_UNPATCHABLE)
-		return 0;
-	if (res == PLAN_NEEDS_SLOT && place_slot(e, t, &plan, addr, code, remaining) < 0)
-		return 0;
-	struct breakpoint *bp = bp_add(&p->bps, addr);
+	struct breakpoint *bp = bp_add(&p->bps, stop_at);
 	if (!bp)
-		return -1;
-	bp->orig = code[0];
+		return NULL;
+	bp->function = addr;
+	memcpy(bp->orig, code, patch_len);
+	bp->patch_len = (uint8_t)patch_len;
 	bp->kind = BP_FUNCTION;
 	bp->module = (uint16_t)index;
+	return bp;
+}
+
+/* Would the patch cover an instruction boundary where a thread stands? */
+static int thread_inside(const struct engine *e, uint64_t addr, const struct jump_plan *jp)
+{
+	for (size_t i = 0; i < e->nbusy; i++)
+		if (e->busy_rips[i] > addr && e->busy_rips[i] < addr + jp->len)
+			return 1;
+	return 0;
+}
+
+/* The cheap entry: a jmp to a slot (jump_patch.h); 1 armed, 0 not possible. */
+static int arm_jump(struct engine *e, struct thread *t, size_t index, uint64_t addr,
+		    const uint8_t *code, size_t size, size_t want)
+{
+	struct jump_plan jp;
+	uint8_t slot[JUMP_SLOT_SIZE];
+	uint64_t trap;
+	if (e->no_jumps || !jump_plan_build(&jp, addr, code, size, &e->targets) ||
+	    thread_inside(e, addr, &jp))
+		return 0;
+	uint64_t at = scratch_slot(e, t, addr, JUMP_SLOT_SIZE, want, &trap);
+	if (at == 0 || jump_fill_slot(&jp, addr, code, at, trap, slot) < 0 ||
+	    mem_poke_code(t->proc, at, slot, sizeof(slot)) < 0)
+		return 0;
+	struct breakpoint *bp =
+	    new_breakpoint(t->proc, at + JUMP_STOP_OFFSET, addr, code, JUMP_PATCH_LEN, index);
+	if (!bp)
+		return -1;
+	bp->slot = at;
+	bp->jump = jp;
+	bp->plan.kind = PLAN_JUMP;
+	if (bp_insert(t->proc, bp) < 0)
+		return -1;
+	e->jumped++;
+	return 1;
+}
+
+/* The int3 entry, with the first instructions emulated or run out of line. */
+static int arm_int3(struct engine *e, struct thread *t, size_t index, uint64_t addr,
+		    const uint8_t *code, size_t size, size_t want)
+{
+	struct entry_plan plan;
+	enum plan_result res =
+	    plan_build(&plan, addr, code, size < PLAN_WINDOW ? size : PLAN_WINDOW);
+	if (res == PLAN_UNPATCHABLE)
+		return 0;
+	if (res == PLAN_NEEDS_SLOT && place_slot(e, t, &plan, addr, code, want) < 0)
+		return 0;
+	struct breakpoint *bp = new_breakpoint(t->proc, addr, addr, code, 1, index);
+	if (!bp)
+		return -1;
 	bp->plan = plan;
-	if (bp_insert(p, bp) < 0)
+	if (bp_insert(t->proc, bp) < 0)
 		return -1;
 	if (res == PLAN_NEEDS_SLOT)
 		e->out_of_line++;
 	else
 		e->emulated++;
 	return 1;
+}
+
+/* Plans and arms one function; 1 armed, 0 skipped, -1 error. */
+static int arm_function(struct engine *e, struct thread *t, size_t index, uint64_t addr,
+			const uint8_t *code, size_t size, size_t remaining)
+{
+	struct process *p = t->proc;
+	size_t want = remaining * JUMP_SLOT_SIZE;
+	if (want < 4096)
+		want = 4096;
+	if (code[0] == 0xcc || bp_find(&p->bps, addr))
+		return 0;
+	int rc = arm_jump(e, t, index, addr, code, size, want);
+	return rc != 0 ? rc : arm_int3(e, t, index, addr, code, size, want);
 }
 
 static int arm_all(struct engine *e, struct thread *t, size_t index,
@@ -84,10 +144,8 @@ static int arm_all(struct engine *e, struct thread *t, size_t index,
 		size_t avail = (size_t)(m->exec_high - addr);
 		if (avail > f->size)
 			avail = (size_t)f->size;
-		if (avail > PLAN_WINDOW)
-			avail = PLAN_WINDOW;
-		int rc = arm_function(e, t, index, addr, text + (addr - m->exec_low), avail,
-				      fl->n - i);
+		int rc =
+		    arm_function(e, t, index, addr, text + (addr - m->exec_low), avail, fl->n - i);
 		if (rc < 0)
 			return -1;
 		armed += rc == 1;
@@ -112,11 +170,13 @@ int instrument_module(struct engine *e, struct thread *t, size_t index)
 	int rc = elf_functions_collect(&im, &fl);
 	size_t len = (size_t)(m->exec_high - m->exec_low);
 	uint8_t *text = rc == 0 ? malloc(len) : NULL;
-	if (text && mem_read_code(p, m->exec_low, text, len) == 0)
+	if (text && mem_read_code(p, m->exec_low, text, len) == 0 &&
+	    branch_targets_collect(&e->targets, text, len, m->exec_low) == 0)
 		rc = arm_all(e, t, index, &fl, text);
 	else
 		engine_note(e, "cannot read the code of %s: not instrumented", m->path);
 	p->modules[index].instrumented = 1;
+	branch_targets_free(&e->targets);
 	free(text);
 	elf_function_list_free(&fl);
 	elf_image_close(&im);

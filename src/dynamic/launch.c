@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include "engine.h"
 
-#define TRACE_OPTIONS                                                                     \
-	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |                 \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+#define TRACE_OPTIONS                                                                              \
+	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |     \
+	 PTRACE_O_TRACEEXIT)
 
 static volatile pid_t forward_to;
 
@@ -103,7 +103,6 @@ static int trace_first_image(struct engine *e, pid_t pid)
 	process_begin_image(e, p, PROCESS_START, 0);
 	if (process_setup_image(e, p, t) < 0)
 		return -1;
-	thread_start_stream(t);
 	return thread_resume(e, t, 0);
 }
 

@@ -42,8 +42,8 @@ static int read_maps(pid_t pid, struct maps *m)
 		struct map_line l;
 		unsigned long long inode;
 		int consumed = 0;
-		if (sscanf(line, "%lx-%lx %4s %lx %*s %llu %n", &l.start, &l.end, l.perms, &l.offset,
-			   &inode, &consumed) < 5 ||
+		if (sscanf(line, "%lx-%lx %4s %lx %*s %llu %n", &l.start, &l.end, l.perms,
+			   &l.offset, &inode, &consumed) < 5 ||
 		    inode == 0)
 			continue;
 		snprintf(l.path, sizeof(l.path), "%s", line + consumed);
@@ -88,7 +88,8 @@ static int open_mapped(pid_t pid, const struct map_line *l, struct elf_image *im
 {
 	static const char deleted[] = " (deleted)";
 	size_t len = strlen(l->path);
-	if (len > sizeof(deleted) - 1 && strcmp(l->path + len - (sizeof(deleted) - 1), deleted) == 0) {
+	if (len > sizeof(deleted) - 1 &&
+	    strcmp(l->path + len - (sizeof(deleted) - 1), deleted) == 0) {
 		char path[96];
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid,
 			 (unsigned long)l->start, (unsigned long)l->end);

@@ -47,8 +47,7 @@ static pid_t read_ppid(pid_t pid)
 	return 0;
 }
 
-void process_begin_image(struct engine *e, struct process *p, uint32_t event,
-			 uint32_t parent_image)
+void process_begin_image(struct engine *e, struct process *p, uint32_t event, uint32_t parent_image)
 {
 	char path[64], exe[PATH_MAX], cmd[2048];
 	p->session = *e->root;

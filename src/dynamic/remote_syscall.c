@@ -39,8 +39,8 @@ static int wait_for_trap(struct thread *t, uint64_t expect_rip, struct user_regs
 	}
 }
 
-long remote_syscall(struct engine *e, struct thread *t, uint64_t insn, long nr, long a1,
-		    long a2, long a3, long a4, long a5, long a6)
+long remote_syscall(struct engine *e, struct thread *t, uint64_t insn, long nr, long a1, long a2,
+		    long a3, long a4, long a5, long a6)
 {
 	(void)e;
 	struct user_regs_struct saved, r;

@@ -11,6 +11,7 @@
  * frame, so one trap stop closes both.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -32,14 +33,20 @@ static int push_frame(struct thread *t, const struct shadow_frame *f)
 	return 0;
 }
 
+/* A thread's stream (and its THREAD_START) begins with its first event,
+ * as with the runtime: threads that call nothing traced are not in the trace. */
 static void record_enter(struct thread *t, uint64_t fn, uint64_t tick)
 {
+	if (!t->has_stream)
+		thread_start_stream(t);
 	if (t->has_stream)
 		trace_stream_enter(&t->stream, fn, tick);
 }
 
 static void record_exit(struct thread *t, uint64_t fn, uint64_t tick)
 {
+	if (!t->has_stream)
+		thread_start_stream(t);
 	if (t->has_stream)
 		trace_stream_exit(&t->stream, fn, tick);
 }
@@ -60,6 +67,11 @@ static void step_untraced(struct thread *t, struct breakpoint *bp, struct user_r
 	ptrace(PTRACE_SETREGS, t->tid, 0, r);
 }
 
+static void set_rip(struct thread *t, uint64_t rip)
+{
+	ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, rip), rip);
+}
+
 /* Emulated pushes and the trap, written in one go: [rsp - 8n, rsp + 8). */
 static void write_stack(struct thread *t, uint64_t entry_rsp, const uint64_t *pushed, int n,
 			int with_trap)
@@ -72,38 +84,63 @@ static void write_stack(struct thread *t, uint64_t entry_rsp, const uint64_t *pu
 		mem_write(t->proc, entry_rsp - 8 * (uint64_t)n, words, len);
 }
 
+/* A jump entry: the slot loaded the return address into %r11 and swaps it
+ * for the trap itself once resumed. */
+static void jump_entry(struct engine *e, struct thread *t, const struct breakpoint *bp,
+		       const struct user_regs_struct *r)
+{
+	uint64_t tick = trace_clock_tick();
+	struct shadow_frame f = {bp->function, r->r11, r->rsp, 0, 0};
+	e->calls++;
+	if (t->unwinding)
+		frames_close_below(t, r->rsp, tick);
+	record_enter(t, bp->function, tick);
+	f.chained = is_trap(t->proc, f.ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == f.rsp;
+	push_frame(t, &f);
+}
+
+static void special_entry(struct engine *e, struct thread *t, struct breakpoint *bp,
+			  struct user_regs_struct *r, uint64_t ret)
+{
+	struct breakpoint copy = *bp; /* a rescan may move the table */
+	if (copy.kind == BP_RTLD)
+		rtld_hit(e, t);
+	else
+		unwind_hit(e, t, &copy, r->rsp);
+	step_untraced(t, &copy, r, ret);
+}
+
 void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	       struct user_regs_struct *r)
 {
 	uint64_t ret;
-	r->rip = bp->address;
+	if (bp->plan.kind == PLAN_JUMP) {
+		jump_entry(e, t, bp, r);
+		return;
+	}
+	r->rip = bp->function;
 	if (mem_read(t->proc, r->rsp, &ret, sizeof(ret)) < 0)
 		ret = 0;
 	if (bp->kind != BP_FUNCTION) {
-		struct breakpoint copy = *bp; /* a rescan may move the table */
-		if (copy.kind == BP_RTLD)
-			rtld_hit(e, t);
-		else
-			unwind_hit(e, t, &copy, r->rsp);
-		step_untraced(t, &copy, r, ret);
+		special_entry(e, t, bp, r, ret);
 		return;
 	}
 	uint64_t tick = trace_clock_tick();
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp->address, tick);
+	record_enter(t, bp->function, tick);
 	if (bp->plan.kind == PLAN_RETURN) {
 		uint64_t none[PLAN_MAX_PUSHES];
 		plan_apply(&bp->plan, r, none);
-		record_exit(t, bp->address, tick);
+		record_exit(t, bp->function, tick);
 		r->rip = ret;
 		r->rsp += 8;
 		ptrace(PTRACE_SETREGS, t->tid, 0, r);
 		return;
 	}
-	struct shadow_frame f = {bp->address, ret, r->rsp, 0, 0};
-	f.chained = ret == t->proc->trap && t->depth > 0 && t->frames[t->depth - 1].rsp == r->rsp;
+	struct shadow_frame f = {bp->function, ret, r->rsp, 0, 0};
+	f.chained = is_trap(t->proc, ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == r->rsp;
 	if (push_frame(t, &f) < 0) {
 		step_untraced(t, bp, r, ret); /* no memory: the call stays open */
 		return;
@@ -112,7 +149,10 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	uint64_t entry_rsp = r->rsp;
 	int n = plan_apply(&bp->plan, r, pushed);
 	write_stack(t, entry_rsp, pushed, n, !f.chained);
-	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+	if (bp->plan.kind == PLAN_OUT_OF_LINE)
+		set_rip(t, r->rip); /* nothing else changed */
+	else
+		ptrace(PTRACE_SETREGS, t->tid, 0, r);
 }
 
 /* The frame a return to the trap with this %rsp closes; -1 if none. */
@@ -150,12 +190,11 @@ void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r)
 	if (i < 0) {
 		engine_error("thread %d returned to the trap with no call open: cannot continue it",
 			     (int)t->tid);
-		r->rip = 0;
-		ptrace(PTRACE_SETREGS, t->tid, 0, r);
+		set_rip(t, 0);
 		return;
 	}
 	r->rip = close_frames(t, i, trace_clock_tick());
-	ptrace(PTRACE_SETREGS, t->tid, 0, r);
+	set_rip(t, r->rip);
 }
 
 /* A thread stopped inside an out-of-line slot goes back to the original. */
@@ -163,14 +202,24 @@ static int leave_slot(struct process *p, struct user_regs_struct *r)
 {
 	for (size_t i = 0; i < p->bps.size; i++) {
 		const struct breakpoint *bp = &p->bps.slots[i];
+		if (bp->address != 0 && bp->plan.kind == PLAN_JUMP && r->rip >= bp->slot &&
+		    r->rip < bp->slot + JUMP_SLOT_SIZE) {
+			int r11_saved;
+			r->rip =
+			    jump_rip_back(&bp->jump, bp->function, bp->slot, r->rip, &r11_saved);
+			uint64_t r11;
+			if (r11_saved && mem_read(p, r->rsp - 8, &r11, 8) == 0)
+				r->r11 = r11;
+			return 1;
+		}
 		if (bp->address == 0 || bp->plan.kind != PLAN_OUT_OF_LINE)
 			continue;
 		if (r->rip == bp->plan.resume) {
-			r->rip = bp->address;
+			r->rip = bp->function;
 			return 1;
 		}
 		if (r->rip == bp->plan.resume + bp->plan.ool_len) {
-			r->rip = bp->address + bp->plan.ool_len;
+			r->rip = bp->function + bp->plan.ool_len;
 			return 1;
 		}
 	}
@@ -184,7 +233,7 @@ void return_restore(struct engine *e, struct thread *t)
 	(void)e;
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0) {
 		int changed = 0;
-		if (r.rip == p->trap) {
+		if (is_trap(p, r.rip)) {
 			long i = find_frame(t, r.rsp);
 			if (i >= 0) {
 				r.rip = close_frames(t, i, trace_clock_tick());
@@ -198,7 +247,7 @@ void return_restore(struct engine *e, struct thread *t)
 	for (size_t j = t->depth; j-- > 0;) {
 		const struct shadow_frame *f = &t->frames[j];
 		uint64_t now;
-		if (f->chained || mem_read(p, f->rsp, &now, 8) < 0 || now != p->trap)
+		if (f->chained || mem_read(p, f->rsp, &now, 8) < 0 || !is_trap(p, now))
 			continue;
 		mem_write(p, f->rsp, &f->ret, 8);
 	}
@@ -211,7 +260,8 @@ void frames_unswap(struct thread *t)
 	for (size_t j = t->depth; j-- > 0;) {
 		struct shadow_frame *f = &t->frames[j];
 		uint64_t now;
-		if (f->chained || f->unswapped || mem_read(p, f->rsp, &now, 8) < 0 || now != p->trap)
+		if (f->chained || f->unswapped || mem_read(p, f->rsp, &now, 8) < 0 ||
+		    !is_trap(p, now))
 			continue;
 		mem_write(p, f->rsp, &f->ret, 8);
 		f->unswapped = 1;

@@ -2,12 +2,11 @@
  * scratch.c - memory the engine maps into the tracee: the trap page and
  * regions of out-of-line slots.
  *
- * The trap page holds the return trap (an int3 at its start: a return into
- * it is recognised by its address), a "syscall; int3" gadget for remote
- * system calls, and slots.  Regions are mapped close to the code they serve
- * so that a copied instruction's %rip operand still reaches its target.
- * They stay mapped after a detach: a signal frame might still return into
- * a slot.
+ * Every region starts with a return trap (an int3: a return into it is
+ * recognised by its address); the first, the trap page, also holds a
+ * "syscall; int3" gadget for remote system calls.  Then come slots.  Regions are mapped close to
+ * the code they serve so that a copied instruction's %rip operand still reaches its target. They
+ * stay mapped after a detach: a signal frame might still return into a slot.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,15 +92,23 @@ int scratch_setup_trap_page(struct engine *e, struct thread *t, const struct mod
 	uint64_t base = map_near(e, t, at, exe->low, PAGE);
 	if (mem_poke_code(p, at, saved, 3) < 0 || base == 0)
 		return -1;
-	if (fill_traps(p, base, PAGE) < 0 ||
-	    mem_poke_code(p, base + SYSCALL_OFFSET, gadget, 2) < 0)
+	if (fill_traps(p, base, PAGE) < 0 || mem_poke_code(p, base + SYSCALL_OFFSET, gadget, 2) < 0)
 		return -1;
 	p->trap = base + TRAP_OFFSET;
 	p->syscall_insn = base + SYSCALL_OFFSET;
 	return add_region(p, base, PAGE, FIRST_SLOT);
 }
 
-uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t len, size_t want)
+int is_trap(const struct process *p, uint64_t address)
+{
+	for (size_t i = 0; i < p->nregions; i++)
+		if (p->regions[i].base == address)
+			return 1;
+	return 0;
+}
+
+uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t len, size_t want,
+		      uint64_t *trap)
 {
 	struct process *p = t->proc;
 	for (size_t i = 0; i < p->nregions; i++) {
@@ -109,15 +116,18 @@ uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t 
 		if (r->used + len <= r->size && distance(r->base, near) < REACH) {
 			uint64_t slot = r->base + r->used;
 			r->used += len;
+			*trap = r->base;
 			return slot;
 		}
 	}
 	if (!p->syscall_insn)
 		return 0;
-	uint64_t size = (want + len + PAGE - 1) & ~(PAGE - 1);
+	uint64_t size = (want + FIRST_SLOT + len + PAGE - 1) & ~(PAGE - 1);
 	uint64_t base = map_near(e, t, p->syscall_insn, near, size);
+	/* The region's first bytes are its return trap. */
 	if (base == 0 || distance(base, near) >= REACH || fill_traps(p, base, size) < 0 ||
-	    add_region(p, base, size, len) < 0)
+	    add_region(p, base, size, FIRST_SLOT + len) < 0)
 		return 0;
-	return base;
+	*trap = base;
+	return base + FIRST_SLOT;
 }

@@ -35,7 +35,8 @@ int special_breakpoint(struct engine *e, struct thread *t, size_t index, uint64_
 		return 0;
 	if (res == PLAN_NEEDS_SLOT) {
 		uint8_t slot[OOL_SLOT_SIZE];
-		uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, 4096);
+		uint64_t trap;
+		uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, 4096, &trap);
 		if (at == 0 || plan_fill_slot(&plan, addr, code, at, slot) < 0 ||
 		    mem_poke_code(p, at, slot, sizeof(slot)) < 0)
 			return 0;
@@ -43,7 +44,9 @@ int special_breakpoint(struct engine *e, struct thread *t, size_t index, uint64_
 	struct breakpoint *bp = bp_add(&p->bps, addr);
 	if (!bp)
 		return -1;
-	bp->orig = code[0];
+	bp->function = addr;
+	bp->orig[0] = code[0];
+	bp->patch_len = 1;
 	bp->kind = (uint8_t)kind;
 	bp->module = (uint16_t)index;
 	bp->plan = plan;

@@ -1,0 +1,69 @@
+/*
+ * jump_patch.h - entering a traced function through a jump: the cheap
+ * entry.
+ *
+ * Where the function's first instructions cover at least five bytes, can be
+ * moved, and no branch of the function lands inside those bytes, they are
+ * replaced by a `jmp` to a slot:
+ *
+ *   mov %r11,-8(%rsp)        %r11 kept below the stack (free at an entry)
+ *   mov (%rsp),%r11          the return address, for the tracer to read
+ *   int3                     the entry stop
+ *   lea trap(%rip),%r11      the return trap takes its place on the stack
+ *   mov %r11,(%rsp)
+ *   mov -8(%rsp),%r11        %r11 as it was: a caller compiled with
+ *                            -fipa-ra may keep a value there across the call
+ *   <the moved instructions, %rip operands fixed up>
+ *   jmp function + moved
+ *
+ * so an entry stop costs one PTRACE_GETREGS and no memory access.
+ */
+#ifndef CALLTRACE_JUMP_PATCH_H
+#define CALLTRACE_JUMP_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JUMP_SLOT_SIZE 64
+#define JUMP_PATCH_LEN 5
+#define JUMP_SAVED_OFFSET 5  /* %r11 is saved below the stack from here */
+#define JUMP_STOP_OFFSET 9   /* the slot's int3 */
+#define JUMP_MOVED_OFFSET 26 /* where the moved instructions start */
+#define JUMP_MAX_INSNS 8
+
+struct jump_plan {
+	uint8_t len; /* bytes of moved instructions */
+	uint8_t ninsns;
+	uint8_t bounds[JUMP_MAX_INSNS]; /* their offsets in the function */
+};
+
+/* The targets of every direct branch in a module's code, sorted: no patch
+ * may cover one (a branch from another function may land just behind a
+ * function's first instruction). */
+struct branch_targets {
+	uint64_t *v;
+	size_t n;
+};
+
+/* Sweeps `len` bytes of code at runtime address `base`; 0 or -1. */
+int branch_targets_collect(struct branch_targets *bt, const uint8_t *code, size_t len,
+			   uint64_t base);
+void branch_targets_free(struct branch_targets *bt);
+
+/* 1 when the function at `addr` (`code`, `size` bytes) can be entered by a
+ * jump, with the plan filled; 0 otherwise. */
+int jump_plan_build(struct jump_plan *jp, uint64_t addr, const uint8_t *code, size_t size,
+		    const struct branch_targets *bt);
+/* Builds the slot (JUMP_SLOT_SIZE bytes) at `slot` with return trap `trap`;
+ * 0, or -1 when something cannot reach from there. */
+int jump_fill_slot(const struct jump_plan *jp, uint64_t addr, const uint8_t *code, uint64_t slot,
+		   uint64_t trap, uint8_t *out);
+/* The five bytes that replace the function's first ones. */
+void jump_patch_bytes(uint64_t addr, uint64_t slot, uint8_t *patch);
+/* Where a thread stopped at `rip` inside the slot continues in the
+ * original code once the patch is gone; *r11_saved tells whether its %r11
+ * must first be reloaded from -8(%rsp). */
+uint64_t jump_rip_back(const struct jump_plan *jp, uint64_t addr, uint64_t slot, uint64_t rip,
+		       int *r11_saved);
+
+#endif
