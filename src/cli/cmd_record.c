@@ -52,7 +52,10 @@ static void record_usage(FILE *out)
 		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
 		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
 		"      --no-follow        do not follow forked children\n"
-		"  -h, --help             this help\n");
+		"  -v, --verbose          say what the dynamic engine did (stops, patches)\n"
+		"  -h, --help             this help\n\n"
+		"The dynamic engine runs the program and itself on one CPU: a ptrace stop\n"
+		"costs 5-10x more across CPUs.  CALLTRACE_NO_PIN=1 turns that off.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -83,6 +86,16 @@ static int compile(regex_t *re, regex_t **slot, const char *arg)
 
 enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_MODULE, OPT_NO_FOLLOW };
 
+static void free_filters(struct record_options *o)
+{
+	if (o->dyn.module_filter)
+		regfree(&o->module_re);
+	if (o->dyn.only)
+		regfree(&o->only_re);
+	if (o->dyn.hide)
+		regfree(&o->hide_re);
+}
+
 static int parse_options(struct record_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
@@ -100,13 +113,16 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->dyn.follow_forks = 1;
-	while ((opt = getopt_long(argc, argv, "+o:F:N:qh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:F:N:qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			o->output = optarg;
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'v':
+			o->dyn.verbose = 1;
 			break;
 		case OPT_DYNAMIC:
 			o->dynamic = 1;
@@ -328,22 +344,17 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 	return code;
 }
 
-int cmd_record(int argc, char **argv)
+static int record(struct record_options *o, char **argv, int first)
 {
-	struct record_options o;
 	char program[PATH_MAX], trace[PATH_MAX];
-	memset(&o, 0, sizeof(o));
-	int first = parse_options(&o, argc, argv);
-	if (first < 0)
-		return 2;
 	if (find_program(argv[first], program, sizeof(program)) < 0) {
 		cli_error("cannot run %s: %s", argv[first], strerror(errno));
 		return 127;
 	}
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
-	int use_dynamic = o.dynamic || !instrumented;
+	int use_dynamic = o->dynamic || !instrumented;
 	if (use_dynamic && !dynamic_record) {
-		if (o.dynamic) {
+		if (o->dynamic) {
 			cli_error("the dynamic engine is not built into this calltrace");
 			return 2;
 		}
@@ -358,30 +369,41 @@ int cmd_record(int argc, char **argv)
 	size_t command_len;
 	char *command = join_command(argv + first, &command_len);
 	struct trace_session s;
-	int rc = trace_session_create(&s, o.output, command, command_len, (uint32_t)o.buffer_size);
+	int rc =
+	    trace_session_create(&s, o->output, command, command_len, (uint32_t)o->buffer_size);
 	free(command);
 	if (rc < 0) {
-		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
+		cli_error("cannot write trace %s: %s", o->output, strerror(errno));
 		return 2;
 	}
-	if (!realpath(o.output, trace))
-		snprintf(trace, sizeof(trace), "%s", o.output);
-	if (!o.quiet)
+	if (!realpath(o->output, trace))
+		snprintf(trace, sizeof(trace), "%s", o->output);
+	if (!o->quiet)
 		cli_error("recording %s with the %s", argv[first],
 			  use_dynamic ? "dynamic engine (no recompiling)"
 				      : "runtime library (-finstrument-functions)");
 	int code;
 	if (use_dynamic) {
-		o.dyn.session = &s;
-		o.dyn.argv = argv + first;
-		code = dynamic_record(&o.dyn);
+		o->dyn.session = &s;
+		o->dyn.argv = argv + first;
+		code = dynamic_record(&o->dyn);
 	} else {
-		code = record_with_runtime(&o, &s, runtime, program, argv + first, trace);
+		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}
 	trace_session_close(&s);
 	if (code < 0)
 		return 127;
-	if (!o.quiet)
+	if (!o->quiet)
 		say_summary(trace, instrumented || use_dynamic);
+	return code;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_options o;
+	memset(&o, 0, sizeof(o));
+	int first = parse_options(&o, argc, argv);
+	int code = first < 0 ? 2 : record(&o, argv, first);
+	free_filters(&o);
 	return code;
 }

@@ -379,7 +379,8 @@ static void finish_threads(struct trace_reader *r)
 {
 	for (size_t i = 0; i < r->nthreads; i++) {
 		struct trace_thread *t = &r->threads[i];
-		qsort(t->windows, t->nwindows, sizeof(*t->windows), compare_windows);
+		if (t->nwindows > 1)
+			qsort(t->windows, t->nwindows, sizeof(*t->windows), compare_windows);
 		for (size_t w = 1; w < t->nwindows; w++)
 			if (t->windows[w].seq != t->windows[w - 1].seq + 1)
 				trace_reader_problem(r, t->windows[w].offset,
