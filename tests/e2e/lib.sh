@@ -218,17 +218,23 @@ tree_field() {
 
 # multimod_test pie|nopie: the whole check of tests/programs/multimod.
 multimod_test() {
-	local mode=$1 dir modules
 	setup
-	dir=$WORK/mm
-	build_multimod "$dir" "$mode"
+	build_multimod "$WORK/mm" "$1"
+	multimod_check "$WORK/mm" "$1"
+}
+
+# multimod_check DIR pie|nopie [RECORD-OPTION...]: records the multimod built
+# in DIR and checks its trees, lines, output, replay and processes.
+multimod_check() {
+	local dir=$1 mode=$2 modules
+	shift 2
 	modules=("$dir/libshared.so" "$dir/plugin.so" "$dir/multimod")
 	if [ "$mode" = nopie ]; then
 		# Not relocated: runtime addresses are nm's.
 		modules=("$dir/libshared.so" "$dir/plugin.so" --exact "$dir/multimod")
 	fi
 	run_plain mm "$dir/multimod" "$dir/plugin.so"
-	record mm "$dir/multimod" "$dir/plugin.so"
+	record mm "$@" "$dir/multimod" "$dir/plugin.so"
 	same_as_plain mm
 	to_json mm
 	check_tree schema "$WORK/mm.json" --command "$dir/multimod $dir/plugin.so" --total --files

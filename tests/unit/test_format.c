@@ -12,19 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                  \
-	do {                                              \
-		if (cond) {                               \
-			passed++;                         \
-		} else {                                  \
-			failed++;                         \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);              \
-			printf("\n");                     \
-		}                                         \
-	} while (0)
+#include "check.h"
 
 static char dir[4096];
 
@@ -280,6 +268,5 @@ int main(void)
 	unlink(cut);
 	unlink(other);
 	rmdir(dir);
-	printf("test_format: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return CHECK_SUMMARY("test_format");
 }

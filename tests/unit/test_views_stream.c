@@ -13,19 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			passed++;                                                                  \
-		} else {                                                                           \
-			failed++;                                                                  \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
-			printf(__VA_ARGS__);                                                       \
-			printf("\n");                                                              \
-		}                                                                                  \
-	} while (0)
+#include "check.h"
 
 /* ---- a synthetic stream ----------------------------------------------------- */
 
@@ -298,6 +286,5 @@ int main(void)
 	test_callgraph();
 	test_chrome();
 	test_speedscope();
-	printf("test_views_stream: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return CHECK_SUMMARY("test_views_stream");
 }
