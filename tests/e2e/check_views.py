@@ -225,16 +225,20 @@ def cmd_chrome(path):
             fail(f'{path}: thread {key} has no thread_name')
         # Parents first: by start, then longest first.  Each call must lie
         # within the innermost call still open at its start.
-        evs.sort(key=lambda e: (e['ts'], -e['dur'], e['args']['seq']))
+        # Times are whole nanoseconds written as microseconds: compare them
+        # as integers, so that float sums cannot make siblings overlap.
+        for e in evs:
+            e['ts_ns'] = round(e['ts'] * 1000)
+            e['end_ns'] = e['ts_ns'] + round(e['dur'] * 1000)
+        evs.sort(key=lambda e: (e['ts_ns'], -e['end_ns'], e['args']['seq']))
         stack = []
         for e in evs:
             while stack:
-                end = stack[-1]['ts'] + stack[-1]['dur']
-                if e['ts'] < end or (e['ts'] == end and e['dur'] == 0):
+                end = stack[-1]['end_ns']
+                if e['ts_ns'] < end or (e['ts_ns'] == end and e['end_ns'] == e['ts_ns']):
                     break
                 stack.pop()
-            if stack and (e['ts'] < stack[-1]['ts'] or
-                          e['ts'] + e['dur'] > stack[-1]['ts'] + stack[-1]['dur'] + 1e-9):
+            if stack and (e['ts_ns'] < stack[-1]['ts_ns'] or e['end_ns'] > stack[-1]['end_ns']):
                 fail(f'{path}: {e["name"]} (seq {e["args"]["seq"]}) overlaps its caller '
                      f'{stack[-1]["name"]} (seq {stack[-1]["args"]["seq"]}) in thread {key}')
             stack.append(e)

@@ -5,7 +5,7 @@
 # per thread; --by file/function; --max-calls leaves a note.
 source "$(dirname "$0")/lib.sh"
 setup
-check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")"; }
+check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
 
 build_multimod "$WORK/mm" pie
 record mm "$WORK/mm/multimod" "$WORK/mm/plugin.so"
