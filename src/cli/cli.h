@@ -52,6 +52,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
 
+/* Compiles `arg` (extended regex) into *re and points *slot at it; an error
+ * names `opt`.  0, or -1 after printing the error (also if *slot is set). */
+int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt);
+
 /* Opens the trace named by argv[optind] (or DEFAULT_TRACE when there is
  * none); 0, or -1 after printing the error.  More than one name is an error. */
 int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind);

@@ -92,7 +92,7 @@ static int parse_id_list(const char *arg, uint32_t *ids, uint32_t *n, const char
 	return rc;
 }
 
-static int compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt)
+int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt)
 {
 	char msg[128];
 	if (*slot) {
@@ -115,9 +115,9 @@ int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 	char *end;
 	switch (opt) {
 	case 'F':
-		return compile_regex(&t->only_re, &f->only, arg, "-F") < 0 ? -1 : 1;
+		return cli_compile_regex(&t->only_re, &f->only, arg, "-F") < 0 ? -1 : 1;
 	case 'N':
-		return compile_regex(&t->hide_re, &f->hide, arg, "-N") < 0 ? -1 : 1;
+		return cli_compile_regex(&t->hide_re, &f->hide, arg, "-N") < 0 ? -1 : 1;
 	case 'D':
 		f->max_depth = (uint32_t)strtoul(arg, &end, 10);
 		if (*end || end == arg || f->max_depth == 0) {

@@ -41,16 +41,6 @@ static void attach_usage(FILE *out)
 		     "  -h, --help             this help\n");
 }
 
-static int compile(regex_t *re, regex_t **slot, const char *arg)
-{
-	if (regcomp(re, arg, REG_EXTENDED | REG_NOSUB) != 0) {
-		cli_error("bad regex '%s'", arg);
-		return -1;
-	}
-	*slot = re;
-	return 0;
-}
-
 static int parse_pid(const char *arg, pid_t *pid)
 {
 	char *end;
@@ -64,8 +54,6 @@ static int parse_pid(const char *arg, pid_t *pid)
 }
 
 enum { OPT_MODULE = 0x100, OPT_NO_FOLLOW };
-
-static const char *bad_option = "?";
 
 static int parse_option(struct attach_options *o, int opt)
 {
@@ -82,11 +70,11 @@ static int parse_option(struct attach_options *o, int opt)
 		}
 		return 0;
 	case OPT_MODULE:
-		return compile(&o->module_re, &o->dyn.module_filter, optarg);
+		return cli_compile_regex(&o->module_re, &o->dyn.module_filter, optarg, "--module");
 	case 'F':
-		return compile(&o->only_re, &o->dyn.only, optarg);
+		return cli_compile_regex(&o->only_re, &o->dyn.only, optarg, "-F");
 	case 'N':
-		return compile(&o->hide_re, &o->dyn.hide, optarg);
+		return cli_compile_regex(&o->hide_re, &o->dyn.hide, optarg, "-N");
 	case OPT_NO_FOLLOW:
 		o->dyn.follow_forks = 0;
 		return 0;
@@ -96,15 +84,8 @@ static int parse_option(struct attach_options *o, int opt)
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
-	case ':':
-		cli_error("attach: option '%s' needs a value (see 'calltrace attach --help')",
-			  bad_option);
-		return -1;
-	default:
-		cli_error("attach: unknown option '%s' (see 'calltrace attach --help')",
-			  bad_option);
-		return -1;
 	}
+	return -1;
 }
 
 static int parse_options(struct attach_options *o, int argc, char **argv)
@@ -122,9 +103,11 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->dyn.follow_forks = 1;
-	opterr = 0; /* errors are reported in one line below */
 	while ((opt = getopt_long(argc, argv, ":p:o:d:F:N:vh", longopts, NULL)) != -1) {
-		bad_option = argv[optind - 1];
+		if (opt == '?' || opt == ':') {
+			cli_bad_option("attach", argc, argv);
+			return -1;
+		}
 		if (parse_option(o, opt) < 0)
 			return -1;
 	}

@@ -74,16 +74,6 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int compile(regex_t *re, regex_t **slot, const char *arg)
-{
-	if (regcomp(re, arg, REG_EXTENDED | REG_NOSUB) != 0) {
-		cli_error("bad regex '%s'", arg);
-		return -1;
-	}
-	*slot = re;
-	return 0;
-}
-
 enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_MODULE, OPT_NO_FOLLOW };
 
 static void free_filters(struct record_options *o)
@@ -145,15 +135,16 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 			}
 			break;
 		case OPT_MODULE:
-			if (compile(&o->module_re, &o->dyn.module_filter, optarg) < 0)
+			if (cli_compile_regex(&o->module_re, &o->dyn.module_filter, optarg,
+					      "--module") < 0)
 				return -1;
 			break;
 		case 'F':
-			if (compile(&o->only_re, &o->dyn.only, optarg) < 0)
+			if (cli_compile_regex(&o->only_re, &o->dyn.only, optarg, "-F") < 0)
 				return -1;
 			break;
 		case 'N':
-			if (compile(&o->hide_re, &o->dyn.hide, optarg) < 0)
+			if (cli_compile_regex(&o->hide_re, &o->dyn.hide, optarg, "-N") < 0)
 				return -1;
 			break;
 		case 'h':
