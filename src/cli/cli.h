@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include "../analysis/walker.h"
+#include "../dynamic/dynamic.h"
 #include "../format/trace_reader.h"
 #include "../symbols/symbols.h"
 
@@ -89,6 +90,25 @@ int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output,
  * then cli_run_view.  The exit status. */
 int cli_view_command(int argc, char **argv, const char *command, void (*usage)(FILE *),
 		     cli_view_writer write);
+
+/* The dynamic engine's options, shared by record and attach. */
+struct cli_dynamic {
+	struct dynamic_options dyn;
+	regex_t module_re, only_re, hide_re;
+};
+#define CLI_OPT_MODULE 0x1003
+#define CLI_OPT_NO_FOLLOW 0x1004
+#define CLI_DYNAMIC_SHORTOPTS "F:N:v"
+#define CLI_DYNAMIC_LONGOPTS                                                                       \
+	{"module", required_argument, 0, CLI_OPT_MODULE}, {"filter", required_argument, 0, 'F'},   \
+	    {"notrace", required_argument, 0, 'N'},                                                \
+	    {"no-follow", no_argument, 0, CLI_OPT_NO_FOLLOW},                                      \
+	{                                                                                          \
+		"verbose", no_argument, 0, 'v'                                                     \
+	}
+/* 1 when `opt` was one of them (stored), 0 when not, -1 on a bad value. */
+int cli_dynamic_option(struct cli_dynamic *d, int opt, const char *arg);
+void cli_dynamic_free(struct cli_dynamic *d);
 
 /* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
 FILE *cli_output_open(const char *path);

@@ -15,8 +15,7 @@
 
 struct attach_options {
 	const char *output;
-	struct dynamic_options dyn;
-	regex_t module_re, only_re, hide_re;
+	struct cli_dynamic engine;
 };
 
 static void attach_usage(FILE *out)
@@ -53,33 +52,19 @@ static int parse_pid(const char *arg, pid_t *pid)
 	return 0;
 }
 
-enum { OPT_MODULE = 0x100, OPT_NO_FOLLOW };
-
 static int parse_option(struct attach_options *o, int opt)
 {
 	switch (opt) {
 	case 'p':
-		return parse_pid(optarg, &o->dyn.pid);
+		return parse_pid(optarg, &o->engine.dyn.pid);
 	case 'o':
 		o->output = optarg;
 		return 0;
 	case 'd':
-		if (cli_parse_duration(optarg, &o->dyn.duration_ns) < 0) {
+		if (cli_parse_duration(optarg, &o->engine.dyn.duration_ns) < 0) {
 			cli_error("bad duration '%s' (e.g. 500ms, 5s, 1m)", optarg);
 			return -1;
 		}
-		return 0;
-	case OPT_MODULE:
-		return cli_compile_regex(&o->module_re, &o->dyn.module_filter, optarg, "--module");
-	case 'F':
-		return cli_compile_regex(&o->only_re, &o->dyn.only, optarg, "-F");
-	case 'N':
-		return cli_compile_regex(&o->hide_re, &o->dyn.hide, optarg, "-N");
-	case OPT_NO_FOLLOW:
-		o->dyn.follow_forks = 0;
-		return 0;
-	case 'v':
-		o->dyn.verbose = 1;
 		return 0;
 	case 'h':
 		attach_usage(stdout);
@@ -90,25 +75,21 @@ static int parse_option(struct attach_options *o, int opt)
 
 static int parse_options(struct attach_options *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {{"pid", required_argument, 0, 'p'},
-						 {"output", required_argument, 0, 'o'},
-						 {"duration", required_argument, 0, 'd'},
-						 {"module", required_argument, 0, OPT_MODULE},
-						 {"filter", required_argument, 0, 'F'},
-						 {"notrace", required_argument, 0, 'N'},
-						 {"no-follow", no_argument, 0, OPT_NO_FOLLOW},
-						 {"verbose", no_argument, 0, 'v'},
-						 {"help", no_argument, 0, 'h'},
-						 {0, 0, 0, 0}};
+	static const struct option longopts[] = {
+	    {"pid", required_argument, 0, 'p'},	     {"output", required_argument, 0, 'o'},
+	    {"duration", required_argument, 0, 'd'}, CLI_DYNAMIC_LONGOPTS,
+	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
-	o->dyn.follow_forks = 1;
-	while ((opt = getopt_long(argc, argv, ":p:o:d:F:N:vh", longopts, NULL)) != -1) {
+	o->engine.dyn.follow_forks = 1;
+	while ((opt = getopt_long(argc, argv, ":p:o:d:h" CLI_DYNAMIC_SHORTOPTS, longopts, NULL)) !=
+	       -1) {
 		if (opt == '?' || opt == ':') {
 			cli_bad_option("attach", argc, argv);
 			return -1;
 		}
-		if (parse_option(o, opt) < 0)
+		int rc = cli_dynamic_option(&o->engine, opt, optarg);
+		if (rc < 0 || (rc == 0 && parse_option(o, opt) < 0))
 			return -1;
 	}
 	if (optind < argc) {
@@ -116,21 +97,11 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 			  argv[optind]);
 		return -1;
 	}
-	if (o->dyn.pid == 0) {
+	if (o->engine.dyn.pid == 0) {
 		cli_error("attach: which process? give -p PID (see 'calltrace attach --help')");
 		return -1;
 	}
 	return 0;
-}
-
-static void free_regexes(struct attach_options *o)
-{
-	if (o->dyn.module_filter)
-		regfree(&o->module_re);
-	if (o->dyn.only)
-		regfree(&o->only_re);
-	if (o->dyn.hide)
-		regfree(&o->hide_re);
 }
 
 /* The process's command line, for the trace header. */
@@ -153,26 +124,26 @@ int cmd_attach(int argc, char **argv)
 	char command[2048];
 	memset(&o, 0, sizeof(o));
 	if (parse_options(&o, argc, argv) < 0) {
-		free_regexes(&o);
+		cli_dynamic_free(&o.engine);
 		return 2;
 	}
-	if (kill(o.dyn.pid, 0) < 0 && errno == ESRCH) {
-		cli_error("no process with PID %d", (int)o.dyn.pid);
-		free_regexes(&o);
+	if (kill(o.engine.dyn.pid, 0) < 0 && errno == ESRCH) {
+		cli_error("no process with PID %d", (int)o.engine.dyn.pid);
+		cli_dynamic_free(&o.engine);
 		return 1;
 	}
-	size_t command_len = read_command(o.dyn.pid, command, sizeof(command));
+	size_t command_len = read_command(o.engine.dyn.pid, command, sizeof(command));
 	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
 		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
-		free_regexes(&o);
+		cli_dynamic_free(&o.engine);
 		return 2;
 	}
-	o.dyn.session = &s;
-	int rc = dynamic_attach(&o.dyn);
+	o.engine.dyn.session = &s;
+	int rc = dynamic_attach(&o.engine.dyn);
 	trace_session_close(&s);
-	free_regexes(&o);
+	cli_dynamic_free(&o.engine);
 	if (rc < 0)
 		return 1;
-	cli_error("detached from process %d; trace written to %s", (int)o.dyn.pid, o.output);
+	cli_error("detached from process %d; trace written to %s", (int)o.engine.dyn.pid, o.output);
 	return 0;
 }

@@ -27,8 +27,7 @@ struct record_options {
 	uint64_t buffer_size;
 	const char *max_depth;
 	int dynamic, start_off, quiet;
-	struct dynamic_options dyn;
-	regex_t module_re, only_re, hide_re;
+	struct cli_dynamic engine;
 };
 
 static void record_usage(FILE *out)
@@ -74,16 +73,40 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_MODULE, OPT_NO_FOLLOW };
+enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF };
 
-static void free_filters(struct record_options *o)
+/* Stores one of record's own options; 0, or -1 after an error. */
+static int record_option(struct record_options *o, int opt, int argc, char **argv)
 {
-	if (o->dyn.module_filter)
-		regfree(&o->module_re);
-	if (o->dyn.only)
-		regfree(&o->only_re);
-	if (o->dyn.hide)
-		regfree(&o->hide_re);
+	switch (opt) {
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	case OPT_DYNAMIC:
+		o->dynamic = 1;
+		return 0;
+	case OPT_START_OFF:
+		o->start_off = 1;
+		return 0;
+	case OPT_DEPTH:
+		o->max_depth = optarg;
+		return 0;
+	case OPT_BUFFER:
+		if (parse_size(optarg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
+		    o->buffer_size > TRACE_MAX_WINDOW) {
+			cli_error("bad --buffer-size '%s' (16K to 64M)", optarg);
+			return -1;
+		}
+		return 0;
+	case 'h':
+		record_usage(stdout);
+		exit(0);
+	}
+	cli_bad_option("record", argc, argv);
+	return -1;
 }
 
 static int parse_options(struct record_options *o, int argc, char **argv)
@@ -93,67 +116,18 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 						 {"buffer-size", required_argument, 0, OPT_BUFFER},
 						 {"max-depth", required_argument, 0, OPT_DEPTH},
 						 {"start-off", no_argument, 0, OPT_START_OFF},
-						 {"module", required_argument, 0, OPT_MODULE},
-						 {"filter", required_argument, 0, 'F'},
-						 {"notrace", required_argument, 0, 'N'},
-						 {"no-follow", no_argument, 0, OPT_NO_FOLLOW},
+						 CLI_DYNAMIC_LONGOPTS,
 						 {"quiet", no_argument, 0, 'q'},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
-	o->dyn.follow_forks = 1;
-	while ((opt = getopt_long(argc, argv, "+o:F:N:qvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'v':
-			o->dyn.verbose = 1;
-			break;
-		case OPT_DYNAMIC:
-			o->dynamic = 1;
-			break;
-		case OPT_START_OFF:
-			o->start_off = 1;
-			break;
-		case OPT_NO_FOLLOW:
-			o->dyn.follow_forks = 0;
-			break;
-		case OPT_DEPTH:
-			o->max_depth = optarg;
-			break;
-		case OPT_BUFFER:
-			if (parse_size(optarg, &o->buffer_size) < 0 ||
-			    o->buffer_size < TRACE_MIN_WINDOW ||
-			    o->buffer_size > TRACE_MAX_WINDOW) {
-				cli_error("bad --buffer-size '%s' (16K to 64M)", optarg);
-				return -1;
-			}
-			break;
-		case OPT_MODULE:
-			if (cli_compile_regex(&o->module_re, &o->dyn.module_filter, optarg,
-					      "--module") < 0)
-				return -1;
-			break;
-		case 'F':
-			if (cli_compile_regex(&o->only_re, &o->dyn.only, optarg, "-F") < 0)
-				return -1;
-			break;
-		case 'N':
-			if (cli_compile_regex(&o->hide_re, &o->dyn.hide, optarg, "-N") < 0)
-				return -1;
-			break;
-		case 'h':
-			record_usage(stdout);
-			exit(0);
-		default:
-			cli_bad_option("record", argc, argv);
+	o->engine.dyn.follow_forks = 1;
+	while ((opt = getopt_long(argc, argv, "+:o:qh" CLI_DYNAMIC_SHORTOPTS, longopts, NULL)) !=
+	       -1) {
+		int rc = cli_dynamic_option(&o->engine, opt, optarg);
+		if (rc < 0 || (rc == 0 && record_option(o, opt, argc, argv) < 0))
 			return -1;
-		}
 	}
 	if (optind >= argc) {
 		cli_error("record: no program given (see 'calltrace record --help')");
@@ -375,9 +349,9 @@ static int record(struct record_options *o, char **argv, int first)
 				      : "runtime library (-finstrument-functions)");
 	int code;
 	if (use_dynamic) {
-		o->dyn.session = &s;
-		o->dyn.argv = argv + first;
-		code = dynamic_record(&o->dyn);
+		o->engine.dyn.session = &s;
+		o->engine.dyn.argv = argv + first;
+		code = dynamic_record(&o->engine.dyn);
 	} else {
 		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}
@@ -395,6 +369,6 @@ int cmd_record(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	int first = parse_options(&o, argc, argv);
 	int code = first < 0 ? 2 : record(&o, argv, first);
-	free_filters(&o);
+	cli_dynamic_free(&o.engine);
 	return code;
 }
