@@ -9,6 +9,7 @@
  * or dropped when it ends sooner.
  */
 #include "walker.h"
+#include "../utils/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,8 @@ struct frame {
 	uint64_t address;
 	const struct symbol *sym;
 	uint64_t start_ns, seq, child_ns;
-	uint32_t depth;        /* eligible ancestors below it */
-	int32_t parent;        /* index of the nearest eligible ancestor, -1 */
+	uint32_t depth; /* eligible ancestors below it */
+	int32_t parent; /* index of the nearest eligible ancestor, -1 */
 	uint8_t eligible, emitted, in_scope;
 };
 
@@ -75,7 +76,7 @@ static const struct symbol *resolve(struct thread_walk *w, const struct trace_ev
 	if (s)
 		return s;
 	const struct trace_module *m =
-		trace_reader_find_module(w->reader, w->info.thread->image, ev->address, ev->time_ns);
+	    trace_reader_find_module(w->reader, w->info.thread->image, ev->address, ev->time_ns);
 	if (m)
 		s = symbol_table_lookup(w->symbols, m->path, m->build_id, m->build_id_len,
 					ev->address - m->load_bias, ev->address);
@@ -127,12 +128,8 @@ static void release_pending(struct thread_walk *w, uint64_t now)
 static void push_frame(struct thread_walk *w, const struct trace_event *ev)
 {
 	const struct walk_filters *fl = w->filters;
-	if (w->depth == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		w->stack = realloc(w->stack, w->cap * sizeof(*w->stack));
-		if (!w->stack)
-			abort();
-	}
+	if (!ARRAY_RESERVE(w->stack, w->depth, w->cap, 64))
+		abort();
 	const struct frame *up = w->depth ? &w->stack[w->depth - 1] : NULL;
 	struct frame *f = &w->stack[w->depth];
 	f->address = ev->address;
@@ -145,8 +142,8 @@ static void push_frame(struct thread_walk *w, const struct trace_event *ev)
 	f->in_scope = !fl->only || (flags & FILTER_ONLY) || (up && up->in_scope);
 	f->parent = !up ? -1 : up->eligible ? (int32_t)(w->depth - 1) : up->parent;
 	f->depth = f->parent < 0 ? 0 : w->stack[f->parent].depth + 1;
-	f->eligible = f->in_scope && !(flags & FILTER_HIDE) &&
-		      (!fl->max_depth || f->depth < fl->max_depth);
+	f->eligible =
+	    f->in_scope && !(flags & FILTER_HIDE) && (!fl->max_depth || f->depth < fl->max_depth);
 	w->depth++;
 	w->stats->calls++;
 	if (w->depth > w->stats->max_depth)
@@ -241,15 +238,17 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 		c->end_thread(c->ctx, &w->info);
 }
 
-int walker_run(struct trace_reader *r, struct symbol_table *symbols,
-	       const struct walk_filters *f, const struct walk_consumer *c,
-	       struct walk_stats *stats)
+int walker_run(struct trace_reader *r, struct symbol_table *symbols, const struct walk_filters *f,
+	       const struct walk_consumer *c, struct walk_stats *stats)
 {
 	struct walk_stats local;
 	struct walk_filters none;
 	memset(&none, 0, sizeof(none));
-	struct thread_walk w = {.reader = r, .symbols = symbols, .filters = f ? f : &none,
-				.consumer = c, .stats = stats ? stats : &local};
+	struct thread_walk w = {.reader = r,
+				.symbols = symbols,
+				.filters = f ? f : &none,
+				.consumer = c,
+				.stats = stats ? stats : &local};
 	memset(w.stats, 0, sizeof(*w.stats));
 	for (size_t i = 0; i < r->nthreads; i++)
 		if (thread_selected(w.filters, &r->threads[i]))

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elf_image.h"
+#include "../utils/array.h"
 
 #define REG_RSP_DWARF 7
 
@@ -105,14 +106,8 @@ static int address_in_code(const struct sections *s, uint64_t addr)
 
 static int list_push(struct elf_function_list *l, uint64_t vaddr, uint64_t size, const char *name)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct elf_function *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!ARRAY_RESERVE(l->v, l->n, l->cap, 256))
+		return -1;
 	l->v[l->n++] = (struct elf_function){vaddr, size, name};
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "elf_image.h"
+#include "../utils/array.h"
 #include "engine.h"
 
 struct map_line {
@@ -50,13 +51,8 @@ static int read_maps(pid_t pid, struct maps *m)
 		l.path[strcspn(l.path, "\n")] = '\0';
 		if (l.path[0] != '/')
 			continue;
-		if (m->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			struct map_line *v = realloc(m->v, cap * sizeof(*v));
-			if (!v)
-				break;
-			m->v = v;
-		}
+		if (!ARRAY_RESERVE(m->v, m->n, cap, 64))
+			break;
 		m->v[m->n++] = l;
 	}
 	fclose(f);
@@ -100,14 +96,8 @@ static int open_mapped(pid_t pid, const struct map_line *l, struct elf_image *im
 
 static struct module *add_module(struct process *p)
 {
-	if (p->nmodules == p->cap_modules) {
-		size_t cap = p->cap_modules ? p->cap_modules * 2 : 16;
-		struct module *v = realloc(p->modules, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		p->modules = v;
-		p->cap_modules = cap;
-	}
+	if (!ARRAY_RESERVE(p->modules, p->nmodules, p->cap_modules, 16))
+		return NULL;
 	struct module *m = &p->modules[p->nmodules++];
 	memset(m, 0, sizeof(*m));
 	return m;

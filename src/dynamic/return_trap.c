@@ -16,19 +16,14 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include "engine.h"
+#include "../utils/array.h"
 
 #define SEARCH_DEPTH 64
 
 static int push_frame(struct thread *t, const struct shadow_frame *f)
 {
-	if (t->depth == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct shadow_frame *v = realloc(t->frames, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		t->frames = v;
-		t->cap = cap;
-	}
+	if (!ARRAY_RESERVE(t->frames, t->depth, t->cap, 64))
+		return -1;
 	t->frames[t->depth++] = *f;
 	return 0;
 }

@@ -9,6 +9,7 @@
  * here; trace_cursor_next() decodes them later, checking every byte.
  */
 #include "trace_reader.h"
+#include "../utils/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,16 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define GROW(arr, n, cap)                                                        \
-	do {                                                                     \
-		if ((n) == (cap)) {                                              \
-			size_t new_cap = (cap) ? (cap) * 2 : 16;                 \
-			void *p = realloc((arr), new_cap * sizeof(*(arr)));      \
-			if (!p)                                                  \
-				abort();                                         \
-			(arr) = p;                                               \
-			(cap) = new_cap;                                         \
-		}                                                                \
+/* The index cannot go on without its arrays: out of memory ends the tool. */
+#define GROW(arr, n, cap)                                                                          \
+	do {                                                                                       \
+		if (!ARRAY_RESERVE(arr, n, cap, 16))                                               \
+			abort();                                                                   \
 	} while (0)
 
 void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
@@ -241,8 +237,8 @@ static void read_crash(struct trace_reader *r, uint64_t off, const struct trace_
 		       const uint8_t *p, size_t len)
 {
 	struct trace_crash_record rec;
-	if (len < sizeof(rec) || (memcpy(&rec, p, sizeof(rec)),
-				  rec.frames > (len - sizeof(rec)) / sizeof(uint64_t))) {
+	if (len < sizeof(rec) ||
+	    (memcpy(&rec, p, sizeof(rec)), rec.frames > (len - sizeof(rec)) / sizeof(uint64_t))) {
 		trace_reader_problem(r, off, "corrupt crash record");
 		return;
 	}
@@ -427,7 +423,8 @@ static void index_chunks(struct trace_reader *r)
 				     (unsigned long long)(r->header.next_offset - r->size));
 	double hz = (double)r->header.tick_hz;
 	if (span.hi_ns - span.lo_ns >= 20000000 && span.hi_tick > span.lo_tick)
-		hz = (double)(span.hi_tick - span.lo_tick) * 1e9 / (double)(span.hi_ns - span.lo_ns);
+		hz =
+		    (double)(span.hi_tick - span.lo_tick) * 1e9 / (double)(span.hi_ns - span.lo_ns);
 	r->ns_per_tick = 1e9 / hz;
 	r->ns_per_unit = r->ns_per_tick * (double)(1u << r->header.tick_shift);
 	finish_threads(r);
@@ -444,13 +441,12 @@ static int check_header(struct trace_reader *r, char *err, size_t errlen)
 	}
 	memcpy(&r->header, r->data, sizeof(r->header));
 	if (r->header.version != TRACE_FILE_VERSION) {
-		snprintf(err, errlen, "%s: trace format version %u, this calltrace reads %u", r->path,
-			 r->header.version, TRACE_FILE_VERSION);
+		snprintf(err, errlen, "%s: trace format version %u, this calltrace reads %u",
+			 r->path, r->header.version, TRACE_FILE_VERSION);
 		return -1;
 	}
 	if (r->header.header_size != TRACE_HEADER_SIZE || r->header.tick_hz == 0 ||
-	    r->header.tick_shift > 16 ||
-	    r->header.command_len > sizeof(r->header.command)) {
+	    r->header.tick_shift > 16 || r->header.command_len > sizeof(r->header.command)) {
 		snprintf(err, errlen, "%s: corrupt trace header", r->path);
 		return -1;
 	}
@@ -532,9 +528,8 @@ void trace_reader_close(struct trace_reader *r)
 	free(r);
 }
 
-const struct trace_module *trace_reader_find_module(const struct trace_reader *r,
-						    uint32_t image, uint64_t address,
-						    uint64_t ns)
+const struct trace_module *trace_reader_find_module(const struct trace_reader *r, uint32_t image,
+						    uint64_t address, uint64_t ns)
 {
 	const struct trace_image *im = trace_reader_image(r, image);
 	if (!im)
@@ -559,8 +554,7 @@ const struct trace_module *trace_reader_find_module(const struct trace_reader *r
 
 static void release_window(struct trace_cursor *c);
 
-void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r,
-		       const struct trace_thread *t)
+void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r, const struct trace_thread *t)
 {
 	memset(c, 0, sizeof(*c));
 	c->reader = r;
@@ -615,8 +609,9 @@ static int open_window(struct trace_cursor *c)
 
 static void window_corrupt(struct trace_cursor *c, const char *what)
 {
-	trace_reader_problem(c->reader, c->chunk_offset + (uint64_t)(c->p - (c->reader->data + c->chunk_offset)),
-			     "thread %u: %s; rest of the window skipped", c->thread->tid, what);
+	trace_reader_problem(
+	    c->reader, c->chunk_offset + (uint64_t)(c->p - (c->reader->data + c->chunk_offset)),
+	    "thread %u: %s; rest of the window skipped", c->thread->tid, what);
 	c->p = c->end;
 }
 
@@ -642,7 +637,8 @@ static inline int read_varint(struct trace_cursor *c, uint64_t *out)
 static inline uint64_t event_time(struct trace_cursor *c, uint64_t delta)
 {
 	c->tick += delta;
-	double ns = c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_unit;
+	double ns =
+	    c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_unit;
 	uint64_t t = ns > 0 ? (uint64_t)ns : 0;
 	if (t < c->last_ns)
 		t = c->last_ns; /* never backwards within a thread */
@@ -655,12 +651,8 @@ static int define_function(struct trace_cursor *c)
 	uint64_t address;
 	if (!read_varint(c, &address))
 		return 0;
-	if (c->ndict == c->cap_dict) {
-		c->cap_dict = c->cap_dict ? c->cap_dict * 2 : 256;
-		c->dict = realloc(c->dict, c->cap_dict * sizeof(*c->dict));
-		if (!c->dict)
-			abort();
-	}
+	if (!ARRAY_RESERVE(c->dict, c->ndict, c->cap_dict, 256))
+		abort();
 	c->dict[c->ndict++] = address;
 	return 1;
 }
@@ -676,7 +668,7 @@ static inline int set_function(struct trace_cursor *c, struct trace_event *ev, u
 }
 
 static inline __attribute__((always_inline)) int enter_event(struct trace_cursor *c,
-							      struct trace_event *ev, uint8_t b)
+							     struct trace_event *ev, uint8_t b)
 {
 	uint64_t fid = b >> 2, high = 0, delta;
 	if ((b & 3) == 3 && !read_varint(c, &high))
@@ -690,7 +682,7 @@ static inline __attribute__((always_inline)) int enter_event(struct trace_cursor
 }
 
 static inline __attribute__((always_inline)) int exit_event(struct trace_cursor *c,
-							     struct trace_event *ev, uint8_t b)
+							    struct trace_event *ev, uint8_t b)
 {
 	uint64_t delta = b >> 2, more = 0;
 	if (delta == EV_SHORT_DELTA_MAX && !read_varint(c, &more))
@@ -773,7 +765,7 @@ int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
 		}
 		c->events++;
 		return 1;
-corrupt:
+	corrupt:
 		/* The last event of a window cut short by kill -9 may be
 		 * incomplete (only zeros follow it); anything else is corruption. */
 		if (!only_zeros_follow(c))

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callgraph_model.h"
+#include "../utils/array.h"
 
 #define NO_EDGE UINT32_MAX
 
@@ -35,14 +36,8 @@ static uint32_t node_of(struct callgraph *g, const struct symbol *s, uint32_t de
 			n->min_depth = depth;
 		return (uint32_t)(uintptr_t)*slot - 1;
 	}
-	if (g->nnodes == g->cap_nodes) {
-		uint32_t cap = g->cap_nodes ? g->cap_nodes * 2 : 64;
-		struct cg_node *n = realloc(g->nodes, cap * sizeof(*n));
-		if (!n)
-			return NO_EDGE;
-		g->nodes = n;
-		g->cap_nodes = cap;
-	}
+	if (!ARRAY_RESERVE(g->nodes, g->nnodes, g->cap_nodes, 64))
+		return NO_EDGE;
 	g->nodes[g->nnodes] = (struct cg_node){
 	    .sym = s, .module = module_index(g, s->module ? s->module : "?"), .min_depth = depth};
 	*slot = (void *)(uintptr_t)(g->nnodes + 1);
@@ -83,14 +78,8 @@ static uint32_t edge_of(struct callgraph *g, uint32_t caller, uint32_t callee)
 		if (e->caller == caller && e->callee == callee)
 			return g->edge_slots[s] - 1;
 	}
-	if (g->nedges == g->cap_edges) {
-		uint32_t cap = g->cap_edges ? g->cap_edges * 2 : 64;
-		struct cg_edge *e = realloc(g->edges, cap * sizeof(*e));
-		if (!e)
-			return NO_EDGE;
-		g->edges = e;
-		g->cap_edges = cap;
-	}
+	if (!ARRAY_RESERVE(g->edges, g->nedges, g->cap_edges, 64))
+		return NO_EDGE;
 	g->edges[g->nedges] = (struct cg_edge){.caller = caller, .callee = callee};
 	g->edge_slots[s] = g->nedges + 1;
 	return g->nedges++;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
+#include "../utils/array.h"
 #include "view_util.h"
 
 struct chrome_json {
@@ -99,14 +100,8 @@ static int pid_named(struct chrome_json *cj, uint32_t pid)
 	for (size_t i = 0; i < cj->npids; i++)
 		if (cj->pids[i] == pid)
 			return 1;
-	if (cj->npids == cj->cap_pids) {
-		size_t cap = cj->cap_pids ? cj->cap_pids * 2 : 16;
-		uint32_t *p = realloc(cj->pids, cap * sizeof(*p));
-		if (!p)
-			return 1; /* only a name is lost */
-		cj->pids = p;
-		cj->cap_pids = cap;
-	}
+	if (!ARRAY_RESERVE(cj->pids, cj->npids, cj->cap_pids, 16))
+		return 1; /* only a name is lost */
 	cj->pids[cj->npids++] = pid;
 	return 0;
 }

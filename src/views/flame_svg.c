@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
+#include "../utils/array.h"
 #include "view_util.h"
 
 #define MARGIN 10
@@ -68,15 +69,9 @@ static void measure_begin(void *ctx, const struct walk_thread *t)
 {
 	struct flame_svg *fs = ctx;
 	(void)t;
-	if (fs->nbands == fs->cap_bands) {
-		size_t cap = fs->cap_bands ? fs->cap_bands * 2 : 16;
-		struct band *b = realloc(fs->bands, cap * sizeof(*b));
-		if (!b) {
-			fs->failed = 1;
-			return;
-		}
-		fs->bands = b;
-		fs->cap_bands = cap;
+	if (!ARRAY_RESERVE(fs->bands, fs->nbands, fs->cap_bands, 16)) {
+		fs->failed = 1;
+		return;
 	}
 	fs->bands[fs->nbands++] = (struct band){.first_ns = UINT64_MAX};
 }

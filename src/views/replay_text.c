@@ -26,8 +26,7 @@ struct replay {
 	const struct symbol *pending_sym; /* the enter not printed yet */
 	uint32_t pending_depth;
 	uint64_t pending_seq;
-	uint32_t *name_lengths; /* by symbol id: strlen(name) + 1, 0 = not yet */
-	size_t nname_lengths;
+	struct view_symtab names; /* by symbol id: name_info() as a pointer */
 };
 
 static void out_flush(struct replay *rp);
@@ -46,7 +45,7 @@ void replay_free(struct replay *rp)
 {
 	if (rp) {
 		out_flush(rp);
-		free(rp->name_lengths);
+		view_symtab_free(&rp->names, NULL);
 	}
 	free(rp);
 }
@@ -115,21 +114,13 @@ static void out_str(struct replay *rp, const char *s)
  * and whether they carry a parameter list) is kept by symbol id. */
 static uint32_t name_info(struct replay *rp, const struct symbol *sym)
 {
-	if (sym->id >= rp->nname_lengths) {
-		size_t n = rp->nname_lengths ? rp->nname_lengths : 256;
-		while (n <= sym->id)
-			n *= 2;
-		rp->name_lengths = realloc(rp->name_lengths, n * sizeof(uint32_t));
-		if (!rp->name_lengths)
-			abort();
-		memset(rp->name_lengths + rp->nname_lengths, 0, (n - rp->nname_lengths) * sizeof(uint32_t));
-		rp->nname_lengths = n;
-	}
-	uint32_t *info = &rp->name_lengths[sym->id];
-	if (!*info)
-		*info = ((uint32_t)strlen(sym->name) + 1) |
-			(strchr(sym->name, '(') ? NAME_HAS_PARAMS : 0);
-	return *info;
+	void **slot = view_symtab_slot(&rp->names, sym->id);
+	if (!slot)
+		abort();
+	if (!*slot)
+		*slot = (void *)(uintptr_t)(((uint32_t)strlen(sym->name) + 1) |
+					    (strchr(sym->name, '(') ? NAME_HAS_PARAMS : 0));
+	return (uint32_t)(uintptr_t)*slot;
 }
 
 static void out_name(struct replay *rp, const struct symbol *sym)
@@ -138,8 +129,8 @@ static void out_name(struct replay *rp, const struct symbol *sym)
 }
 
 /* Writes one line: columns, indentation, then `lead`, the name, `tail`. */
-static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration,
-		     const char *lead, const struct symbol *sym, const char *tail)
+static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration, const char *lead,
+		     const struct symbol *sym, const char *tail)
 {
 	char head[64], *p = head;
 	if (rp->opt.show_duration) {
@@ -158,7 +149,8 @@ static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration
 	*p++ = '|';
 	*p++ = ' ';
 	out_put(rp, head, (size_t)(p - head));
-	static const char spaces[] = "                                                                ";
+	static const char spaces[] =
+	    "                                                                ";
 	for (size_t left = (size_t)depth * 2; left > 0;) {
 		size_t n = left < sizeof(spaces) - 1 ? left : sizeof(spaces) - 1;
 		out_put(rp, spaces, n);
@@ -174,9 +166,8 @@ static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration
 static const char *call_suffix(struct replay *rp, const struct symbol *sym, int leaf)
 {
 
-	static const char *suffixes[2][3] = {
-		{"() {\n", "();\n", "(); /* unfinished */\n"},
-		{" {\n", ";\n", "; /* unfinished */\n"}};
+	static const char *suffixes[2][3] = {{"() {\n", "();\n", "(); /* unfinished */\n"},
+					     {" {\n", ";\n", "; /* unfinished */\n"}};
 	return suffixes[(name_info(rp, sym) & NAME_HAS_PARAMS) != 0][leaf];
 }
 
@@ -184,7 +175,8 @@ static void flush_pending(struct replay *rp)
 {
 	if (!rp->have_pending)
 		return;
-	put_line(rp, rp->pending_depth, NULL, "", rp->pending_sym, call_suffix(rp, rp->pending_sym, 0));
+	put_line(rp, rp->pending_depth, NULL, "", rp->pending_sym,
+		 call_suffix(rp, rp->pending_sym, 0));
 	rp->have_pending = 0;
 }
 

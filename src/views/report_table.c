@@ -19,8 +19,7 @@ struct function_stats {
 };
 
 struct report {
-	struct function_stats *stats; /* indexed by symbol id */
-	size_t len;
+	struct view_symtab stats; /* struct function_stats by symbol id */
 };
 
 struct report *report_new(void)
@@ -31,28 +30,21 @@ struct report *report_new(void)
 void report_free(struct report *rp)
 {
 	if (rp)
-		free(rp->stats);
+		view_symtab_free(&rp->stats, free);
 	free(rp);
 }
 
 static struct function_stats *stats_of(struct report *rp, const struct symbol *sym)
 {
-	if (sym->id >= rp->len) {
-		size_t n = rp->len ? rp->len : 256;
-		while (n <= sym->id)
-			n *= 2;
-		rp->stats = realloc(rp->stats, n * sizeof(*rp->stats));
-		if (!rp->stats)
-			abort();
-		memset(rp->stats + rp->len, 0, (n - rp->len) * sizeof(*rp->stats));
-		rp->len = n;
-	}
-	struct function_stats *s = &rp->stats[sym->id];
-	if (!s->sym) {
+	void **slot = view_symtab_slot(&rp->stats, sym->id);
+	if (slot && !*slot && (*slot = calloc(1, sizeof(struct function_stats)))) {
+		struct function_stats *s = *slot;
 		s->sym = sym;
 		s->min_ns = UINT64_MAX;
 	}
-	return s;
+	if (!slot || !*slot)
+		abort();
+	return *slot;
 }
 
 static void on_call(void *ctx, const struct walk_event *e)
@@ -86,12 +78,18 @@ static enum report_sort sort_key;
 static uint64_t sort_value(const struct function_stats *s)
 {
 	switch (sort_key) {
-	case SORT_SELF: return s->self_ns;
-	case SORT_CALLS: return s->calls;
-	case SORT_AVG: return s->calls ? s->total_ns / s->calls : 0;
-	case SORT_MIN: return s->min_ns;
-	case SORT_MAX: return s->max_ns;
-	default: return s->total_ns;
+	case SORT_SELF:
+		return s->self_ns;
+	case SORT_CALLS:
+		return s->calls;
+	case SORT_AVG:
+		return s->calls ? s->total_ns / s->calls : 0;
+	case SORT_MIN:
+		return s->min_ns;
+	case SORT_MAX:
+		return s->max_ns;
+	default:
+		return s->total_ns;
 	}
 }
 
@@ -119,10 +117,12 @@ int report_sort_parse(const char *name)
 void report_write(struct report *rp, FILE *out, enum report_sort sort, size_t limit)
 {
 	size_t n = 0;
-	struct function_stats **rows = malloc((rp->len + 1) * sizeof(*rows));
-	for (size_t i = 0; i < rp->len; i++)
-		if (rp->stats[i].calls)
-			rows[n++] = &rp->stats[i];
+	struct function_stats **rows = malloc((rp->stats.len + 1) * sizeof(*rows));
+	for (size_t i = 0; i < rp->stats.len; i++) {
+		struct function_stats *s = rp->stats.slots[i];
+		if (s && s->calls)
+			rows[n++] = s;
+	}
 	sort_key = sort;
 	qsort(rows, n, sizeof(*rows), compare_stats);
 	fprintf(out, "  %10s  %10s  %10s  %10s  %10s  %10s  %s\n", "Total time", "Self time",

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "seq_model.h"
+#include "../utils/array.h"
 
 #define NOT_SHOWN UINT32_MAX
 
@@ -30,14 +31,8 @@ static uint32_t add_participant(struct seq_model *m, const char *label)
 	for (uint32_t i = 0; i < m->nparts; i++)
 		if (strcmp(m->parts[i].label, label) == 0)
 			return i;
-	if (m->nparts == m->cap_parts) {
-		uint32_t cap = m->cap_parts ? m->cap_parts * 2 : 16;
-		struct seq_participant *p = realloc(m->parts, cap * sizeof(*p));
-		if (!p)
-			return NOT_SHOWN;
-		m->parts = p;
-		m->cap_parts = cap;
-	}
+	if (!ARRAY_RESERVE(m->parts, m->nparts, m->cap_parts, 16))
+		return NOT_SHOWN;
 	m->parts[m->nparts].label = strdup(label);
 	if (!m->parts[m->nparts].label)
 		return NOT_SHOWN;
@@ -74,15 +69,9 @@ static const char *call_text(struct seq_model *m, const struct symbol *s)
 
 static struct seq_msg *add_msg(struct seq_model *m, enum seq_msg_kind kind)
 {
-	if (m->nmsgs == m->cap_msgs) {
-		size_t cap = m->cap_msgs ? m->cap_msgs * 2 : 256;
-		struct seq_msg *msgs = realloc(m->msgs, cap * sizeof(*msgs));
-		if (!msgs) {
-			m->failed = 1;
-			return NULL;
-		}
-		m->msgs = msgs;
-		m->cap_msgs = cap;
+	if (!ARRAY_RESERVE(m->msgs, m->nmsgs, m->cap_msgs, 256)) {
+		m->failed = 1;
+		return NULL;
 	}
 	struct seq_msg *msg = &m->msgs[m->nmsgs++];
 	memset(msg, 0, sizeof(*msg));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "seq_model.h"
+#include "../utils/array.h"
 
 #define TOP 16
 #define HEAD_H 34
@@ -107,14 +108,9 @@ static int activation_bars(const struct seq_model *m, const struct layout *l, FI
 		y += row_height(msg->kind);
 		uint32_t p = msg->kind == SEQ_CALL ? msg->to : msg->from;
 		if (msg->kind == SEQ_CALL) {
-			if (nopen[p] == cap[p]) {
-				cap[p] = cap[p] ? cap[p] * 2 : 8;
-				unsigned *o = realloc(open[p], cap[p] * sizeof(*o));
-				if (!o) {
-					ret = -1;
-					break;
-				}
-				open[p] = o;
+			if (!ARRAY_RESERVE(open[p], nopen[p], cap[p], 8)) {
+				ret = -1;
+				break;
 			}
 			open[p][nopen[p]++] = y - 6;
 		} else if (msg->kind == SEQ_RETURN && nopen[p]) {

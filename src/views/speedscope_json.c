@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
+#include "../utils/array.h"
 #include "view_util.h"
 
 struct speedscope_json {
@@ -30,15 +31,9 @@ static uint32_t frame_index(struct speedscope_json *sj, const struct symbol *s)
 	}
 	if (*slot)
 		return (uint32_t)(uintptr_t)*slot - 1;
-	if (sj->nframes == sj->cap_frames) {
-		size_t cap = sj->cap_frames ? sj->cap_frames * 2 : 256;
-		const struct symbol **f = realloc(sj->frames, cap * sizeof(*f));
-		if (!f) {
-			sj->failed = 1;
-			return 0;
-		}
-		sj->frames = f;
-		sj->cap_frames = cap;
+	if (!ARRAY_RESERVE(sj->frames, sj->nframes, sj->cap_frames, 256)) {
+		sj->failed = 1;
+		return 0;
 	}
 	sj->frames[sj->nframes] = s;
 	*slot = (void *)(uintptr_t)(sj->nframes + 1);
