@@ -24,6 +24,16 @@ static inline uint64_t trace_clock_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The TSC, for callers that know trace_clock_kind is TRACE_CLOCK_TSC. */
+static inline uint64_t trace_clock_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
 static inline uint64_t trace_clock_tick(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -71,6 +71,7 @@ enum trace_chunk_kind {
 	CHUNK_MODULE = 3,  /* struct trace_module_record + build-id + path */
 	CHUNK_THREAD = 4,  /* struct trace_thread_record + name */
 	CHUNK_CRASH = 5,   /* struct trace_crash_record + stack */
+	CHUNK_SKIP = 6,    /* nothing to read: a window being reset or copied out */
 };
 
 struct trace_chunk {

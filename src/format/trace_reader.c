@@ -273,8 +273,8 @@ static int chunk_header_ok(const struct trace_reader *r, uint64_t off)
 	memcpy(&c, r->data + off, sizeof(c));
 	return c.magic == TRACE_CHUNK_MAGIC && c.header_size == sizeof(c) &&
 	       c.length >= sizeof(c) && c.length % 8 == 0 && c.kind >= CHUNK_EVENTS &&
-	       c.kind <= CHUNK_CRASH && c.used <= c.length - sizeof(c) &&
-	       (c.kind == CHUNK_EVENTS || c.length <= 1u << 20);
+	       c.kind <= CHUNK_SKIP && c.used <= c.length - sizeof(c) &&
+	       (c.kind == CHUNK_EVENTS || c.kind == CHUNK_SKIP || c.length <= 1u << 20);
 }
 
 /* Skips to the next valid chunk header; returns its offset or r->size. */
@@ -340,6 +340,8 @@ static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_
 {
 	const uint8_t *payload = r->data + off + c->header_size;
 	size_t avail = r->size - off - c->header_size;
+	if (c->kind == CHUNK_SKIP)
+		return;
 	if (c->kind == CHUNK_EVENTS) {
 		index_window(r, off, c);
 		r->event_bytes += c->used ? c->used : written_length(payload, avail, c);
@@ -371,12 +373,24 @@ static int compare_windows(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A writer killed while it copied a full window out leaves that window
+ * twice, both whole (see trace_writer.c): one is kept. */
+static void drop_second_copies(struct trace_thread *t)
+{
+	size_t kept = 0;
+	for (size_t w = 0; w < t->nwindows; w++)
+		if (kept == 0 || t->windows[w].seq != t->windows[kept - 1].seq)
+			t->windows[kept++] = t->windows[w];
+	t->nwindows = kept;
+}
+
 static void finish_threads(struct trace_reader *r)
 {
 	for (size_t i = 0; i < r->nthreads; i++) {
 		struct trace_thread *t = &r->threads[i];
 		if (t->nwindows > 1)
 			qsort(t->windows, t->nwindows, sizeof(*t->windows), compare_windows);
+		drop_second_copies(t);
 		for (size_t w = 1; w < t->nwindows; w++)
 			if (t->windows[w].seq != t->windows[w - 1].seq + 1)
 				trace_reader_problem(r, t->windows[w].offset,
@@ -587,7 +601,10 @@ static int open_window(struct trace_cursor *c)
 	release_window(c);
 	if (c->window >= c->thread->nwindows)
 		return 0;
-	uint64_t off = c->thread->windows[c->window++].offset;
+	const struct trace_window_ref *w = &c->thread->windows[c->window++];
+	uint64_t off = w->offset;
+	c->gap = c->window > 1 && w->seq != c->seq + 1;
+	c->seq = w->seq;
 	struct trace_chunk h;
 	memcpy(&h, r->data + off, sizeof(h));
 	const uint8_t *data = r->data + off + h.header_size;
@@ -742,6 +759,11 @@ int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
 		if (c->p >= c->end) {
 			if (!open_window(c))
 				return 0;
+			if (c->gap) { /* the calls open before missing windows end there */
+				ev->type = TRACE_PAUSE;
+				ev->time_ns = c->last_ns;
+				return 1;
+			}
 			continue;
 		}
 		uint8_t b = *c->p;

@@ -126,6 +126,8 @@ struct trace_cursor {
 	uint64_t *dict;      /* this window's fid -> address */
 	uint32_t ndict, cap_dict;
 	uint32_t window_serial; /* changes whenever dict is reset */
+	uint32_t seq;        /* the open window's sequence number */
+	int gap;             /* windows before the open one are missing */
 	uint64_t events;     /* decoded so far */
 };
 

@@ -97,10 +97,16 @@ static inline uint32_t trace_fid_slot_of(uint64_t address)
 	return (uint32_t)((address * 0x9e3779b97f4a7c15ull) >> 54) & (TRACE_FID_CACHE_SIZE - 1);
 }
 
+/* The fid cache slot `address` maps to; a hit when slot->address matches. */
+static inline struct trace_fid_slot *trace_stream_slot(struct trace_stream *st, uint64_t address)
+{
+	return &st->fids[trace_fid_slot_of(address)];
+}
+
 /* The function id of `address` in the open window, defining it on a miss. */
 static inline uint32_t trace_stream_fid(struct trace_stream *st, uint64_t address, uint8_t **p)
 {
-	struct trace_fid_slot *slot = &st->fids[trace_fid_slot_of(address)];
+	struct trace_fid_slot *slot = trace_stream_slot(st, address);
 	if (__builtin_expect(slot->address == address, 1))
 		return slot->fid;
 	if (st->on_define)
@@ -119,16 +125,37 @@ static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick
 	return (int64_t)delta < 0 ? 0 : delta;
 }
 
+/* The enter of `address`, whose fid is known, at st->pos (with room). */
+static inline void trace_stream_put_enter_fid(struct trace_stream *st, uint8_t *p,
+					      uint64_t address, uint32_t fid, uint64_t tick)
+{
+	uint32_t depth = st->depth++;
+	if (__builtin_expect(depth < TRACE_OPEN_CALLS, 1))
+		st->open_calls[depth] = address;
+	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));
+}
+
 /* Enter/exit with room guaranteed (st->pos < st->limit); an exit only
  * while st->depth > 0. */
 static inline void trace_stream_put_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
 	uint8_t *p = st->pos;
 	uint32_t fid = trace_stream_fid(st, address, &p);
-	uint32_t depth = st->depth++;
-	if (__builtin_expect(depth < TRACE_OPEN_CALLS, 1))
-		st->open_calls[depth] = address;
-	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));
+	trace_stream_put_enter_fid(st, p, address, fid, tick);
+}
+
+/* Whether the exit of `address` ends the innermost open call (st->depth > 0). */
+static inline int trace_stream_exits_innermost(const struct trace_stream *st, uint64_t address)
+{
+	uint32_t top = st->depth - 1;
+	return __builtin_expect(top < TRACE_OPEN_CALLS && st->open_calls[top] == address, 1);
+}
+
+/* The exit of the innermost open call (with room). */
+static inline void trace_stream_put_exit_innermost(struct trace_stream *st, uint64_t tick)
+{
+	st->depth--;
+	st->pos = encode_exit(st->pos, trace_stream_delta(st, tick));
 }
 
 /* The exit of a call that is not the innermost open one (longjmp): the
@@ -138,13 +165,12 @@ uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64
 
 static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
-	uint8_t *p = st->pos;
-	uint32_t depth = --st->depth;
-	if (__builtin_expect(depth < TRACE_OPEN_CALLS && st->open_calls[depth] == address, 1)) {
-		st->pos = encode_exit(p, trace_stream_delta(st, tick));
+	if (trace_stream_exits_innermost(st, address)) {
+		trace_stream_put_exit_innermost(st, tick);
 		return;
 	}
-	st->pos = trace_stream_exit_elsewhere(st, p, address, tick);
+	st->depth--;
+	st->pos = trace_stream_exit_elsewhere(st, st->pos, address, tick);
 }
 
 /* Checked versions for the slow paths and the dynamic engine: open a window

@@ -3,10 +3,9 @@
  *
  * An enter or exit is: one load of runtime_state, a compare with the
  * thread's generation, a compare of the write position with the window's
- * limit, a TSC read, a probe of the thread's function-id cache and a few
- * bytes stored.  No locks, no system calls, no allocation.  Everything else
- * (first event of a thread, a full window, start/stop, a signal handler
- * that interrupts a hook) goes to hook_slow().
+ * limit, a probe of the thread's function-id cache (enter) or of its stack
+ * of open calls (exit), a TSC read and a few bytes stored.  No locks, no
+ * system calls, no allocation.  Everything else goes to hook_slow().
  *
  * While a hook writes, it sets the window limit to NULL: a signal handler
  * whose instrumented code runs in between finds the stream busy and its
@@ -49,16 +48,23 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind)
 	return 0;
 }
 
+/* Everything but the common case: first event of a thread, a full window,
+ * a function new to the window, an exit that is not the innermost call,
+ * start/stop, the depth limit.  While it works, the thread's generation
+ * is RUNTIME_GEN_BUSY. */
+
 static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
 						enum hook_kind kind)
 {
-	if (stream_busy(&t->stream)) {
+	if (t->gen == RUNTIME_GEN_BUSY || stream_busy(&t->stream)) {
 		t->dropped++;
 		return;
 	}
 	if (t->phase == THREAD_DEAD)
 		return;
 	int saved_errno = errno;
+	uint32_t seen = t->gen;
+	t->gen = RUNTIME_GEN_BUSY;
 	if (runtime_init() < 0)
 		goto out;
 	uint32_t state = runtime_state;
@@ -66,8 +72,9 @@ static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t
 		goto out;
 	if (t->phase == THREAD_NEW && runtime_thread_begin(t) < 0)
 		goto out;
-	if (t->gen != state)
+	if (seen != state)
 		notice_new_generation(t, state);
+	seen = state;
 	if (!depth_allows(t, kind))
 		goto out;
 	uint64_t tick = trace_clock_tick();
@@ -76,28 +83,32 @@ static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t
 	else
 		trace_stream_exit(&t->stream, fn, tick);
 out:
+	t->gen = seen;
 	errno = saved_errno;
 }
 
+/* The fast paths below call nothing but hook_slow, and that as their last
+ * act, so that they need no stack frame. */
 RUNTIME_EXPORT __attribute__((no_instrument_function)) void
 __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
+	struct trace_stream *st = &t->stream;
 	uint32_t state = runtime_state;
-	uint8_t *limit = t->stream.limit;
-	if (unlikely(state != t->gen || t->stream.pos >= limit)) {
-		if (state != 0)
-			hook_slow(t, (uint64_t)fn, HOOK_ENTER);
-		return;
-	}
-	if (unlikely(t->stream.depth >= runtime_max_depth)) {
-		t->stream.depth++;
-		return;
-	}
-	t->stream.limit = NULL;
-	trace_stream_put_enter(&t->stream, (uint64_t)fn, trace_clock_tick());
-	t->stream.limit = limit;
+	uint8_t *pos = st->pos, *limit = st->limit;
+	if (unlikely(state != t->gen || pos >= limit || st->depth >= runtime_fast_depth))
+		goto slow;
+	struct trace_fid_slot *slot = trace_stream_slot(st, (uint64_t)fn);
+	if (unlikely(slot->address != (uint64_t)fn))
+		goto slow;
+	st->limit = NULL;
+	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, slot->fid, trace_clock_tsc());
+	st->limit = limit;
+	return;
+slow:
+	if (state != 0)
+		hook_slow(t, (uint64_t)fn, HOOK_ENTER);
 }
 
 RUNTIME_EXPORT __attribute__((no_instrument_function)) void
@@ -105,20 +116,17 @@ __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
+	struct trace_stream *st = &t->stream;
 	uint32_t state = runtime_state;
-	uint8_t *limit = t->stream.limit;
-	if (unlikely(state != t->gen || t->stream.pos >= limit)) {
-		if (state != 0)
-			hook_slow(t, (uint64_t)fn, HOOK_EXIT);
-		return;
-	}
-	uint32_t depth = t->stream.depth;
-	if (unlikely(depth - 1 >= runtime_max_depth)) {
-		if (depth) /* 0: the call was entered before recording began */
-			t->stream.depth = depth - 1;
-		return;
-	}
-	t->stream.limit = NULL;
-	trace_stream_put_exit(&t->stream, (uint64_t)fn, trace_clock_tick());
-	t->stream.limit = limit;
+	uint8_t *limit = st->limit;
+	if (unlikely(state != t->gen || st->pos >= limit || st->depth - 1 >= runtime_fast_depth ||
+		     !trace_stream_exits_innermost(st, (uint64_t)fn)))
+		goto slow;
+	st->limit = NULL;
+	trace_stream_put_exit_innermost(st, trace_clock_tsc());
+	st->limit = limit;
+	return;
+slow:
+	if (state != 0)
+		hook_slow(t, (uint64_t)fn, HOOK_EXIT);
 }

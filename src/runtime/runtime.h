@@ -24,12 +24,22 @@ struct thread_state {
 	uint32_t dropped;
 };
 
+/* A thread's gen while the runtime works on its stream outside the fast
+ * path: no runtime_state ever equals it (generations are even, and 1 is the
+ * state before init), so a signal handler's hooks that interrupt that work
+ * take the slow path, find the thread busy and drop their calls. */
+#define RUNTIME_GEN_BUSY 3u
+
 extern __thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
 
 /* 0: recording off; otherwise a generation that changes at every start,
  * so that threads notice a stop/start pair (see hooks.c). */
 extern volatile uint32_t runtime_state;
 extern uint32_t runtime_max_depth; /* UINT32_MAX: unlimited */
+/* The depth below which the hooks' fast path writes: runtime_max_depth when
+ * events are stamped with the TSC, which it reads inline; 0 (any other
+ * clock, or before init) sends every call to the slow path. */
+extern uint32_t runtime_fast_depth;
 
 struct runtime_config {
 	char output[4096];    /* CALLTRACE_OUTPUT */

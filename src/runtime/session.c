@@ -27,6 +27,7 @@ struct runtime_config runtime_config;
 struct trace_session runtime_session = {.fd = -1};
 volatile uint32_t runtime_state = 1; /* not 0, so the first hook initialises */
 uint32_t runtime_max_depth = UINT32_MAX;
+uint32_t runtime_fast_depth = 0;
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
 static int init_phase;
@@ -141,6 +142,8 @@ static int init_once(void)
 		(void)unused;
 		return -1;
 	}
+	if (trace_clock_kind == TRACE_CLOCK_TSC)
+		runtime_fast_depth = runtime_max_depth;
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;
@@ -219,9 +222,13 @@ RUNTIME_EXPORT void calltrace_mark(const char *text)
 {
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
-	if (runtime_init() == 0 && runtime_state != 0 && !(t->stream.pos && !t->stream.limit)) {
+	if (runtime_init() == 0 && runtime_state != 0 && t->gen != RUNTIME_GEN_BUSY &&
+	    !(t->stream.pos && !t->stream.limit)) {
+		uint32_t seen = t->gen;
+		t->gen = RUNTIME_GEN_BUSY;
 		if (t->phase != THREAD_NEW || runtime_thread_begin(t) == 0)
 			trace_stream_mark(&t->stream, trace_clock_tick(), text);
+		t->gen = seen;
 	}
 	errno = saved;
 }

@@ -9,7 +9,7 @@
  * instrumented) and blocks.  Once MARKER exists, the threads record nothing
  * more.
  *
- * Usage: killme MARKER
+ * Usage: killme MARKER [WARM_CALLS]   (warm_leaf calls, default 3)
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,16 +20,17 @@
 
 static sem_t blocker_ready;
 static const char *marker;
+static int warm_calls = 3;
 
 static int warm_leaf(int x)
 {
 	return x + 1;
 }
 
-static int warm_up(void)
+static long long warm_up(void)
 {
-	int v = 0;
-	for (int i = 0; i < 3; i++)
+	long long v = 0;
+	for (int i = 0; i < warm_calls; i++)
 		v += warm_leaf(i);
 	return v;
 }
@@ -105,12 +106,14 @@ static void deep_1(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: killme MARKER\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: killme MARKER [WARM_CALLS]\n");
 		return 2;
 	}
 	marker = argv[1];
-	printf("warm: %d\n", warm_up());
+	if (argc == 3)
+		warm_calls = atoi(argv[2]);
+	printf("warm: %lld\n", warm_up());
 	fflush(stdout);
 	start_blocker();
 	deep_1();
