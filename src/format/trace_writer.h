@@ -53,7 +53,8 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 
 /* ---- event streams ------------------------------------------------------ */
 
-#define TRACE_FID_CACHE_SIZE 1024      /* direct-mapped address -> fid cache */
+#define TRACE_FID_SETS 1024	       /* address -> fid cache: sets of 2 slots */
+#define TRACE_FID_CACHE_SIZE (2 * TRACE_FID_SETS)
 #define TRACE_OPEN_CALLS 4096	       /* open calls the writer remembers */
 #define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
 
@@ -92,29 +93,42 @@ void trace_stream_close(struct trace_stream *st);
  * parent's); the next event opens a fresh one. */
 void trace_stream_abandon(struct trace_stream *st);
 
-static inline uint32_t trace_fid_slot_of(uint64_t address)
+/* The fid cache is 2-way set-associative: a program's hot functions share
+ * a set now and then, and a direct-mapped cache would define them again and
+ * again.  A new address takes the first slot and pushes the older to the
+ * second. */
+static inline struct trace_fid_slot *trace_stream_fid_set(struct trace_stream *st,
+							  uint64_t address)
 {
-	return (uint32_t)((address * 0x9e3779b97f4a7c15ull) >> 54) & (TRACE_FID_CACHE_SIZE - 1);
+	uint32_t set = (uint32_t)((address * 0x9e3779b97f4a7c15ull) >> 54) & (TRACE_FID_SETS - 1);
+	return &st->fids[2 * set];
 }
 
-/* The fid cache slot `address` maps to; a hit when slot->address matches. */
-static inline struct trace_fid_slot *trace_stream_slot(struct trace_stream *st, uint64_t address)
+/* The fid of `address` in the open window, or -1 when it has none yet. */
+static inline int64_t trace_stream_cached_fid(struct trace_stream *st, uint64_t address)
 {
-	return &st->fids[trace_fid_slot_of(address)];
+	const struct trace_fid_slot *set = trace_stream_fid_set(st, address);
+	if (__builtin_expect(set[0].address == address, 1))
+		return set[0].fid;
+	if (set[1].address == address)
+		return set[1].fid;
+	return -1;
 }
 
 /* The function id of `address` in the open window, defining it on a miss. */
 static inline uint32_t trace_stream_fid(struct trace_stream *st, uint64_t address, uint8_t **p)
 {
-	struct trace_fid_slot *slot = trace_stream_slot(st, address);
-	if (__builtin_expect(slot->address == address, 1))
-		return slot->fid;
+	int64_t cached = trace_stream_cached_fid(st, address);
+	if (__builtin_expect(cached >= 0, 1))
+		return (uint32_t)cached;
 	if (st->on_define)
 		st->on_define(address);
 	*p = encode_define(*p, address);
-	slot->address = address;
-	slot->fid = st->next_fid++;
-	return slot->fid;
+	struct trace_fid_slot *set = trace_stream_fid_set(st, address);
+	set[1] = set[0];
+	set[0].address = address;
+	set[0].fid = st->next_fid++;
+	return set[0].fid;
 }
 
 static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick)

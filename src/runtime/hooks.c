@@ -99,11 +99,11 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	uint8_t *pos = st->pos, *limit = st->limit;
 	if (unlikely(state != t->gen || pos >= limit || st->depth >= runtime_fast_depth))
 		goto slow;
-	struct trace_fid_slot *slot = trace_stream_slot(st, (uint64_t)fn);
-	if (unlikely(slot->address != (uint64_t)fn))
+	int64_t fid = trace_stream_cached_fid(st, (uint64_t)fn);
+	if (unlikely(fid < 0))
 		goto slow;
 	st->limit = NULL;
-	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, slot->fid, trace_clock_tsc());
+	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, (uint32_t)fid, trace_clock_tsc());
 	st->limit = limit;
 	return;
 slow:

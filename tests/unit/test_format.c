@@ -153,6 +153,49 @@ static void test_compact(const char *path)
 	trace_reader_close(r);
 }
 
+/* Two hot functions whose addresses share a cache set are defined once
+ * each, not at every call; a third in the set is defined again, as it must. */
+static void test_fid_cache(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	char err[256];
+	trace_session_create(&s, path, "x", 1, 1 << 20);
+	trace_session_new_image(&s, 1);
+	trace_stream_init(&st, &s, 1);
+	uint64_t same[3], n = 0;
+	for (uint64_t a = 0x401000; n < 3; a += 16) /* fill the cache's first set */
+		if (trace_stream_fid_set(&st, a) == trace_stream_fid_set(&st, 0x401000))
+			same[n++] = a;
+	uint64_t tick = 1000;
+	for (int i = 0; i < 100; i++)
+		for (int k = 0; k < 2; k++) {
+			trace_stream_enter(&st, same[k], tick += 10);
+			trace_stream_exit(&st, same[k], tick += 10);
+		}
+	for (int k = 2; k < 4; k++) { /* C evicts A, which then comes back */
+		trace_stream_enter(&st, same[k % 3], tick += 10);
+		trace_stream_exit(&st, same[k % 3], tick += 10);
+	}
+	trace_stream_destroy(&st);
+	trace_session_close(&s);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	CHECK(r != NULL, "open: %s", err);
+	if (!r)
+		return;
+	struct trace_cursor c;
+	struct trace_event ev;
+	int calls = 0;
+	trace_cursor_init(&c, r, &r->threads[0]);
+	while (trace_cursor_next(&c, &ev))
+		calls += ev.type == TRACE_ENTER;
+	CHECK(calls == 202 && c.ndict == 4,
+	      "202 calls of 3 functions of one set: %d calls, %u definitions, want 4", calls,
+	      c.ndict);
+	trace_cursor_fini(&c);
+	trace_reader_close(r);
+}
+
 /* An exit that does not end the innermost call (longjmp) names its function. */
 static void test_exit_at(const char *path)
 {
@@ -350,6 +393,7 @@ int main(void)
 	test_truncated(path, cut);
 	test_compact(other);
 	test_exit_at(other);
+	test_fid_cache(other);
 	test_corrupted(path, cut);
 	test_foreign(other);
 	unlink(path);
