@@ -95,11 +95,13 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_CHILDREN, &ru);
 
 	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "run_measure: %s killed by signal %d\n", argv[prog], WTERMSIG(status));
+		fprintf(stderr, "run_measure: %s killed by signal %d\n", argv[prog],
+			WTERMSIG(status));
 		return 1;
 	}
 	if (WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "run_measure: %s exited with %d\n", argv[prog], WEXITSTATUS(status));
+		fprintf(stderr, "run_measure: %s exited with %d\n", argv[prog],
+			WEXITSTATUS(status));
 		return 1;
 	}
 	printf("%lld %ld %lld %lld\n", ns_of(t1) - ns_of(t0), ru.ru_maxrss, ns_of_tv(ru.ru_utime),

@@ -21,7 +21,7 @@ struct walk_thread {
 	const struct trace_thread *thread;
 	const struct trace_image *image; /* may be NULL if the record was lost */
 	uint32_t pid, tid;
-	const char *name;                /* thread name, or "" */
+	const char *name; /* thread name, or "" */
 };
 
 enum walk_kind { WALK_ENTER, WALK_EXIT };
@@ -31,46 +31,45 @@ struct walk_event {
 	const struct walk_thread *thread;
 	const struct symbol *sym;
 	uint64_t address;     /* runtime address of the function */
-	uint32_t depth;       /* 0 = outermost shown call */
-	uint64_t seq;         /* 1-based order of the call's entry in its thread */
+	uint32_t depth;	      /* 0 = outermost shown call */
+	uint64_t seq;	      /* 1-based order of the call's entry in its thread */
 	uint64_t start_ns;    /* since the session started */
 	uint64_t end_ns;      /* EXIT only */
 	uint64_t duration_ns; /* EXIT only */
 	uint64_t child_ns;    /* EXIT only: total duration of shown direct children */
-	int unfinished;       /* EXIT only: no exit was recorded */
+	int unfinished;	      /* EXIT only: no exit was recorded */
 };
 
 struct walk_consumer {
 	void *ctx;
 	void (*begin_thread)(void *ctx, const struct walk_thread *t); /* optional */
-	void (*enter)(void *ctx, const struct walk_event *e);         /* optional */
-	void (*exit)(void *ctx, const struct walk_event *e);          /* optional */
+	void (*enter)(void *ctx, const struct walk_event *e);	      /* optional */
+	void (*exit)(void *ctx, const struct walk_event *e);	      /* optional */
 	void (*end_thread)(void *ctx, const struct walk_thread *t);   /* optional */
 };
 
 #define WALK_MAX_IDS 64
 
 struct walk_filters {
-	regex_t *only;        /* -F: only subtrees of matching functions */
-	regex_t *hide;        /* -N: hide matching functions, keep callees */
-	uint32_t max_depth;   /* -D: 0 = unlimited */
-	uint64_t min_duration_ns; /* -t */
+	regex_t *only;			    /* -F: only subtrees of matching functions */
+	regex_t *hide;			    /* -N: hide matching functions, keep callees */
+	uint32_t max_depth;		    /* -D: 0 = unlimited */
+	uint64_t min_duration_ns;	    /* -t */
 	uint32_t tids[WALK_MAX_IDS], ntids; /* --tid: empty = all */
 	uint32_t pids[WALK_MAX_IDS], npids; /* --pid: empty = all */
 };
 
 struct walk_stats {
-	uint64_t events;      /* enter/exit events read */
-	uint64_t calls;       /* calls recorded (before filters) */
-	uint64_t shown;       /* calls handed to the consumer */
-	uint64_t unfinished;  /* calls closed without an exit */
-	uint64_t unmatched;   /* exits with no matching enter */
+	uint64_t events;     /* enter/exit events read */
+	uint64_t calls;	     /* calls recorded (before filters) */
+	uint64_t shown;	     /* calls handed to the consumer */
+	uint64_t unfinished; /* calls closed without an exit */
+	uint64_t unmatched;  /* exits with no matching enter */
 	uint64_t max_depth;
 };
 
 /* Walks every thread of the trace.  Returns 0. */
-int walker_run(struct trace_reader *r, struct symbol_table *symbols,
-	       const struct walk_filters *f, const struct walk_consumer *c,
-	       struct walk_stats *stats);
+int walker_run(struct trace_reader *r, struct symbol_table *symbols, const struct walk_filters *f,
+	       const struct walk_consumer *c, struct walk_stats *stats);
 
 #endif

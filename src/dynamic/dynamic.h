@@ -15,15 +15,15 @@
 
 struct dynamic_options {
 	struct trace_session *session; /* created by the caller; image ids etc. are the engine's */
-	char *const *argv;             /* record: the program and its arguments */
-	pid_t pid;                     /* attach: the process */
-	uint64_t duration_ns;          /* attach: 0 = until Ctrl-C or the process ends */
-	regex_t *module_filter;        /* --module: libraries to instrument besides the executable */
-	regex_t *only;                 /* -F at record time: functions to instrument */
-	regex_t *hide;                 /* -N at record time: functions not to instrument */
-	int follow_forks;              /* -f (default on) */
-	int capture_args;              /* --args */
-	int capture_retval;            /* --retval */
+	char *const *argv;	       /* record: the program and its arguments */
+	pid_t pid;		       /* attach: the process */
+	uint64_t duration_ns;	       /* attach: 0 = until Ctrl-C or the process ends */
+	regex_t *module_filter; /* --module: libraries to instrument besides the executable */
+	regex_t *only;		/* -F at record time: functions to instrument */
+	regex_t *hide;		/* -N at record time: functions not to instrument */
+	int follow_forks;	/* -f (default on) */
+	int capture_args;	/* --args */
+	int capture_retval;	/* --retval */
 	int verbose;
 };
 

@@ -44,24 +44,24 @@
 enum trace_clock { TRACE_CLOCK_TSC = 1, TRACE_CLOCK_MONOTONIC = 2 };
 
 struct trace_file_header {
-	char magic[8];          /* "CALLTRC\0" */
+	char magic[8]; /* "CALLTRC\0" */
 	uint32_t version;
-	uint32_t header_size;   /* TRACE_HEADER_SIZE */
-	uint32_t window_size;   /* bytes of one event window */
-	uint32_t clock;         /* enum trace_clock */
-	uint64_t tick_hz;       /* ticks per second (1e9 for MONOTONIC) */
-	uint64_t start_tick;    /* tick, monotonic and realtime ns at creation */
+	uint32_t header_size; /* TRACE_HEADER_SIZE */
+	uint32_t window_size; /* bytes of one event window */
+	uint32_t clock;	      /* enum trace_clock */
+	uint64_t tick_hz;     /* ticks per second (1e9 for MONOTONIC) */
+	uint64_t start_tick;  /* tick, monotonic and realtime ns at creation */
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
-	uint32_t tick_shift;    /* event times count ticks >> tick_shift (about 1 ns) */
-	uint32_t command_len;   /* bytes used in command[] */
+	uint32_t tick_shift;  /* event times count ticks >> tick_shift (about 1 ns) */
+	uint32_t command_len; /* bytes used in command[] */
 	char reserved[64];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
-	uint32_t next_image;                                /* atomic */
-	uint32_t lost_windows;                              /* atomic */
+	uint32_t next_image;				   /* atomic */
+	uint32_t lost_windows;				   /* atomic */
 	char pad[64 - 16];
-	char command[2048];     /* the command line, arguments NUL-separated */
+	char command[2048]; /* the command line, arguments NUL-separated */
 };
 
 /* Chunk kinds. */
@@ -71,23 +71,23 @@ enum trace_chunk_kind {
 	CHUNK_MODULE = 3,  /* struct trace_module_record + build-id + path */
 	CHUNK_THREAD = 4,  /* struct trace_thread_record + name */
 	CHUNK_CRASH = 5,   /* struct trace_crash_record + stack */
-	CHUNK_SKIP = 6,    /* nothing to read: a window being reset or copied out */
+	CHUNK_SKIP = 6,	   /* nothing to read: a window being reset or copied out */
 };
 
 struct trace_chunk {
-	uint32_t magic;       /* TRACE_CHUNK_MAGIC */
-	uint16_t kind;        /* enum trace_chunk_kind */
+	uint32_t magic;	      /* TRACE_CHUNK_MAGIC */
+	uint16_t kind;	      /* enum trace_chunk_kind */
 	uint16_t header_size; /* sizeof(struct trace_chunk) */
 	uint32_t length;      /* bytes reserved, header included, 8-aligned */
-	uint32_t used;        /* payload bytes used; 0 for an event window
-	                         that was never closed: read to the first 0 */
-	uint32_t image;       /* process image (one per exec'd or forked process) */
+	uint32_t used;	      /* payload bytes used; 0 for an event window
+				 that was never closed: read to the first 0 */
+	uint32_t image;	      /* process image (one per exec'd or forked process) */
 	uint32_t pid;
 	uint32_t tid;
-	uint32_t seq;         /* per-thread window sequence number */
-	uint64_t base_tick;   /* events: the time unit the first delta counts from */
-	uint64_t clock_tick;  /* a tick and the CLOCK_MONOTONIC ns read */
-	uint64_t clock_ns;    /* together: anchors this chunk's ticks */
+	uint32_t seq;	     /* per-thread window sequence number */
+	uint64_t base_tick;  /* events: the time unit the first delta counts from */
+	uint64_t clock_tick; /* a tick and the CLOCK_MONOTONIC ns read */
+	uint64_t clock_ns;   /* together: anchors this chunk's ticks */
 };
 
 /* CHUNK_PROCESS: how an image began or ended. */
@@ -99,11 +99,11 @@ enum trace_process_event {
 };
 
 struct trace_process_record {
-	uint32_t event;        /* enum trace_process_event */
+	uint32_t event;	       /* enum trace_process_event */
 	uint32_t parent_image; /* FORK: the parent; EXEC: the image replaced */
 	uint32_t ppid;
 	int32_t status;
-	uint32_t exe_len;      /* then exe path, then command (NUL-separated) */
+	uint32_t exe_len; /* then exe path, then command (NUL-separated) */
 	uint32_t command_len;
 };
 
@@ -111,7 +111,7 @@ struct trace_process_record {
 enum trace_module_event { MODULE_LOAD = 1, MODULE_UNLOAD = 2 };
 
 struct trace_module_record {
-	uint32_t event;        /* enum trace_module_event */
+	uint32_t event;	       /* enum trace_module_event */
 	uint32_t build_id_len; /* then build-id bytes, then path bytes */
 	uint64_t load_bias;    /* runtime address = file vaddr + load_bias */
 	uint64_t low, high;    /* runtime address range of its PT_LOAD segments */
@@ -123,7 +123,7 @@ struct trace_module_record {
 enum trace_thread_event { THREAD_START = 1, THREAD_END = 2, THREAD_NAME = 3 };
 
 struct trace_thread_record {
-	uint32_t event;    /* enum trace_thread_event */
+	uint32_t event;	   /* enum trace_thread_event */
 	uint32_t name_len; /* then the name */
 };
 
@@ -132,20 +132,20 @@ struct trace_crash_record {
 	int32_t signal;
 	int32_t code;
 	uint64_t fault_address;
-	uint32_t frames;  /* then frames x uint64_t return addresses */
+	uint32_t frames; /* then frames x uint64_t return addresses */
 	uint32_t reserved;
 };
 
 /* Extended events (byte0 = kind << 2). */
 enum trace_event_kind {
-	EV_DEFINE = 1, /* varint address: next fid of this chunk */
-	EV_PAUSE = 2,  /* varint delta: recording stopped, open calls end */
-	EV_MARK = 3,   /* varint delta, varint length, bytes: a user mark */
+	EV_DEFINE = 1,	/* varint address: next fid of this chunk */
+	EV_PAUSE = 2,	/* varint delta: recording stopped, open calls end */
+	EV_MARK = 3,	/* varint delta, varint length, bytes: a user mark */
 	EV_EXIT_AT = 4, /* varint fid, varint delta: the exit of that function */
 };
 
 #define EV_SHORT_FID_MAX 64   /* fids below this fit in byte0 */
 #define EV_SHORT_DELTA_MAX 63 /* exit deltas below this fit in byte0 */
-#define EV_MAX_BYTES 40       /* longest DEFINE + ENTER/EXIT */
+#define EV_MAX_BYTES 40	      /* longest DEFINE + ENTER/EXIT */
 
 #endif

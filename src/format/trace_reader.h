@@ -27,12 +27,12 @@ struct trace_module {
 struct trace_image {
 	uint32_t id, pid, ppid;
 	uint32_t parent_image; /* 0: none */
-	uint32_t how;          /* enum trace_process_event: START, FORK or EXEC */
+	uint32_t how;	       /* enum trace_process_event: START, FORK or EXEC */
 	int has_exit;
 	int32_t exit_status;
 	uint64_t start_ns;
 	char *exe;
-	char *command;         /* arguments joined with spaces */
+	char *command; /* arguments joined with spaces */
 	struct trace_module *modules;
 	size_t nmodules, cap_modules;
 };
@@ -68,9 +68,9 @@ struct trace_reader {
 	const uint8_t *data;
 	size_t size;
 	struct trace_file_header header;
-	double ns_per_tick;  /* of the raw clock */
-	double ns_per_unit;  /* of event times: ticks >> header.tick_shift */
-	char *command; /* the recorded command, joined with spaces */
+	double ns_per_tick; /* of the raw clock */
+	double ns_per_unit; /* of event times: ticks >> header.tick_shift */
+	char *command;	    /* the recorded command, joined with spaces */
 	struct trace_image *images;
 	size_t nimages, cap_images;
 	struct trace_thread *threads; /* in order of first appearance */
@@ -79,9 +79,9 @@ struct trace_reader {
 	size_t nproblems, cap_problems;
 	struct trace_crash *crashes;
 	size_t ncrashes, cap_crashes;
-	uint64_t event_bytes;   /* payload bytes of all event windows */
+	uint64_t event_bytes;	  /* payload bytes of all event windows */
 	uint64_t unwritten_bytes; /* claimed but never written space */
-	uint32_t *thread_hash;  /* (image, tid) -> index + 1 */
+	uint32_t *thread_hash;	  /* (image, tid) -> index + 1 */
 	size_t thread_hash_size;
 };
 
@@ -92,12 +92,11 @@ void trace_reader_close(struct trace_reader *r);
 
 const struct trace_image *trace_reader_image(const struct trace_reader *r, uint32_t id);
 /* The module of `image` that holds `address` at time `ns`, or NULL. */
-const struct trace_module *trace_reader_find_module(const struct trace_reader *r,
-						    uint32_t image, uint64_t address,
-						    uint64_t ns);
+const struct trace_module *trace_reader_find_module(const struct trace_reader *r, uint32_t image,
+						    uint64_t address, uint64_t ns);
 /* Records a problem found while reading (also used by the cursor). */
 void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- events of one thread ------------------------------------------------- */
 
@@ -105,30 +104,30 @@ enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK };
 
 struct trace_event {
 	enum trace_event_type type;
-	int innermost;     /* EXIT: ends the innermost open call (address 0) */
-	uint32_t fid;      /* ENTER, and EXIT unless innermost: index into cursor.dict */
-	uint64_t address;  /* ENTER, and EXIT unless innermost */
-	uint64_t time_ns;  /* since the session started */
-	const char *mark;  /* MARK: the text (not NUL-terminated) */
+	int innermost;	  /* EXIT: ends the innermost open call (address 0) */
+	uint32_t fid;	  /* ENTER, and EXIT unless innermost: index into cursor.dict */
+	uint64_t address; /* ENTER, and EXIT unless innermost */
+	uint64_t time_ns; /* since the session started */
+	const char *mark; /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;
 };
 
 struct trace_cursor {
 	struct trace_reader *reader;
 	const struct trace_thread *thread;
-	size_t window;       /* next window index */
+	size_t window; /* next window index */
 	const uint8_t *p, *end;
 	uint64_t chunk_offset;
-	uint64_t tick;       /* time unit of the last event */
+	uint64_t tick; /* time unit of the last event */
 	uint64_t anchor_tick;
-	double anchor_ns;    /* ns of anchor_tick since session start */
+	double anchor_ns; /* ns of anchor_tick since session start */
 	uint64_t last_ns;
-	uint64_t *dict;      /* this window's fid -> address */
+	uint64_t *dict; /* this window's fid -> address */
 	uint32_t ndict, cap_dict;
 	uint32_t window_serial; /* changes whenever dict is reset */
-	uint32_t seq;        /* the open window's sequence number */
-	int gap;             /* windows before the open one are missing */
-	uint64_t events;     /* decoded so far */
+	uint32_t seq;		/* the open window's sequence number */
+	int gap;		/* windows before the open one are missing */
+	uint64_t events;	/* decoded so far */
 };
 
 void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r,

@@ -53,7 +53,7 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 
 /* ---- event streams ------------------------------------------------------ */
 
-#define TRACE_FID_SETS 1024	       /* address -> fid cache: sets of 2 slots */
+#define TRACE_FID_SETS 1024 /* address -> fid cache: sets of 2 slots */
 #define TRACE_FID_CACHE_SIZE (2 * TRACE_FID_SETS)
 #define TRACE_OPEN_CALLS 4096	       /* open calls the writer remembers */
 #define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
@@ -97,8 +97,7 @@ void trace_stream_abandon(struct trace_stream *st);
  * a set now and then, and a direct-mapped cache would define them again and
  * again.  A new address takes the first slot and pushes the older to the
  * second. */
-static inline struct trace_fid_slot *trace_stream_fid_set(struct trace_stream *st,
-							  uint64_t address)
+static inline struct trace_fid_slot *trace_stream_fid_set(struct trace_stream *st, uint64_t address)
 {
 	uint32_t set = (uint32_t)((address * 0x9e3779b97f4a7c15ull) >> 54) & (TRACE_FID_SETS - 1);
 	return &st->fids[2 * set];
@@ -140,8 +139,8 @@ static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick
 }
 
 /* The enter of `address`, whose fid is known, at st->pos (with room). */
-static inline void trace_stream_put_enter_fid(struct trace_stream *st, uint8_t *p,
-					      uint64_t address, uint32_t fid, uint64_t tick)
+static inline void trace_stream_put_enter_fid(struct trace_stream *st, uint8_t *p, uint64_t address,
+					      uint32_t fid, uint64_t tick)
 {
 	uint32_t depth = st->depth++;
 	if (__builtin_expect(depth < TRACE_OPEN_CALLS, 1))

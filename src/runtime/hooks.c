@@ -111,8 +111,8 @@ slow:
 		hook_slow(t, (uint64_t)fn, HOOK_ENTER);
 }
 
-RUNTIME_EXPORT __attribute__((no_instrument_function)) void
-__cyg_profile_func_exit(void *fn, void *call_site)
+RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn,
+										    void *call_site)
 {
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;

@@ -39,7 +39,7 @@ struct found_object {
 	uint32_t build_id_len;
 };
 
-static void find_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
+static void find_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) * ph,
 			  struct found_object *o)
 {
 	const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
@@ -48,8 +48,8 @@ static void find_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) *ph,
 		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
 		const char *name = p + sizeof(*n);
 		const char *desc = name + ((n->n_namesz + 3) & ~3u);
-		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-		    desc + n->n_descsz <= end) {
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+		    memcmp(name, "GNU", 4) == 0 && desc + n->n_descsz <= end) {
 			o->build_id = (const uint8_t *)desc;
 			o->build_id_len = n->n_descsz;
 			return;
@@ -108,8 +108,8 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *unused)
 	}
 	m = &modules[nmodules++];
 	*m = (struct known_module){o.low, o.high, info->dlpi_addr, strdup(path), 1};
-	trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high,
-			   o.build_id, o.build_id_len, path);
+	trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high, o.build_id,
+			   o.build_id_len, path);
 	return 0;
 }
 

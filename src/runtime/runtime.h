@@ -19,7 +19,7 @@ enum thread_phase { THREAD_NEW = 0, THREAD_ACTIVE, THREAD_DEAD };
 /* Everything a thread needs on the hot path; lives in initial-exec TLS. */
 struct thread_state {
 	struct trace_stream stream;
-	uint32_t gen;   /* runtime_state this thread last saw */
+	uint32_t gen;	/* runtime_state this thread last saw */
 	uint32_t phase; /* enum thread_phase */
 	uint32_t dropped;
 };
@@ -45,8 +45,8 @@ struct runtime_config {
 	char output[4096];    /* CALLTRACE_OUTPUT */
 	uint32_t max_depth;   /* CALLTRACE_MAX_DEPTH, 0 = unlimited */
 	uint32_t window_size; /* CALLTRACE_BUFFER_SIZE */
-	int start_off;        /* CALLTRACE_START=off */
-	int debug;            /* CALLTRACE_DEBUG */
+	int start_off;	      /* CALLTRACE_START=off */
+	int debug;	      /* CALLTRACE_DEBUG */
 	int capture_args;     /* CALLTRACE_CAPTURE_ARGS (not recorded yet) */
 };
 

@@ -169,8 +169,8 @@ int runtime_init(void)
 	if (phase == INIT_FAILED)
 		return -1;
 	int expected = INIT_NONE;
-	if (!__atomic_compare_exchange_n(&init_phase, &expected, INIT_RUNNING, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_compare_exchange_n(&init_phase, &expected, INIT_RUNNING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
 		/* Another thread initialises; its calls until then are lost. */
 		return __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_DONE ? 0 : -1;
 	}

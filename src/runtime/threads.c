@@ -38,7 +38,8 @@ RUNTIME_EXPORT int pthread_setname_np(pthread_t thread, const char *name)
 {
 	static int (*real_setname)(pthread_t, const char *);
 	if (!real_setname)
-		real_setname = (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
+		real_setname =
+		    (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
 	if (!real_setname)
 		return ENOSYS;
 	int rc = real_setname(thread, name);

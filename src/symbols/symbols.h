@@ -19,10 +19,10 @@ struct symbol {
 	const char *name;   /* demangled; "sub_<hex>" or "0x<hex>" when unknown */
 	const char *module; /* the module's path, or "?" */
 	const char *file;   /* source file, or NULL */
-	uint32_t line;      /* 0 when unknown */
+	uint32_t line;	    /* 0 when unknown */
 	uint64_t address;   /* the runtime address asked for */
 	int filter_state;   /* for the walker's filters: 0 = not yet decided */
-	uint32_t id;        /* dense 0..n-1 over every symbol of the table */
+	uint32_t id;	    /* dense 0..n-1 over every symbol of the table */
 };
 
 struct symbol_table;

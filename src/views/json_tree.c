@@ -30,7 +30,7 @@ struct json_tree {
 	uint32_t *tids_seen;
 	size_t ntids;
 	uint64_t threads;
-	time_t clock_second;   /* put_clock's cache of the formatted second */
+	time_t clock_second; /* put_clock's cache of the formatted second */
 	char clock_prefix[16];
 };
 
@@ -60,7 +60,8 @@ static void newline(struct json_tree *jt, size_t indent)
 {
 	if (!jt->pretty)
 		return;
-	static const char spaces[] = "\n                                                                ";
+	static const char spaces[] =
+	    "\n                                                                ";
 	fwrite_unlocked(spaces, 1, 1, jt->out);
 	for (size_t left = indent * 2; left > 0;) {
 		size_t n = left < sizeof(spaces) - 2 ? left : sizeof(spaces) - 2;

@@ -82,9 +82,10 @@ static size_t read_back_gaps(struct trace_reader *r, int *mismatch, int *gaps)
 				++*gaps;
 				comparing = 0;
 			}
-			if (comparing && (n >= nwant || ev.type != want[n].type ||
-					  (ev.type == TRACE_ENTER && ev.address != want[n].address) ||
-					  (ev.type == TRACE_EXIT && !ev.innermost)))
+			if (comparing &&
+			    (n >= nwant || ev.type != want[n].type ||
+			     (ev.type == TRACE_ENTER && ev.address != want[n].address) ||
+			     (ev.type == TRACE_EXIT && !ev.innermost)))
 				*mismatch = 1;
 			if (ev.time_ns < last)
 				*mismatch = 1;
@@ -207,8 +208,8 @@ static void test_exit_at(const char *path)
 	trace_stream_init(&st, &s, 1);
 	trace_stream_enter(&st, 0xa0, 100);
 	trace_stream_enter(&st, 0xb0, 200);
-	trace_stream_exit(&st, 0xa0, 300);  /* b0 never returned */
-	trace_stream_exit(&st, 0xc0, 400);  /* nothing open any more: dropped */
+	trace_stream_exit(&st, 0xa0, 300); /* b0 never returned */
+	trace_stream_exit(&st, 0xc0, 400); /* nothing open any more: dropped */
 	trace_stream_destroy(&st);
 	trace_session_close(&s);
 	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
@@ -244,8 +245,12 @@ static void test_truncated(const char *path, const char *cut)
 {
 	struct stat st;
 	stat(path, &st);
-	size_t sizes[] = {0, 100, TRACE_HEADER_SIZE - 1, TRACE_HEADER_SIZE + 10,
-			  (size_t)st.st_size / 2, (size_t)st.st_size - 3};
+	size_t sizes[] = {0,
+			  100,
+			  TRACE_HEADER_SIZE - 1,
+			  TRACE_HEADER_SIZE + 10,
+			  (size_t)st.st_size / 2,
+			  (size_t)st.st_size - 3};
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		char err[256] = "";
 		copy_file(path, cut, sizes[i]);
@@ -372,7 +377,7 @@ static void test_foreign(const char *other)
 	CHECK(!trace_reader_open(other, err, sizeof(err)) && strstr(err, "not a calltrace trace"),
 	      "foreign file: '%s'", err);
 	CHECK(!trace_reader_open("/nonexistent/x.trace", err, sizeof(err)) &&
-		      strstr(err, "No such file"),
+		  strstr(err, "No such file"),
 	      "missing file: '%s'", err);
 }
 
