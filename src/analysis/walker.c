@@ -229,6 +229,9 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 		} else if (ev.type == TRACE_PAUSE) {
 			while (w->depth)
 				pop_frame(w, ev.time_ns, 1);
+		} else if (ev.type == TRACE_UNWIND) {
+			for (uint32_t n = ev.unwound; n > 0 && w->depth; n--)
+				pop_frame(w, ev.time_ns, 1);
 		}
 	}
 	while (w->depth)

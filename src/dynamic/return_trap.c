@@ -35,7 +35,7 @@ static void record_enter(struct thread *t, uint64_t fn, uint64_t tick)
 	if (!t->has_stream)
 		thread_start_stream(t);
 	if (t->has_stream)
-		trace_stream_enter(&t->stream, fn, tick);
+		trace_stream_enter(&t->stream, fn, tick, 0);
 }
 
 static void record_exit(struct thread *t, uint64_t fn, uint64_t tick)

@@ -731,6 +731,13 @@ static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsign
 		ev->innermost = 0;
 		ev->time_ns = event_time(c, delta);
 		return 1;
+	case EV_UNWIND:
+		if (!read_varint(c, &delta) || !read_varint(c, &len) || len > UINT32_MAX)
+			return -1;
+		ev->type = TRACE_UNWIND;
+		ev->time_ns = event_time(c, delta);
+		ev->unwound = (uint32_t)len;
+		return 1;
 	case EV_MARK:
 		if (!read_varint(c, &delta) || !read_varint(c, &len) ||
 		    len > (uint64_t)(c->end - c->p))

@@ -100,7 +100,7 @@ void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *f
 
 /* ---- events of one thread ------------------------------------------------- */
 
-enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK };
+enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK, TRACE_UNWIND };
 
 struct trace_event {
 	enum trace_event_type type;
@@ -110,6 +110,7 @@ struct trace_event {
 	uint64_t time_ns; /* since the session started */
 	const char *mark; /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;
+	uint32_t unwound; /* UNWIND: the innermost open calls a longjmp left */
 };
 
 struct trace_cursor {

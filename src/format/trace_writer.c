@@ -252,7 +252,7 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 static size_t stream_memory_size(void)
 {
 	return TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot) +
-	       TRACE_OPEN_CALLS * sizeof(uint64_t);
+	       TRACE_OPEN_CALLS * sizeof(struct trace_open_call);
 }
 
 int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid)
@@ -266,7 +266,7 @@ int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t
 	if (mem == MAP_FAILED)
 		return -1;
 	st->fids = mem;
-	st->open_calls = (uint64_t *)(st->fids + TRACE_FID_CACHE_SIZE);
+	st->open_calls = (struct trace_open_call *)(st->fids + TRACE_FID_CACHE_SIZE);
 	return 0;
 }
 
@@ -387,7 +387,7 @@ uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64
 {
 	uint32_t top = st->depth + 1 < TRACE_OPEN_CALLS ? st->depth + 1 : TRACE_OPEN_CALLS;
 	for (uint32_t i = top; i-- > 0;) {
-		if (st->open_calls[i] == address) {
+		if (st->open_calls[i].address == address) {
 			st->depth = i;
 			break;
 		}
@@ -403,11 +403,29 @@ static int ensure_room(struct trace_stream *st, uint64_t tick)
 	return trace_stream_refill(st, tick);
 }
 
-int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
+int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick, uint64_t sp)
 {
 	if (ensure_room(st, tick) < 0)
 		return -1;
-	trace_stream_put_enter(st, address, tick);
+	trace_stream_put_enter(st, address, tick, sp);
+	return 0;
+}
+
+/* A call's recorded sp lies below its own frame's top by at least a return
+ * address (the hook's), and a callee's by two more words: so the calls to
+ * end are those whose sp + 16 is at or below the jump's target. */
+int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick)
+{
+	uint32_t known = st->depth < TRACE_OPEN_CALLS ? st->depth : TRACE_OPEN_CALLS;
+	uint32_t keep = known;
+	while (keep > 0 && st->open_calls[keep - 1].sp && st->open_calls[keep - 1].sp + 16 <= sp)
+		keep--;
+	if (keep == known || known < st->depth)
+		return 0; /* nothing abandoned, or deeper than remembered */
+	if (ensure_room(st, tick) < 0)
+		return -1;
+	st->pos = encode_unwind(st->pos, trace_stream_delta(st, tick), st->depth - keep);
+	st->depth = keep;
 	return 0;
 }
 

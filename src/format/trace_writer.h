@@ -64,14 +64,20 @@ struct trace_fid_slot {
 	uint32_t pad;
 };
 
+/* An open call as the writer remembers it. */
+struct trace_open_call {
+	uint64_t address;
+	uint64_t sp; /* a stack pointer inside its frame, 0: unknown */
+};
+
 struct trace_stream {
 	uint8_t *pos;	    /* next byte to write */
 	uint8_t *limit;	    /* window end - EV_MAX_BYTES; NULL: no window */
 	uint64_t last_unit; /* time of the last event: tick >> tick_shift */
 	uint32_t tick_shift;
-	struct trace_fid_slot *fids; /* TRACE_FID_CACHE_SIZE slots */
-	uint64_t *open_calls;	     /* addresses of the open calls, innermost last */
-	uint32_t depth;		     /* open calls (may exceed TRACE_OPEN_CALLS) */
+	struct trace_fid_slot *fids;	    /* TRACE_FID_CACHE_SIZE slots */
+	struct trace_open_call *open_calls; /* innermost last */
+	uint32_t depth;			    /* open calls (may exceed TRACE_OPEN_CALLS) */
 	uint32_t next_fid;
 	uint32_t seq;
 	uint32_t tid;
@@ -138,30 +144,33 @@ static inline uint64_t trace_stream_delta(struct trace_stream *st, uint64_t tick
 	return (int64_t)delta < 0 ? 0 : delta;
 }
 
-/* The enter of `address`, whose fid is known, at st->pos (with room). */
+/* The enter of `address`, whose fid is known, at p (with room); `sp` is a
+ * stack pointer inside the new call's frame (0: unknown). */
 static inline void trace_stream_put_enter_fid(struct trace_stream *st, uint8_t *p, uint64_t address,
-					      uint32_t fid, uint64_t tick)
+					      uint32_t fid, uint64_t tick, uint64_t sp)
 {
 	uint32_t depth = st->depth++;
 	if (__builtin_expect(depth < TRACE_OPEN_CALLS, 1))
-		st->open_calls[depth] = address;
+		st->open_calls[depth] = (struct trace_open_call){address, sp};
 	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));
 }
 
 /* Enter/exit with room guaranteed (st->pos < st->limit); an exit only
  * while st->depth > 0. */
-static inline void trace_stream_put_enter(struct trace_stream *st, uint64_t address, uint64_t tick)
+static inline void trace_stream_put_enter(struct trace_stream *st, uint64_t address, uint64_t tick,
+					  uint64_t sp)
 {
 	uint8_t *p = st->pos;
 	uint32_t fid = trace_stream_fid(st, address, &p);
-	trace_stream_put_enter_fid(st, p, address, fid, tick);
+	trace_stream_put_enter_fid(st, p, address, fid, tick, sp);
 }
 
 /* Whether the exit of `address` ends the innermost open call (st->depth > 0). */
 static inline int trace_stream_exits_innermost(const struct trace_stream *st, uint64_t address)
 {
 	uint32_t top = st->depth - 1;
-	return __builtin_expect(top < TRACE_OPEN_CALLS && st->open_calls[top] == address, 1);
+	return __builtin_expect(top < TRACE_OPEN_CALLS && st->open_calls[top].address == address,
+				1);
 }
 
 /* The exit of the innermost open call (with room). */
@@ -189,7 +198,11 @@ static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t addre
 /* Checked versions for the slow paths and the dynamic engine: open a window
  * when needed; an exit with no call open is dropped (its enter came before
  * recording began).  0, or -1 when the event was dropped. */
-int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick);
+int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick, uint64_t sp);
+/* A longjmp to the frame whose stack pointer is `sp`: the open calls whose
+ * frames lie below it were abandoned and end now, unfinished.  0, or -1 when
+ * the event was dropped. */
+int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick);
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);
 int trace_stream_pause(struct trace_stream *st, uint64_t tick);
 #define TRACE_MARK_MAX 256 /* longer marks are cut */

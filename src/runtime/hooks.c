@@ -53,8 +53,21 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind)
  * start/stop, the depth limit.  While it works, the thread's generation
  * is RUNTIME_GEN_BUSY. */
 
+/* The hook's stack pointer: just below the frame of the call it records,
+ * which is how a longjmp finds the calls it abandons (longjmp.c). */
+static inline uint64_t hook_stack_pointer(void)
+{
+#if defined(__x86_64__)
+	uint64_t sp;
+	__asm__("mov %%rsp, %0" : "=r"(sp));
+	return sp;
+#else
+	return (uint64_t)__builtin_frame_address(0);
+#endif
+}
+
 static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
-						enum hook_kind kind)
+						enum hook_kind kind, uint64_t sp)
 {
 	if (t->gen == RUNTIME_GEN_BUSY || stream_busy(&t->stream)) {
 		t->dropped++;
@@ -79,7 +92,7 @@ static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t
 		goto out;
 	uint64_t tick = trace_clock_tick();
 	if (kind == HOOK_ENTER)
-		trace_stream_enter(&t->stream, fn, tick);
+		trace_stream_enter(&t->stream, fn, tick, sp);
 	else
 		trace_stream_exit(&t->stream, fn, tick);
 out:
@@ -103,12 +116,13 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	if (unlikely(fid < 0))
 		goto slow;
 	st->limit = NULL;
-	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, (uint32_t)fid, trace_clock_tsc());
+	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, (uint32_t)fid, trace_clock_tsc(),
+				   hook_stack_pointer());
 	st->limit = limit;
 	return;
 slow:
 	if (state != 0)
-		hook_slow(t, (uint64_t)fn, HOOK_ENTER);
+		hook_slow(t, (uint64_t)fn, HOOK_ENTER, hook_stack_pointer());
 }
 
 RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn,
@@ -128,5 +142,5 @@ RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_e
 	return;
 slow:
 	if (state != 0)
-		hook_slow(t, (uint64_t)fn, HOOK_EXIT);
+		hook_slow(t, (uint64_t)fn, HOOK_EXIT, 0);
 }

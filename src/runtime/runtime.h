@@ -63,6 +63,8 @@ int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
 /* crash.c */
 void runtime_crash_handler_install(void);
+/* longjmp.c */
+void runtime_longjmp_init(void);
 /* modules.c */
 void runtime_modules_scan(void);
 void runtime_modules_forget(void); /* in a fork child: write them again */

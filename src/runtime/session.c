@@ -144,6 +144,7 @@ static int init_once(void)
 	}
 	if (trace_clock_kind == TRACE_CLOCK_TSC)
 		runtime_fast_depth = runtime_max_depth;
+	runtime_longjmp_init();
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;

@@ -45,12 +45,12 @@ static void write_sample(const char *path, uint32_t window)
 	for (int i = 0; nwant + 2 <= NEVENTS - 5; i++) {
 		uint64_t fn = 0x400000 + (uint64_t)(i % 300) * 64;
 		tick += (uint64_t)(i % 7) * 1000;
-		trace_stream_enter(&st, fn, tick);
+		trace_stream_enter(&st, fn, tick, 0);
 		want[nwant++] = (struct expected){TRACE_ENTER, fn};
 		trace_stream_exit(&st, fn, tick + 5);
 		want[nwant++] = (struct expected){TRACE_EXIT, fn};
 	}
-	trace_stream_enter(&st, 0x400000, tick + 8); /* left open: the pause ends it */
+	trace_stream_enter(&st, 0x400000, tick + 8, 0); /* left open: the pause ends it */
 	want[nwant++] = (struct expected){TRACE_ENTER, 0x400000};
 	trace_stream_pause(&st, tick + 10);
 	want[nwant++] = (struct expected){TRACE_PAUSE, 0};
@@ -140,7 +140,7 @@ static void test_compact(const char *path)
 	uint64_t tick = 1000;
 	for (int i = 0; i < calls; i++) {
 		uint64_t fn = 0x401000 + (uint64_t)(i % 3) * 16;
-		trace_stream_enter(&st, fn, tick += 40);
+		trace_stream_enter(&st, fn, tick += 40, 0);
 		trace_stream_exit(&st, fn, tick += 50);
 	}
 	trace_stream_destroy(&st);
@@ -171,11 +171,11 @@ static void test_fid_cache(const char *path)
 	uint64_t tick = 1000;
 	for (int i = 0; i < 100; i++)
 		for (int k = 0; k < 2; k++) {
-			trace_stream_enter(&st, same[k], tick += 10);
+			trace_stream_enter(&st, same[k], tick += 10, 0);
 			trace_stream_exit(&st, same[k], tick += 10);
 		}
 	for (int k = 2; k < 4; k++) { /* C evicts A, which then comes back */
-		trace_stream_enter(&st, same[k % 3], tick += 10);
+		trace_stream_enter(&st, same[k % 3], tick += 10, 0);
 		trace_stream_exit(&st, same[k % 3], tick += 10);
 	}
 	trace_stream_destroy(&st);
@@ -206,8 +206,8 @@ static void test_exit_at(const char *path)
 	trace_session_create(&s, path, "x", 1, 1 << 20);
 	trace_session_new_image(&s, 1);
 	trace_stream_init(&st, &s, 1);
-	trace_stream_enter(&st, 0xa0, 100);
-	trace_stream_enter(&st, 0xb0, 200);
+	trace_stream_enter(&st, 0xa0, 100, 0);
+	trace_stream_enter(&st, 0xb0, 200, 0);
 	trace_stream_exit(&st, 0xa0, 300); /* b0 never returned */
 	trace_stream_exit(&st, 0xc0, 400); /* nothing open any more: dropped */
 	trace_stream_destroy(&st);

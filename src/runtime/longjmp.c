@@ -1,0 +1,99 @@
+/*
+ * longjmp.c - the calls a longjmp leaves end at the jump.
+ *
+ * A longjmp returns to a frame far up the stack without running the exit
+ * hooks of the frames it drops: without help, the calls made after it would
+ * nest under the dropped ones until an outer function returned.  So
+ * longjmp, _longjmp, siglongjmp and __longjmp_chk (what _FORTIFY_SOURCE
+ * compiles longjmp to) are wrapped: before jumping, the thread's open calls
+ * whose frames lie below the jump's target end there, unfinished (an
+ * EV_UNWIND event).  The hooks remember a stack pointer for every open call;
+ * the target's is in the jmp_buf, where glibc keeps it mangled with the
+ * thread's pointer guard.
+ */
+#include "runtime.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+
+typedef void (*jump_fn)(struct __jmp_buf_tag *, int);
+
+enum jump_kind { JUMP_LONGJMP, JUMP_UNDERSCORE, JUMP_SIG, JUMP_CHK, JUMP_KINDS };
+static const char *const jump_names[JUMP_KINDS] = {"longjmp", "_longjmp", "siglongjmp",
+						   "__longjmp_chk"};
+static jump_fn real_jumps[JUMP_KINDS];
+
+/* Looked up at start-up: dlsym is not safe in a signal handler, where
+ * siglongjmp is often called. */
+void runtime_longjmp_init(void)
+{
+	for (int k = 0; k < JUMP_KINDS; k++)
+		if (!real_jumps[k])
+			real_jumps[k] = (jump_fn)dlsym(RTLD_NEXT, jump_names[k]);
+}
+
+/* The stack pointer a jump to `env` lands with, or 0 where unknown.  glibc
+ * on x86-64 keeps it in __jmpbuf[6], xor'ed with the pointer guard at
+ * %fs:0x30 and rotated left by 17 bits. */
+static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	uint64_t v = (uint64_t)env->__jmpbuf[6], guard;
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return (v >> 17 | v << 47) ^ guard;
+#else
+	(void)env;
+	return 0;
+#endif
+}
+
+static void end_abandoned_calls(const struct __jmp_buf_tag *env)
+{
+	struct thread_state *t = &runtime_thread;
+	uint32_t state = runtime_state;
+	if (state == 0 || t->gen != state || !t->stream.limit)
+		return; /* not recording, or busy in a hook */
+	uint64_t here = (uint64_t)__builtin_frame_address(0);
+	uint64_t target = jump_target_sp(env);
+	if (target <= here || target - here > (1ull << 30))
+		return; /* not a stack pointer above us: unknown mangling */
+	int saved_errno = errno;
+	t->gen = RUNTIME_GEN_BUSY;
+	trace_stream_unwind_to(&t->stream, target, trace_clock_tick());
+	t->gen = state;
+	errno = saved_errno;
+}
+
+static __attribute__((noreturn)) void jump(enum jump_kind kind, struct __jmp_buf_tag *env,
+					   int val)
+{
+	end_abandoned_calls(env);
+	runtime_longjmp_init();
+	if (!real_jumps[kind])
+		abort(); /* no libc to jump with: nothing sensible is left */
+	real_jumps[kind](env, val);
+	__builtin_unreachable();
+}
+
+RUNTIME_EXPORT void longjmp(struct __jmp_buf_tag env[1], int val)
+{
+	jump(JUMP_LONGJMP, env, val);
+}
+
+RUNTIME_EXPORT void _longjmp(struct __jmp_buf_tag env[1], int val)
+{
+	jump(JUMP_UNDERSCORE, env, val);
+}
+
+RUNTIME_EXPORT void siglongjmp(struct __jmp_buf_tag env[1], int val)
+{
+	jump(JUMP_SIG, env, val);
+}
+
+RUNTIME_EXPORT __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
+RUNTIME_EXPORT void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+{
+	jump(JUMP_CHK, env, val);
+}
