@@ -127,26 +127,40 @@ static void test_round_trip(const char *path)
 	trace_reader_close(r);
 }
 
+/* A session at `path` with one image and one thread's stream. */
+static void begin_stream(const char *path, struct trace_session *s, struct trace_stream *st)
+{
+	trace_session_create(s, path, "x", 1, 1 << 20);
+	trace_session_new_image(s, 1);
+	trace_stream_init(st, s, 1);
+}
+
+/* Ends the stream and its session and opens the trace (NULL: a failure). */
+static struct trace_reader *end_and_open(const char *path, struct trace_session *s,
+					 struct trace_stream *st)
+{
+	char err[256];
+	trace_stream_destroy(st);
+	trace_session_close(s);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	CHECK(r != NULL, "open %s: %s", path, err);
+	return r;
+}
+
 /* Few functions and short gaps, as in a recursive hot loop: 3 bytes a call. */
 static void test_compact(const char *path)
 {
 	struct trace_session s;
 	struct trace_stream st;
-	char err[256];
 	const int calls = 100000;
-	trace_session_create(&s, path, "x", 1, 1 << 20);
-	trace_session_new_image(&s, 1);
-	trace_stream_init(&st, &s, 1);
+	begin_stream(path, &s, &st);
 	uint64_t tick = 1000;
 	for (int i = 0; i < calls; i++) {
 		uint64_t fn = 0x401000 + (uint64_t)(i % 3) * 16;
 		trace_stream_enter(&st, fn, tick += 40, 0);
 		trace_stream_exit(&st, fn, tick += 50);
 	}
-	trace_stream_destroy(&st);
-	trace_session_close(&s);
-	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
-	CHECK(r != NULL, "open: %s", err);
+	struct trace_reader *r = end_and_open(path, &s, &st);
 	if (!r)
 		return;
 	double per_call = (double)r->event_bytes / calls;
@@ -160,10 +174,7 @@ static void test_fid_cache(const char *path)
 {
 	struct trace_session s;
 	struct trace_stream st;
-	char err[256];
-	trace_session_create(&s, path, "x", 1, 1 << 20);
-	trace_session_new_image(&s, 1);
-	trace_stream_init(&st, &s, 1);
+	begin_stream(path, &s, &st);
 	uint64_t same[3], n = 0;
 	for (uint64_t a = 0x401000; n < 3; a += 16) /* fill the cache's first set */
 		if (trace_stream_fid_set(&st, a) == trace_stream_fid_set(&st, 0x401000))
@@ -178,10 +189,7 @@ static void test_fid_cache(const char *path)
 		trace_stream_enter(&st, same[k % 3], tick += 10, 0);
 		trace_stream_exit(&st, same[k % 3], tick += 10);
 	}
-	trace_stream_destroy(&st);
-	trace_session_close(&s);
-	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
-	CHECK(r != NULL, "open: %s", err);
+	struct trace_reader *r = end_and_open(path, &s, &st);
 	if (!r)
 		return;
 	struct trace_cursor c;
@@ -202,17 +210,14 @@ static void test_exit_at(const char *path)
 {
 	struct trace_session s;
 	struct trace_stream st;
-	char err[256];
-	trace_session_create(&s, path, "x", 1, 1 << 20);
-	trace_session_new_image(&s, 1);
-	trace_stream_init(&st, &s, 1);
+	begin_stream(path, &s, &st);
 	trace_stream_enter(&st, 0xa0, 100, 0);
 	trace_stream_enter(&st, 0xb0, 200, 0);
 	trace_stream_exit(&st, 0xa0, 300); /* b0 never returned */
 	trace_stream_exit(&st, 0xc0, 400); /* nothing open any more: dropped */
-	trace_stream_destroy(&st);
-	trace_session_close(&s);
-	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	struct trace_reader *r = end_and_open(path, &s, &st);
+	if (!r)
+		return;
 	struct trace_cursor c;
 	struct trace_event ev[4];
 	int n = 0;
