@@ -336,6 +336,16 @@ static size_t written_length(const uint8_t *payload, size_t avail, const struct 
 	return n;
 }
 
+/* The payload bytes of the event window at `off`. */
+static size_t window_bytes(const struct trace_reader *r, uint64_t off)
+{
+	struct trace_chunk c;
+	memcpy(&c, r->data + off, sizeof(c));
+	return c.used ? c.used
+		      : written_length(r->data + off + c.header_size, r->size - off - c.header_size,
+				       &c);
+}
+
 static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_chunk *c)
 {
 	const uint8_t *payload = r->data + off + c->header_size;
@@ -344,7 +354,7 @@ static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_
 		return;
 	if (c->kind == CHUNK_EVENTS) {
 		index_window(r, off, c);
-		r->event_bytes += c->used ? c->used : written_length(payload, avail, c);
+		r->event_bytes += window_bytes(r, off);
 		return;
 	}
 	if (c->used > avail) {
@@ -373,14 +383,32 @@ static int compare_windows(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* A writer killed while it copied a full window out leaves that window
- * twice, both whole (see trace_writer.c): one is kept. */
-static void drop_second_copies(struct trace_thread *t)
+/* Whether two windows of a thread (sorted by seq) are copies of one: a
+ * writer killed while it copied a full window out leaves it twice, both
+ * whole (see trace_writer.c).  A thread id used twice in one process (after
+ * the ids wrapped around) has other windows with the same numbers: they
+ * began at other times. */
+static int same_window(const struct trace_reader *r, const struct trace_window_ref *a,
+		       const struct trace_window_ref *b)
+{
+	struct trace_chunk x, y;
+	if (a->seq != b->seq)
+		return 0;
+	memcpy(&x, r->data + a->offset, sizeof(x));
+	memcpy(&y, r->data + b->offset, sizeof(y));
+	return x.base_tick == y.base_tick && x.clock_tick == y.clock_tick;
+}
+
+static void drop_second_copies(struct trace_reader *r, struct trace_thread *t)
 {
 	size_t kept = 0;
-	for (size_t w = 0; w < t->nwindows; w++)
-		if (kept == 0 || t->windows[w].seq != t->windows[kept - 1].seq)
-			t->windows[kept++] = t->windows[w];
+	for (size_t w = 0; w < t->nwindows; w++) {
+		if (kept > 0 && same_window(r, &t->windows[kept - 1], &t->windows[w])) {
+			r->event_bytes -= window_bytes(r, t->windows[w].offset);
+			continue;
+		}
+		t->windows[kept++] = t->windows[w];
+	}
 	t->nwindows = kept;
 }
 
@@ -390,12 +418,18 @@ static void finish_threads(struct trace_reader *r)
 		struct trace_thread *t = &r->threads[i];
 		if (t->nwindows > 1)
 			qsort(t->windows, t->nwindows, sizeof(*t->windows), compare_windows);
-		drop_second_copies(t);
-		for (size_t w = 1; w < t->nwindows; w++)
-			if (t->windows[w].seq != t->windows[w - 1].seq + 1)
+		drop_second_copies(r, t);
+		for (size_t w = 1; w < t->nwindows; w++) {
+			uint32_t seq = t->windows[w].seq, before = t->windows[w - 1].seq;
+			if (seq == before)
+				trace_reader_problem(r, t->windows[w].offset,
+						     "thread %u: two event windows numbered %u",
+						     t->tid, seq);
+			else if (seq != before + 1)
 				trace_reader_problem(r, t->windows[w].offset,
 						     "thread %u: %u event windows missing", t->tid,
-						     t->windows[w].seq - t->windows[w - 1].seq - 1);
+						     seq - before - 1);
+		}
 		if (!t->name)
 			t->name = copy_string((const uint8_t *)"", 0);
 	}

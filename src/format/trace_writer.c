@@ -7,6 +7,7 @@
 #include "trace_writer.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -330,10 +331,12 @@ static void window_begin(struct trace_stream *st, struct trace_chunk *c, uint32_
 /* Copies the full window into a chunk of just its used bytes, and frees the
  * window's pages for the next one.  Pages a thread keeps writing cost nothing
  * more, while each page of a fresh file mapping costs a write fault (about
- * 5 us on ext4, against 1 us a page for pwrite).  The copy is written
- * payload first, header last, so a copy with a header is whole; a writer
- * killed before the original is marked CHUNK_SKIP leaves the window twice,
- * and the reader keeps one.  0, or -1 when nothing could be copied. */
+ * 5 us on ext4, against 1 us a page for pwrite).  The copy's header goes
+ * first, as CHUNK_SKIP, then the payload, then the kind that makes it count:
+ * a writer killed before that leaves a copy the reader skips.  A writer
+ * killed after it, before the original is marked CHUNK_SKIP, leaves the
+ * window twice, and the reader keeps one.  0, or -1 when nothing could be
+ * copied. */
 static int window_copy_out(struct trace_stream *st)
 {
 	struct trace_session *s = st->session;
@@ -347,8 +350,12 @@ static int window_copy_out(struct trace_stream *st)
 	memcpy(&h, c, sizeof(h));
 	h.length = length;
 	h.used = used;
-	if (pwrite(s->fd, c + 1, used, (off_t)(off + sizeof(h))) != (ssize_t)used ||
-	    pwrite(s->fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h))
+	h.kind = CHUNK_SKIP;
+	uint16_t kind = CHUNK_EVENTS;
+	if (pwrite(s->fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h) ||
+	    pwrite(s->fd, c + 1, used, (off_t)(off + sizeof(h))) != (ssize_t)used ||
+	    pwrite(s->fd, &kind, sizeof(kind), (off_t)(off + offsetof(struct trace_chunk, kind))) !=
+		(ssize_t)sizeof(kind))
 		return -1;
 	__atomic_store_n(&c->kind, (uint16_t)CHUNK_SKIP, __ATOMIC_RELEASE);
 	memset(c + 1, 0, used);
@@ -411,20 +418,24 @@ int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick,
 	return 0;
 }
 
-/* A call's recorded sp lies below its own frame's top by at least a return
- * address (the hook's), and a callee's by two more words: so the calls to
- * end are those whose sp + 16 is at or below the jump's target. */
-int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick)
+/* A call's recorded sp is its stack pointer when it called the enter hook:
+ * the caller of setjmp has the jump's target there (or above it), every
+ * call below it a lower one. */
+int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
+			   uint32_t max_written)
 {
-	uint32_t known = st->depth < TRACE_OPEN_CALLS ? st->depth : TRACE_OPEN_CALLS;
-	uint32_t keep = known;
-	while (keep > 0 && st->open_calls[keep - 1].sp && st->open_calls[keep - 1].sp + 16 <= sp)
+	if (st->depth > TRACE_OPEN_CALLS)
+		return 0; /* deeper than remembered */
+	uint32_t keep = st->depth;
+	while (keep > 0 && st->open_calls[keep - 1].sp && st->open_calls[keep - 1].sp < sp)
 		keep--;
-	if (keep == known || known < st->depth)
-		return 0; /* nothing abandoned, or deeper than remembered */
-	if (ensure_room(st, tick) < 0)
-		return -1;
-	st->pos = encode_unwind(st->pos, trace_stream_delta(st, tick), st->depth - keep);
+	uint32_t written = st->depth < max_written ? st->depth : max_written;
+	uint32_t kept = keep < max_written ? keep : max_written;
+	if (kept < written) {
+		if (ensure_room(st, tick) < 0)
+			return -1;
+		st->pos = encode_unwind(st->pos, trace_stream_delta(st, tick), written - kept);
+	}
 	st->depth = keep;
 	return 0;
 }
@@ -443,8 +454,8 @@ int trace_stream_pause(struct trace_stream *st, uint64_t tick)
 {
 	uint32_t open = st->depth;
 	st->depth = 0;
-	if (!st->pos || open == 0)
-		return 0; /* no call open: nothing to end */
+	if (open == 0 || st->seq == 0)
+		return 0; /* no call open, or none written: nothing to end */
 	if (ensure_room(st, tick) < 0)
 		return -1;
 	st->pos = encode_pause(st->pos, trace_stream_delta(st, tick));

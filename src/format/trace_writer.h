@@ -200,9 +200,11 @@ static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t addre
  * recording began).  0, or -1 when the event was dropped. */
 int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick, uint64_t sp);
 /* A longjmp to the frame whose stack pointer is `sp`: the open calls whose
- * frames lie below it were abandoned and end now, unfinished.  0, or -1 when
- * the event was dropped. */
-int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick);
+ * frames lie below it were abandoned and end now, unfinished.  Only the
+ * first `max_written` open calls were written (a depth limit): the others
+ * are forgotten silently.  0, or -1 when the event was dropped. */
+int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
+			   uint32_t max_written);
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);
 int trace_stream_pause(struct trace_stream *st, uint64_t tick);
 #define TRACE_MARK_MAX 256 /* longer marks are cut */

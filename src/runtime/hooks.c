@@ -24,20 +24,23 @@ static int stream_busy(const struct trace_stream *st)
 	return st->pos && !st->limit;
 }
 
-/* After a stop/start: calls open at the stop end there. */
-static void notice_new_generation(struct thread_state *t, uint32_t state)
+/* After a stop/start: calls open at the stop end there.  (hook_slow sets
+ * the generation when it is done.) */
+static void notice_new_generation(struct thread_state *t)
 {
 	trace_stream_pause(&t->stream, trace_clock_tick());
-	t->gen = state;
 }
 
-/* CALLTRACE_MAX_DEPTH: calls deeper than it are counted, not written. */
-static int depth_allows(struct thread_state *t, enum hook_kind kind)
+/* CALLTRACE_MAX_DEPTH: calls deeper than it are counted, not written; their
+ * stack pointers are kept all the same, for a longjmp out of them. */
+static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp)
 {
 	uint32_t depth = t->stream.depth;
 	if (kind == HOOK_ENTER) {
 		if (depth < runtime_max_depth)
 			return 1;
+		if (depth < TRACE_OPEN_CALLS)
+			t->stream.open_calls[depth] = (struct trace_open_call){0, sp};
 		t->stream.depth = depth + 1;
 		return 0;
 	}
@@ -53,18 +56,10 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind)
  * start/stop, the depth limit.  While it works, the thread's generation
  * is RUNTIME_GEN_BUSY. */
 
-/* The hook's stack pointer: just below the frame of the call it records,
- * which is how a longjmp finds the calls it abandons (longjmp.c). */
-static inline uint64_t hook_stack_pointer(void)
-{
-#if defined(__x86_64__)
-	uint64_t sp;
-	__asm__("mov %%rsp, %0" : "=r"(sp));
-	return sp;
-#else
-	return (uint64_t)__builtin_frame_address(0);
-#endif
-}
+/* The stack pointer of the call a hook records, as it was when that call
+ * called the hook (the hook's own frame does not matter): how a longjmp
+ * finds the calls it leaves (longjmp.c). */
+#define HOOKED_CALL_SP() ((uint64_t)__builtin_dwarf_cfa())
 
 static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
 						enum hook_kind kind, uint64_t sp)
@@ -86,9 +81,9 @@ static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t
 	if (t->phase == THREAD_NEW && runtime_thread_begin(t) < 0)
 		goto out;
 	if (seen != state)
-		notice_new_generation(t, state);
+		notice_new_generation(t);
 	seen = state;
-	if (!depth_allows(t, kind))
+	if (!depth_allows(t, kind, sp))
 		goto out;
 	uint64_t tick = trace_clock_tick();
 	if (kind == HOOK_ENTER)
@@ -117,12 +112,12 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 		goto slow;
 	st->limit = NULL;
 	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, (uint32_t)fid, trace_clock_tsc(),
-				   hook_stack_pointer());
+				   HOOKED_CALL_SP());
 	st->limit = limit;
 	return;
 slow:
 	if (state != 0)
-		hook_slow(t, (uint64_t)fn, HOOK_ENTER, hook_stack_pointer());
+		hook_slow(t, (uint64_t)fn, HOOK_ENTER, HOOKED_CALL_SP());
 }
 
 RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn,

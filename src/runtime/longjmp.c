@@ -49,25 +49,48 @@ static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
 #endif
 }
 
+/* The jump leaves one of this thread's hooks half done: the signal handler
+ * it jumps out of had interrupted it.  The window is made whole again (or
+ * left, if a refill was under way) and the thread's next hook ends the open
+ * calls, as after a stop/start. */
+static void mend_interrupted_hook(struct thread_state *t)
+{
+	struct trace_stream *st = &t->stream;
+	const struct trace_chunk *c = st->chunk;
+	uint8_t *end = c ? (uint8_t *)c + c->length - EV_MAX_BYTES : NULL;
+	if (c && c->kind == CHUNK_EVENTS && st->pos >= (const uint8_t *)(c + 1) && st->pos < end)
+		st->limit = end;
+	else
+		trace_stream_abandon(st);
+	t->gen = RUNTIME_GEN_STALE;
+}
+
 static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 {
 	struct thread_state *t = &runtime_thread;
-	uint32_t state = runtime_state;
-	if (state == 0 || t->gen != state || !t->stream.limit)
-		return; /* not recording, or busy in a hook */
+	struct trace_stream *st = &t->stream;
 	uint64_t here = (uint64_t)__builtin_frame_address(0);
 	uint64_t target = jump_target_sp(env);
 	if (target <= here || target - here > (1ull << 30))
 		return; /* not a stack pointer above us: unknown mangling */
+	uint32_t top = st->depth < TRACE_OPEN_CALLS ? st->depth : TRACE_OPEN_CALLS;
+	if (top && st->open_calls[top - 1].sp && target < st->open_calls[top - 1].sp)
+		return; /* it lands inside the innermost open call: leaves none */
+	if (t->gen == RUNTIME_GEN_BUSY || (st->pos && !st->limit)) {
+		mend_interrupted_hook(t);
+		return;
+	}
+	uint32_t state = runtime_state;
+	if (state == 0 || t->gen != state || !st->limit)
+		return; /* not recording */
 	int saved_errno = errno;
 	t->gen = RUNTIME_GEN_BUSY;
-	trace_stream_unwind_to(&t->stream, target, trace_clock_tick());
+	trace_stream_unwind_to(st, target, trace_clock_tick(), runtime_max_depth);
 	t->gen = state;
 	errno = saved_errno;
 }
 
-static __attribute__((noreturn)) void jump(enum jump_kind kind, struct __jmp_buf_tag *env,
-					   int val)
+static __attribute__((noreturn)) void jump(enum jump_kind kind, struct __jmp_buf_tag *env, int val)
 {
 	end_abandoned_calls(env);
 	runtime_longjmp_init();

@@ -29,6 +29,9 @@ struct thread_state {
  * state before init), so a signal handler's hooks that interrupt that work
  * take the slow path, find the thread busy and drop their calls. */
 #define RUNTIME_GEN_BUSY 3u
+/* A thread's gen when its next hook must end the open calls first, as
+ * after a stop/start; no runtime_state equals it either. */
+#define RUNTIME_GEN_STALE 5u
 
 extern __thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
 

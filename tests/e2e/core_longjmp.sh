@@ -3,7 +3,10 @@
 # and a longjmp to a function that stays open end at the jump, unfinished;
 # the calls after the jump are siblings of the call that jumped, not its
 # children.  Built plain (-O0) and with -O2 -D_FORTIFY_SOURCE=2, where
-# longjmp becomes __longjmp_chk.
+# longjmp becomes __longjmp_chk; and with CALLTRACE_MAX_DEPTH=2, where the
+# jumps leave calls that were not written.  Then a timer's handler that
+# siglongjmps out of wherever it lands, often the middle of a hook: the
+# recording goes on to the end.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -15,12 +18,12 @@ nm "$WORK/jumps_fortified" | grep -q '__longjmp_chk' ||
 
 for prog in jumps jumps_fortified; do
 	record "$prog" "$WORK/$prog"
-	grep -qx 'jumps 3' "$WORK/$prog.out" || fail "$prog printed: $(head -c 200 "$WORK/$prog.out")"
+	grep -qx 'jumps 4' "$WORK/$prog.out" || fail "$prog printed: $(head -c 200 "$WORK/$prog.out")"
 	to_json "$prog"
 	expect_trees "$prog" <<'TREES'
 == process 1 main
 main
-  jump_plain
+  jump_plain [x2]
     dive_1 [unfinished]
       dive_2 [unfinished]
         dive_3 [unfinished]
@@ -39,4 +42,25 @@ main
 TREES
 	expect_replay "$prog"
 done
+
+CALLTRACE_MAX_DEPTH=2 record depth2 "$WORK/jumps"
+to_json depth2
+expect_trees depth2 <<'TREES'
+== process 1 main
+main
+  jump_plain [x2]
+  jump_from_handler
+  jump_nested
+TREES
+
+build_c timer_jumps "$PROGRAMS/timer_jumps.c"
+record timer "$WORK/timer_jumps"
+grep -qx 'jumps 50' "$WORK/timer.out" || fail "timer_jumps printed: $(head -c 200 "$WORK/timer.out")"
+ct report "$WORK/timer.trace" >"$WORK/timer.report"
+for fn in spin:50 final_call:1; do
+	awk -v f="${fn%:*}" -v n="${fn#*:}" '$NF == f && $(NF - 7) == n { ok = 1 } END { exit !ok }' \
+		"$WORK/timer.report" || fail "timer: not ${fn#*:} calls of ${fn%:*}: $(cat "$WORK/timer.report")"
+done
+ct info "$WORK/timer.trace" >"$WORK/timer.info"
+grep -q '^problems: *0$' "$WORK/timer.info" || fail "timer: problems: $(grep -A3 '^problems' "$WORK/timer.info")"
 pass

@@ -343,6 +343,20 @@ static void test_window_copies(const char *path, const char *copy)
 	CHECK(n == nwant && !mismatch, "read back %zu of %zu events once each, mismatch %d", n,
 	      nwant, mismatch);
 	trace_reader_close(r);
+
+	/* A window with the same number that began at another time is not a
+	 * copy (a thread id used twice): it is kept, and reported. */
+	h.kind = CHUNK_EVENTS;
+	h.base_tick += 1000;
+	memcpy(window, &h, sizeof(h));
+	append_claimed(copy, window, h.length);
+	r = trace_reader_open(copy, err, sizeof(err));
+	CHECK(r && r->nproblems == 1 &&
+		  strstr(r->problems[0].message, "two event windows numbered 2"),
+	      "a second window 2 reported: %s",
+	      r && r->nproblems ? r->problems[0].message : "none");
+	if (r)
+		trace_reader_close(r);
 }
 
 static void test_corrupted(const char *path, const char *bad)
