@@ -33,6 +33,7 @@ enum bp_kind {
 	BP_RTLD = 2,	 /* the dynamic linker's _dl_debug_state: modules changed */
 	BP_UNWIND = 3,	 /* _Unwind_RaiseException & co: an exception starts unwinding */
 	BP_CATCH = 4,	 /* __cxa_begin_catch: it was caught */
+	BP_LONGJMP = 5,	 /* longjmp & co: the frames below its target are left */
 };
 
 struct breakpoint {
@@ -215,12 +216,17 @@ int shadow_copy(struct thread *dst, const struct thread *src);
 void frames_unswap(struct thread *t);
 void frames_close_below(struct thread *t, uint64_t rsp, uint64_t tick);
 void frames_reswap(struct thread *t);
+/* A longjmp whose target stack pointer is `target`: the frames below it
+ * end now, unfinished. */
+void frames_abandon_below(struct thread *t, uint64_t target, uint64_t tick);
 
 /* ---- unwind_watch.c ------------------------------------------------------- */
-/* Breakpoints on the unwinder's entry points and on __cxa_begin_catch, in
- * the modules that define them. */
+/* Breakpoints on the unwinder's entry points, on __cxa_begin_catch and on
+ * longjmp and its kin, in the modules that define them. */
 int unwind_watch(struct engine *e, struct thread *t, size_t module_index);
 void unwind_hit(struct engine *e, struct thread *t, const struct breakpoint *bp, uint64_t rsp);
+/* At the entry of longjmp and its kin (registers as they were there). */
+void longjmp_hit(struct thread *t, const struct user_regs_struct *r);
 /* Arms a breakpoint that is not a traced function (rtld, unwinder); 0 or -1. */
 int special_breakpoint(struct engine *e, struct thread *t, size_t module_index, uint64_t addr,
 		       enum bp_kind kind);

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -30,12 +31,14 @@ static int push_frame(struct thread *t, const struct shadow_frame *f)
 
 /* A thread's stream (and its THREAD_START) begins with its first event,
  * as with the runtime: threads that call nothing traced are not in the trace. */
-static void record_enter(struct thread *t, uint64_t fn, uint64_t tick)
+/* `rsp` is the call's stack pointer at entry: a longjmp finds the calls
+ * it leaves by it (frames_abandon_below). */
+static void record_enter(struct thread *t, uint64_t fn, uint64_t tick, uint64_t rsp)
 {
 	if (!t->has_stream)
 		thread_start_stream(t);
 	if (t->has_stream)
-		trace_stream_enter(&t->stream, fn, tick, 0);
+		trace_stream_enter(&t->stream, fn, tick, rsp);
 }
 
 static void record_exit(struct thread *t, uint64_t fn, uint64_t tick)
@@ -89,7 +92,7 @@ static void jump_entry(struct engine *e, struct thread *t, const struct breakpoi
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp->function, tick);
+	record_enter(t, bp->function, tick, r->rsp);
 	f.chained = is_trap(t->proc, f.ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == f.rsp;
 	push_frame(t, &f);
 }
@@ -100,6 +103,8 @@ static void special_entry(struct engine *e, struct thread *t, struct breakpoint 
 	struct breakpoint copy = *bp; /* a rescan may move the table */
 	if (copy.kind == BP_RTLD)
 		rtld_hit(e, t);
+	else if (copy.kind == BP_LONGJMP)
+		longjmp_hit(t, r);
 	else
 		unwind_hit(e, t, &copy, r->rsp);
 	step_untraced(t, &copy, r, ret);
@@ -124,7 +129,7 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp->function, tick);
+	record_enter(t, bp->function, tick, r->rsp);
 	if (bp->plan.kind == PLAN_RETURN) {
 		uint64_t none[PLAN_MAX_PUSHES];
 		plan_apply(&bp->plan, r, none);
@@ -270,6 +275,18 @@ void frames_close_below(struct thread *t, uint64_t rsp, uint64_t tick)
 		t->depth--;
 		record_exit(t, t->frames[t->depth].function, tick);
 	}
+}
+
+void frames_abandon_below(struct thread *t, uint64_t target, uint64_t tick)
+{
+	size_t keep = t->depth;
+	while (keep > 0 && t->frames[keep - 1].rsp < target)
+		keep--;
+	if (keep == t->depth)
+		return;
+	t->depth = keep;
+	if (t->has_stream)
+		trace_stream_unwind_to(&t->stream, target, tick, UINT32_MAX);
 }
 
 void frames_reswap(struct thread *t)

@@ -8,10 +8,10 @@
  * compiles longjmp to) are wrapped: before jumping, the thread's open calls
  * whose frames lie below the jump's target end there, unfinished (an
  * EV_UNWIND event).  The hooks remember a stack pointer for every open call;
- * the target's is in the jmp_buf, where glibc keeps it mangled with the
- * thread's pointer guard.
+ * the target's is in the jmp_buf (glibc_jmpbuf.h).
  */
 #include "runtime.h"
+#include "../utils/glibc_jmpbuf.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,15 +34,13 @@ void runtime_longjmp_init(void)
 			real_jumps[k] = (jump_fn)dlsym(RTLD_NEXT, jump_names[k]);
 }
 
-/* The stack pointer a jump to `env` lands with, or 0 where unknown.  glibc
- * on x86-64 keeps it in __jmpbuf[6], xor'ed with the pointer guard at
- * %fs:0x30 and rotated left by 17 bits. */
+/* The stack pointer a jump to `env` lands with, or 0 where unknown. */
 static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
 {
 #if defined(__x86_64__) && defined(__GLIBC__)
-	uint64_t v = (uint64_t)env->__jmpbuf[6], guard;
-	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
-	return (v >> 17 | v << 47) ^ guard;
+	uint64_t guard;
+	__asm__("mov %%fs:%c1, %0" : "=r"(guard) : "i"(GLIBC_POINTER_GUARD_OFFSET));
+	return glibc_demangle_pointer((uint64_t)env->__jmpbuf[GLIBC_JB_RSP], guard);
 #else
 	(void)env;
 	return 0;

@@ -5,8 +5,9 @@
 # automatically or with --dynamic), and the rendered trees of every process
 # and thread must be equal; the uninstrumented run's output and exit code are
 # those of an untraced run.  Covers a plain call tree, four threads, fork,
-# vfork + exec, exec from inside a call chain, signal handlers, and C++
-# (constructors, templates, an exception unwinding through traced frames).
+# vfork + exec, exec from inside a call chain, signal handlers, longjmp and
+# siglongjmp, and C++ (constructors, templates, an exception unwinding
+# through traced frames).
 source "$(dirname "$0")/lib.sh"
 setup
 need_cmd g++
@@ -67,6 +68,8 @@ compare exec auto "$WORK/exec_target.@" 7
 sed 's/^#define ERRNO_ROUNDS .*/#define ERRNO_ROUNDS 1000/' "$PROGRAMS/signals.c" >"$WORK/signals.c"
 both signals "$WORK/signals.c"
 compare signals --dynamic
+both jumps "$PROGRAMS/jumps.c"
+compare jumps --dynamic
 both cxx "$PROGRAMS/cxx.cpp"
 compare cxx --dynamic
 pass
