@@ -206,6 +206,18 @@ static void test_fid_cache(const char *path)
 }
 
 /* An exit that does not end the innermost call (longjmp) names its function. */
+/* The first `max` events of the trace's first thread; returns how many. */
+static int read_events(struct trace_reader *r, struct trace_event *ev, int max)
+{
+	struct trace_cursor c;
+	int n = 0;
+	trace_cursor_init(&c, r, &r->threads[0]);
+	while (n < max && trace_cursor_next(&c, &ev[n]))
+		n++;
+	trace_cursor_fini(&c);
+	return n;
+}
+
 static void test_exit_at(const char *path)
 {
 	struct trace_session s;
@@ -218,16 +230,41 @@ static void test_exit_at(const char *path)
 	struct trace_reader *r = end_and_open(path, &s, &st);
 	if (!r)
 		return;
-	struct trace_cursor c;
 	struct trace_event ev[4];
-	int n = 0;
-	trace_cursor_init(&c, r, &r->threads[0]);
-	while (n < 4 && trace_cursor_next(&c, &ev[n]))
-		n++;
-	trace_cursor_fini(&c);
+	int n = read_events(r, ev, 4);
 	CHECK(n == 3, "3 events, got %d", n);
 	CHECK(n == 3 && ev[2].type == TRACE_EXIT && !ev[2].innermost && ev[2].address == 0xa0,
 	      "the exit names 0xa0");
+	trace_reader_close(r);
+}
+
+/* A longjmp to the frame whose stack pointer is 0x7000 (a's): the two calls
+ * below it end in one UNWIND, and the next call is a's child. */
+static void test_unwind(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	begin_stream(path, &s, &st);
+	trace_stream_enter(&st, 0xa0, 100, 0x7000);
+	trace_stream_enter(&st, 0xb0, 200, 0x6ff0);
+	trace_stream_enter(&st, 0xc0, 300, 0x6fe0);
+	trace_stream_unwind_to(&st, 0x7000, 400, UINT32_MAX);
+	CHECK(st.depth == 1, "a stays open alone, depth %u", st.depth);
+	trace_stream_enter(&st, 0xd0, 500, 0x6ff0);
+	trace_stream_exit(&st, 0xd0, 600);
+	trace_stream_exit(&st, 0xa0, 700);
+	trace_stream_unwind_to(&st, 0x9000, 800, UINT32_MAX); /* nothing open: nothing */
+	struct trace_reader *r = end_and_open(path, &s, &st);
+	if (!r)
+		return;
+	struct trace_event ev[8];
+	int n = read_events(r, ev, 8);
+	CHECK(n == 7, "7 events, got %d", n);
+	CHECK(n >= 4 && ev[3].type == TRACE_UNWIND && ev[3].unwound == 2,
+	      "the fourth event unwinds 2 calls");
+	CHECK(n == 7 && ev[4].type == TRACE_ENTER && ev[4].address == 0xd0 && ev[5].innermost &&
+		  ev[6].innermost,
+	      "d0 then both exits, each of the innermost call");
 	trace_reader_close(r);
 }
 
@@ -417,6 +454,7 @@ int main(void)
 	test_truncated(path, cut);
 	test_compact(other);
 	test_exit_at(other);
+	test_unwind(other);
 	test_fid_cache(other);
 	test_corrupted(path, cut);
 	test_foreign(other);
