@@ -4,7 +4,8 @@
  * An enter or exit is: one load of runtime_state, a compare with the
  * thread's generation, a compare of the write position with the window's
  * limit, a probe of the thread's function-id cache (enter) or of its stack
- * of open calls (exit), a TSC read and a few bytes stored.  No locks, no
+ * of open calls (exit), a TSC read and a few bytes stored, with the call's
+ * stack pointer on an enter (for longjmp.c).  No locks, no
  * system calls, no allocation.  Everything else goes to hook_slow().
  *
  * While a hook writes, it sets the window limit to NULL: a signal handler
@@ -51,16 +52,15 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp
 	return 0;
 }
 
-/* Everything but the common case: first event of a thread, a full window,
- * a function new to the window, an exit that is not the innermost call,
- * start/stop, the depth limit.  While it works, the thread's generation
- * is RUNTIME_GEN_BUSY. */
-
 /* The stack pointer of the call a hook records, as it was when that call
  * called the hook (the hook's own frame does not matter): how a longjmp
  * finds the calls it leaves (longjmp.c). */
 #define HOOKED_CALL_SP() ((uint64_t)__builtin_dwarf_cfa())
 
+/* Everything but the common case: first event of a thread, a full window,
+ * a function new to the window, an exit that is not the innermost call,
+ * start/stop, the depth limit.  While it works, the thread's generation
+ * is RUNTIME_GEN_BUSY. */
 static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
 						enum hook_kind kind, uint64_t sp)
 {
