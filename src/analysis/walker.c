@@ -230,7 +230,7 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 			while (w->depth)
 				pop_frame(w, ev.time_ns, 1);
 		} else if (ev.type == TRACE_UNWIND) {
-			for (uint32_t n = ev.unwound; n > 0 && w->depth; n--)
+			while (w->depth > ev.stay)
 				pop_frame(w, ev.time_ns, 1);
 		}
 	}

@@ -50,11 +50,12 @@ static inline uint8_t *encode_exit_at(uint8_t *p, uint32_t fid, uint64_t delta)
 	return encode_varint(p, delta);
 }
 
-static inline uint8_t *encode_unwind(uint8_t *p, uint64_t delta, uint32_t calls)
+/* A longjmp: only the outermost `stay` open calls go on. */
+static inline uint8_t *encode_unwind(uint8_t *p, uint64_t delta, uint32_t stay)
 {
 	*p++ = (uint8_t)(EV_UNWIND << 2);
 	p = encode_varint(p, delta);
-	return encode_varint(p, calls);
+	return encode_varint(p, stay);
 }
 
 static inline uint8_t *encode_define(uint8_t *p, uint64_t address)

@@ -142,8 +142,8 @@ enum trace_event_kind {
 	EV_PAUSE = 2,	/* varint delta: recording stopped, open calls end */
 	EV_MARK = 3,	/* varint delta, varint length, bytes: a user mark */
 	EV_EXIT_AT = 4, /* varint fid, varint delta: the exit of that function */
-	EV_UNWIND = 5,	/* varint delta, varint n: the n innermost open calls
-			   were abandoned (longjmp); they end here, unfinished */
+	EV_UNWIND = 5,	/* varint delta, varint n: a longjmp left all but the
+			   n outermost open calls; they end here, unfinished */
 };
 
 #define EV_SHORT_FID_MAX 64   /* fids below this fit in byte0 */

@@ -770,7 +770,7 @@ static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsign
 			return -1;
 		ev->type = TRACE_UNWIND;
 		ev->time_ns = event_time(c, delta);
-		ev->unwound = (uint32_t)len;
+		ev->stay = (uint32_t)len;
 		return 1;
 	case EV_MARK:
 		if (!read_varint(c, &delta) || !read_varint(c, &len) ||

@@ -110,7 +110,7 @@ struct trace_event {
 	uint64_t time_ns; /* since the session started */
 	const char *mark; /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;
-	uint32_t unwound; /* UNWIND: the innermost open calls a longjmp left */
+	uint32_t stay; /* UNWIND: the open calls that go on (the outermost) */
 };
 
 struct trace_cursor {

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -362,7 +364,30 @@ static int window_copy_out(struct trace_stream *st)
 	return 0;
 }
 
+/* Signals wait while a window is written out and replaced: a handler that
+ * siglongjmps would leave it half done (faults still come through). */
+static void block_async_signals(sigset_t *saved)
+{
+	sigset_t all;
+	sigfillset(&all);
+	static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS};
+	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&all, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+static int stream_refill(struct trace_stream *st, uint64_t tick);
+
 int trace_stream_refill(struct trace_stream *st, uint64_t tick)
+{
+	sigset_t saved;
+	block_async_signals(&saved);
+	int rc = stream_refill(st, tick);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return rc;
+}
+
+static int stream_refill(struct trace_stream *st, uint64_t tick)
 {
 	struct trace_session *s = st->session;
 	uint32_t size = next_window_size(st);
@@ -434,7 +459,8 @@ int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
 	if (kept < written) {
 		if (ensure_room(st, tick) < 0)
 			return -1;
-		st->pos = encode_unwind(st->pos, trace_stream_delta(st, tick), written - kept);
+		uint32_t stay = kept > st->depth_base ? kept - st->depth_base : 0;
+		st->pos = encode_unwind(st->pos, trace_stream_delta(st, tick), stay);
 	}
 	st->depth = keep;
 	return 0;
@@ -453,7 +479,7 @@ int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 int trace_stream_pause(struct trace_stream *st, uint64_t tick)
 {
 	uint32_t open = st->depth;
-	st->depth = 0;
+	st->depth = st->depth_base = 0;
 	if (open == 0 || st->seq == 0)
 		return 0; /* no call open, or none written: nothing to end */
 	if (ensure_room(st, tick) < 0)

@@ -78,6 +78,8 @@ struct trace_stream {
 	struct trace_fid_slot *fids;	    /* TRACE_FID_CACHE_SIZE slots */
 	struct trace_open_call *open_calls; /* innermost last */
 	uint32_t depth;			    /* open calls (may exceed TRACE_OPEN_CALLS) */
+	uint32_t depth_base;		    /* open calls the stream never wrote the enter of
+					       (a fork child's, from its parent) */
 	uint32_t next_fid;
 	uint32_t seq;
 	uint32_t tid;
@@ -201,8 +203,10 @@ static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t addre
 int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick, uint64_t sp);
 /* A longjmp to the frame whose stack pointer is `sp`: the open calls whose
  * frames lie below it were abandoned and end now, unfinished.  Only the
- * first `max_written` open calls were written (a depth limit): the others
- * are forgotten silently.  0, or -1 when the event was dropped. */
+ * first `max_written` open calls were written (a depth limit).  The event
+ * names how many open calls stay, so that a reader agrees with the writer
+ * even if the jump interrupted a hook half-way through its last event.
+ * 0, or -1 when the event was dropped. */
 int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
 			   uint32_t max_written);
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);

@@ -47,20 +47,32 @@ static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
 #endif
 }
 
-/* The jump leaves one of this thread's hooks half done: the signal handler
- * it jumps out of had interrupted it.  The window is made whole again (or
- * left, if a refill was under way) and the thread's next hook ends the open
- * calls, as after a stop/start. */
-static void mend_interrupted_hook(struct thread_state *t)
+/* The jump leaves the slow path of one of this thread's hooks half done
+ * (the signal handler it jumps out of had interrupted it; never inside a
+ * refill, which blocks signals).  Its window is closed at its last whole
+ * event: the next one starts a fresh dictionary, so a definition half
+ * made does not matter.  0 when the thread can go on recording. */
+static int mend_interrupted_slow_path(struct thread_state *t, uint32_t state)
 {
 	struct trace_stream *st = &t->stream;
 	const struct trace_chunk *c = st->chunk;
-	uint8_t *end = c ? (uint8_t *)c + c->length - EV_MAX_BYTES : NULL;
-	if (c && c->kind == CHUNK_EVENTS && st->pos >= (const uint8_t *)(c + 1) && st->pos < end)
-		st->limit = end;
-	else
-		trace_stream_abandon(st);
+	if (state != 0 && c && c->kind == CHUNK_EVENTS && st->pos >= (const uint8_t *)(c + 1) &&
+	    st->pos < (uint8_t *)c + c->length) {
+		trace_stream_close(st);
+		t->gen = state;
+		return 0;
+	}
+	trace_stream_abandon(st); /* first event of a thread, or of the process */
 	t->gen = RUNTIME_GEN_STALE;
+	return -1;
+}
+
+/* The jump leaves a hook's fast path half done: its last event may or may
+ * not be written, but the window is whole.  Its limit comes back, and the
+ * UNWIND names the calls that stay, which the half-done event cannot be. */
+static void mend_interrupted_fast_path(struct trace_stream *st)
+{
+	st->limit = (uint8_t *)st->chunk + st->chunk->length - EV_MAX_BYTES;
 }
 
 static void end_abandoned_calls(const struct __jmp_buf_tag *env)
@@ -74,12 +86,12 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	uint32_t top = st->depth < TRACE_OPEN_CALLS ? st->depth : TRACE_OPEN_CALLS;
 	if (top && st->open_calls[top - 1].sp && target < st->open_calls[top - 1].sp)
 		return; /* it lands inside the innermost open call: leaves none */
-	if (t->gen == RUNTIME_GEN_BUSY || (st->pos && !st->limit)) {
-		mend_interrupted_hook(t);
-		return;
-	}
 	uint32_t state = runtime_state;
-	if (state == 0 || t->gen != state || !st->limit)
+	if (t->gen == RUNTIME_GEN_BUSY && mend_interrupted_slow_path(t, state) < 0)
+		return;
+	if (st->pos && !st->limit && st->chunk)
+		mend_interrupted_fast_path(st);
+	if (state == 0 || t->gen != state)
 		return; /* not recording */
 	int saved_errno = errno;
 	t->gen = RUNTIME_GEN_BUSY;

@@ -115,6 +115,7 @@ static void fork_child(void)
 		munmap(t->stream.map, t->stream.map_len); /* the parent's window */
 	trace_stream_abandon(&t->stream);
 	t->stream.seq = 0;
+	t->stream.depth_base = t->stream.depth; /* entered in the parent */
 	t->stream.tid = (uint32_t)syscall(SYS_gettid);
 	trace_session_new_image(&runtime_session, (uint32_t)getpid());
 	publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#define GLIBC_JB_RSP 6		     /* index of %rsp in __jmpbuf */
+#define GLIBC_JB_RSP 6			/* index of %rsp in __jmpbuf */
 #define GLIBC_POINTER_GUARD_OFFSET 0x30 /* from the thread pointer (%fs base) */
 
 static inline uint64_t glibc_demangle_pointer(uint64_t mangled, uint64_t guard)

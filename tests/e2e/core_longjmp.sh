@@ -56,11 +56,18 @@ TREES
 build_c timer_jumps "$PROGRAMS/timer_jumps.c"
 record timer "$WORK/timer_jumps"
 grep -qx 'jumps 50' "$WORK/timer.out" || fail "timer_jumps printed: $(head -c 200 "$WORK/timer.out")"
-ct report "$WORK/timer.trace" >"$WORK/timer.report"
-for fn in spin:50 final_call:1; do
-	awk -v f="${fn%:*}" -v n="${fn#*:}" '$NF == f && $(NF - 7) == n { ok = 1 } END { exit !ok }' \
-		"$WORK/timer.report" || fail "timer: not ${fn#*:} calls of ${fn%:*}: $(cat "$WORK/timer.report")"
-done
+# Two levels: main (finished), the 50 spins the jumps left (unfinished),
+# the handler's returns while nothing was armed, and final_call last.
+to_json timer -D 2
+check_tree render "$WORK/timer.json" >"$WORK/timer.trees"
+awk 'NR == 2 && $0 != "main" { bad = "main is not a finished root: " $0 }
+	/^  spin \[unfinished\]/ { n += /\[x[0-9]+\]/ ? substr($NF, 3, length($NF) - 3) : 1 }
+	/^  / && !/^  (spin \[unfinished\]|on_alarm)/ && !/^  final_call$/ { bad = "unexpected: " $0 }
+	END { if (!bad && n != 50) bad = n " spins, not 50"
+	      if (!bad && last != "  final_call") bad = "final_call is not last"
+	      if (bad) { print bad; exit 1 } }
+	{ last = $0 }' "$WORK/timer.trees" >"$WORK/timer.why" ||
+	fail "timer: $(cat "$WORK/timer.why"): $(head -c 400 "$WORK/timer.trees")"
 ct info "$WORK/timer.trace" >"$WORK/timer.info"
 grep -q '^problems: *0$' "$WORK/timer.info" || fail "timer: problems: $(grep -A3 '^problems' "$WORK/timer.info")"
 pass

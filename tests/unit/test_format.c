@@ -260,8 +260,8 @@ static void test_unwind(const char *path)
 	struct trace_event ev[8];
 	int n = read_events(r, ev, 8);
 	CHECK(n == 7, "7 events, got %d", n);
-	CHECK(n >= 4 && ev[3].type == TRACE_UNWIND && ev[3].unwound == 2,
-	      "the fourth event unwinds 2 calls");
+	CHECK(n >= 4 && ev[3].type == TRACE_UNWIND && ev[3].stay == 1,
+	      "the fourth event leaves 1 call open");
 	CHECK(n == 7 && ev[4].type == TRACE_ENTER && ev[4].address == 0xd0 && ev[5].innermost &&
 		  ev[6].innermost,
 	      "d0 then both exits, each of the innermost call");
