@@ -4,7 +4,7 @@
 # the calls after the jump are siblings of the call that jumped, not its
 # children.  Built plain (-O0) and with -O2 -D_FORTIFY_SOURCE=2, where
 # longjmp becomes __longjmp_chk; and with CALLTRACE_MAX_DEPTH=2, where the
-# jumps leave calls that were not written.  Then a timer's handler that
+# jumps leave calls that were not written.  A forked child jumps too.  Then a timer's handler that
 # siglongjmps out of wherever it lands, often the middle of a hook: the
 # recording goes on to the end.
 # shellcheck source=tests/e2e/lib.sh
@@ -39,6 +39,13 @@ main
           dive_3 [unfinished]
       after_jump
     after_jump
+  jump_in_child
+== process 2 main
+jump_plain
+  dive_1 [unfinished]
+    dive_2 [unfinished]
+      dive_3 [unfinished]
+  after_jump [x2]
 TREES
 	expect_replay "$prog"
 done
@@ -51,6 +58,7 @@ main
   jump_plain [x2]
   jump_from_handler
   jump_nested
+  jump_in_child
 TREES
 
 build_c timer_jumps "$PROGRAMS/timer_jumps.c"

@@ -6,11 +6,15 @@
  * then sig_dive raises SIGUSR1, whose handler on_usr1 siglongjmps back;
  * then after_jump.  jump_nested: a setjmp in a callee (catcher) that
  * stays open: only the calls under it are left.  jump_plain runs twice.
- * Prints "jumps 4".
+ * jump_in_child: a forked child runs jump_plain (its trace begins inside
+ * calls it inherited).  Prints "jumps 4".
  */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -83,12 +87,24 @@ static NOINLINE void jump_nested(void)
 	after_jump(4);
 }
 
+static NOINLINE void jump_in_child(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		jump_plain();
+		exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
 int main(void)
 {
 	jump_plain();
 	jump_plain(); /* its enter is the fast path's the second time */
 	jump_from_handler();
 	jump_nested();
+	fflush(stdout);
+	jump_in_child();
 	printf("jumps %d\n", jumps);
 	return 0;
 }
