@@ -6,7 +6,6 @@
 #include "../dynamic/dynamic.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -104,19 +103,6 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	return 0;
 }
 
-/* The process's command line, for the trace header. */
-static size_t read_command(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, len);
-	close(fd);
-	return n > 0 ? (size_t)n : 0;
-}
-
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_options o;
@@ -132,7 +118,7 @@ int cmd_attach(int argc, char **argv)
 		cli_dynamic_free(&o.engine);
 		return 1;
 	}
-	size_t command_len = read_command(o.engine.dyn.pid, command, sizeof(command));
+	size_t command_len = dynamic_read_cmdline(o.engine.dyn.pid, command, sizeof(command));
 	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
 		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
 		cli_dynamic_free(&o.engine);

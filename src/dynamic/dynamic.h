@@ -35,4 +35,8 @@ int dynamic_record(const struct dynamic_options *o);
  * detaches leaving it as it was.  0, or -1 after printing an error. */
 int dynamic_attach(const struct dynamic_options *o);
 
+/* The command line of process `pid`, its arguments NUL-separated, as the
+ * trace header keeps it; its length (0 when unreadable). */
+size_t dynamic_read_cmdline(pid_t pid, char *buf, size_t len);
+
 #endif

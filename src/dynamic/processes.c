@@ -33,6 +33,13 @@ static size_t read_file(const char *path, char *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+size_t dynamic_read_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	return read_file(path, buf, len);
+}
+
 static pid_t read_ppid(pid_t pid)
 {
 	char path[64], buf[512];
@@ -57,8 +64,7 @@ void process_begin_image(struct engine *e, struct process *p, uint32_t event, ui
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)p->pid);
-	size_t cmd_len = read_file(path, cmd, sizeof(cmd));
+	size_t cmd_len = dynamic_read_cmdline(p->pid, cmd, sizeof(cmd));
 	trace_write_process(&p->session, event, parent_image, (uint32_t)p->ppid, 0, exe, cmd,
 			    cmd_len);
 }

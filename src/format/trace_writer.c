@@ -308,6 +308,12 @@ static uint32_t next_window_size(const struct trace_stream *st)
 	return size;
 }
 
+/* Where events of the window `c` stop: room for one more is left. */
+static uint8_t *window_limit(const struct trace_chunk *c)
+{
+	return (uint8_t *)c + c->length - EV_MAX_BYTES;
+}
+
 /* Starts the stream's next window in chunk `c`, whose payload is zeros.
  * The header goes in as CHUNK_SKIP and becomes CHUNK_EVENTS once whole. */
 static void window_begin(struct trace_stream *st, struct trace_chunk *c, uint32_t size,
@@ -324,7 +330,7 @@ static void window_begin(struct trace_stream *st, struct trace_chunk *c, uint32_
 	__atomic_store_n(&c->kind, (uint16_t)CHUNK_EVENTS, __ATOMIC_RELEASE);
 	st->chunk = c;
 	st->pos = (uint8_t *)(c + 1);
-	st->limit = (uint8_t *)c + size - EV_MAX_BYTES;
+	st->limit = window_limit(c);
 	st->last_unit = tick >> s->tick_shift;
 	st->next_fid = 0;
 	memset(st->fids, 0xff, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
@@ -446,14 +452,20 @@ int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick,
 /* A call's recorded sp is its stack pointer when it called the enter hook:
  * the caller of setjmp has the jump's target there (or above it), every
  * call below it a lower one. */
-int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
-			   uint32_t max_written)
+uint32_t trace_stream_calls_kept(const struct trace_stream *st, uint64_t sp)
 {
 	if (st->depth > TRACE_OPEN_CALLS)
-		return 0; /* deeper than remembered */
+		return st->depth; /* deeper than remembered */
 	uint32_t keep = st->depth;
 	while (keep > 0 && st->open_calls[keep - 1].sp && st->open_calls[keep - 1].sp < sp)
 		keep--;
+	return keep;
+}
+
+int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
+			   uint32_t max_written)
+{
+	uint32_t keep = trace_stream_calls_kept(st, sp);
 	uint32_t written = st->depth < max_written ? st->depth : max_written;
 	uint32_t kept = keep < max_written ? keep : max_written;
 	if (kept < written) {
@@ -464,6 +476,37 @@ int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
 	}
 	st->depth = keep;
 	return 0;
+}
+
+int trace_stream_jump_stays_inside(const struct trace_stream *st, uint64_t sp)
+{
+	return st->depth > 0 && st->depth <= TRACE_OPEN_CALLS &&
+	       trace_stream_calls_kept(st, sp) == st->depth;
+}
+
+void trace_stream_skip_enter(struct trace_stream *st, uint64_t sp)
+{
+	if (st->depth < TRACE_OPEN_CALLS)
+		st->open_calls[st->depth] = (struct trace_open_call){0, sp};
+	st->depth++;
+}
+
+void trace_stream_restore_limit(struct trace_stream *st)
+{
+	if (st->chunk && st->pos)
+		st->limit = window_limit(st->chunk);
+}
+
+int trace_stream_close_interrupted(struct trace_stream *st)
+{
+	const struct trace_chunk *c = st->chunk;
+	if (c && c->kind == CHUNK_EVENTS && st->pos >= (const uint8_t *)(c + 1) &&
+	    st->pos < (const uint8_t *)c + c->length) {
+		trace_stream_close(st);
+		return 0;
+	}
+	trace_stream_abandon(st);
+	return -1;
 }
 
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick)

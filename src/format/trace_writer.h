@@ -111,10 +111,9 @@ static inline struct trace_fid_slot *trace_stream_fid_set(struct trace_stream *s
 	return &st->fids[2 * set];
 }
 
-/* The fid of `address` in the open window, or -1 when it has none yet. */
-static inline int64_t trace_stream_cached_fid(struct trace_stream *st, uint64_t address)
+/* The fid `set` holds for `address`, or -1. */
+static inline int64_t trace_fid_set_find(const struct trace_fid_slot *set, uint64_t address)
 {
-	const struct trace_fid_slot *set = trace_stream_fid_set(st, address);
 	if (__builtin_expect(set[0].address == address, 1))
 		return set[0].fid;
 	if (set[1].address == address)
@@ -122,16 +121,22 @@ static inline int64_t trace_stream_cached_fid(struct trace_stream *st, uint64_t 
 	return -1;
 }
 
+/* The fid of `address` in the open window, or -1 when it has none yet. */
+static inline int64_t trace_stream_cached_fid(struct trace_stream *st, uint64_t address)
+{
+	return trace_fid_set_find(trace_stream_fid_set(st, address), address);
+}
+
 /* The function id of `address` in the open window, defining it on a miss. */
 static inline uint32_t trace_stream_fid(struct trace_stream *st, uint64_t address, uint8_t **p)
 {
-	int64_t cached = trace_stream_cached_fid(st, address);
+	struct trace_fid_slot *set = trace_stream_fid_set(st, address);
+	int64_t cached = trace_fid_set_find(set, address);
 	if (__builtin_expect(cached >= 0, 1))
 		return (uint32_t)cached;
 	if (st->on_define)
 		st->on_define(address);
 	*p = encode_define(*p, address);
-	struct trace_fid_slot *set = trace_stream_fid_set(st, address);
 	set[1] = set[0];
 	set[0].address = address;
 	set[0].fid = st->next_fid++;
@@ -209,6 +214,22 @@ int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick,
  * 0, or -1 when the event was dropped. */
 int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
 			   uint32_t max_written);
+/* How many open calls a jump to the frame at `sp` leaves open (all of them
+ * when the stream is deeper than it remembers). */
+uint32_t trace_stream_calls_kept(const struct trace_stream *st, uint64_t sp);
+/* Whether a jump to `sp` surely lands inside the innermost open call (and
+ * so leaves no call, nor a hook that call's code was in). */
+int trace_stream_jump_stays_inside(const struct trace_stream *st, uint64_t sp);
+/* An enter that is counted, not written (a depth limit); `sp` as above. */
+void trace_stream_skip_enter(struct trace_stream *st, uint64_t sp);
+/* For a writer interrupted (by a signal handler that never returns) while
+ * its limit was set aside: the window's limit back. */
+void trace_stream_restore_limit(struct trace_stream *st);
+/* For a writer interrupted elsewhere, but never inside a refill: closes the
+ * window at its last whole event, so that the next event starts a fresh
+ * one and dictionary.  0, or -1 (the window forgotten) when there is no
+ * whole window. */
+int trace_stream_close_interrupted(struct trace_stream *st);
 int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);
 int trace_stream_pause(struct trace_stream *st, uint64_t tick);
 #define TRACE_MARK_MAX 256 /* longer marks are cut */

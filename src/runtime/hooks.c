@@ -40,9 +40,7 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp
 	if (kind == HOOK_ENTER) {
 		if (depth < runtime_max_depth)
 			return 1;
-		if (depth < TRACE_OPEN_CALLS)
-			t->stream.open_calls[depth] = (struct trace_open_call){0, sp};
-		t->stream.depth = depth + 1;
+		trace_stream_skip_enter(&t->stream, sp);
 		return 0;
 	}
 	if (depth - 1 < runtime_max_depth)

@@ -50,29 +50,16 @@ static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
 /* The jump leaves the slow path of one of this thread's hooks half done
  * (the signal handler it jumps out of had interrupted it; never inside a
  * refill, which blocks signals).  Its window is closed at its last whole
- * event: the next one starts a fresh dictionary, so a definition half
- * made does not matter.  0 when the thread can go on recording. */
+ * event, so a definition half made cannot leak into the next one.  0 when
+ * the thread can go on recording. */
 static int mend_interrupted_slow_path(struct thread_state *t, uint32_t state)
 {
-	struct trace_stream *st = &t->stream;
-	const struct trace_chunk *c = st->chunk;
-	if (state != 0 && c && c->kind == CHUNK_EVENTS && st->pos >= (const uint8_t *)(c + 1) &&
-	    st->pos < (uint8_t *)c + c->length) {
-		trace_stream_close(st);
+	if (state != 0 && trace_stream_close_interrupted(&t->stream) == 0) {
 		t->gen = state;
 		return 0;
 	}
-	trace_stream_abandon(st); /* first event of a thread, or of the process */
-	t->gen = RUNTIME_GEN_STALE;
+	t->gen = RUNTIME_GEN_STALE; /* its next hook ends the open calls */
 	return -1;
-}
-
-/* The jump leaves a hook's fast path half done: its last event may or may
- * not be written, but the window is whole.  Its limit comes back, and the
- * UNWIND names the calls that stay, which the half-done event cannot be. */
-static void mend_interrupted_fast_path(struct trace_stream *st)
-{
-	st->limit = (uint8_t *)st->chunk + st->chunk->length - EV_MAX_BYTES;
 }
 
 static void end_abandoned_calls(const struct __jmp_buf_tag *env)
@@ -83,14 +70,16 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	uint64_t target = jump_target_sp(env);
 	if (target <= here || target - here > (1ull << 30))
 		return; /* not a stack pointer above us: unknown mangling */
-	uint32_t top = st->depth < TRACE_OPEN_CALLS ? st->depth : TRACE_OPEN_CALLS;
-	if (top && st->open_calls[top - 1].sp && target < st->open_calls[top - 1].sp)
-		return; /* it lands inside the innermost open call: leaves none */
+	if (trace_stream_jump_stays_inside(st, target))
+		return; /* it leaves no call */
 	uint32_t state = runtime_state;
 	if (t->gen == RUNTIME_GEN_BUSY && mend_interrupted_slow_path(t, state) < 0)
 		return;
-	if (st->pos && !st->limit && st->chunk)
-		mend_interrupted_fast_path(st);
+	/* A hook's fast path cut off half-way: its last event may or may not
+	 * be written, but the window is whole, and the UNWIND names the calls
+	 * that stay, which that event cannot be. */
+	if (!st->limit)
+		trace_stream_restore_limit(st);
 	if (state == 0 || t->gen != state)
 		return; /* not recording */
 	int saved_errno = errno;
@@ -103,7 +92,8 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 static __attribute__((noreturn)) void jump(enum jump_kind kind, struct __jmp_buf_tag *env, int val)
 {
 	end_abandoned_calls(env);
-	runtime_longjmp_init();
+	if (!real_jumps[kind])
+		runtime_longjmp_init(); /* a jump before the runtime started */
 	if (!real_jumps[kind])
 		abort(); /* no libc to jump with: nothing sensible is left */
 	real_jumps[kind](env, val);
