@@ -314,6 +314,12 @@ static uint8_t *window_limit(const struct trace_chunk *c)
 	return (uint8_t *)c + c->length - EV_MAX_BYTES;
 }
 
+void trace_stream_forget_functions(struct trace_stream *st)
+{
+	if (st->fids)
+		memset(st->fids, 0xff, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
+}
+
 /* Starts the stream's next window in chunk `c`, whose payload is zeros.
  * The header goes in as CHUNK_SKIP and becomes CHUNK_EVENTS once whole. */
 static void window_begin(struct trace_stream *st, struct trace_chunk *c, uint32_t size,
@@ -333,7 +339,7 @@ static void window_begin(struct trace_stream *st, struct trace_chunk *c, uint32_
 	st->limit = window_limit(c);
 	st->last_unit = tick >> s->tick_shift;
 	st->next_fid = 0;
-	memset(st->fids, 0xff, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
+	trace_stream_forget_functions(st);
 }
 
 /* Copies the full window into a chunk of just its used bytes, and frees the

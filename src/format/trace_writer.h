@@ -237,6 +237,10 @@ int trace_stream_mark(struct trace_stream *st, uint64_t tick, const char *text);
 
 /* Sets up a stream of thread `tid` writing into session `s`; 0 or -1. */
 int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid);
+/* Forgets every address -> fid of the open window, so that the next call of
+ * each address defines it again (and the runtime checks its module again):
+ * after a module was unloaded, its addresses may belong to another one. */
+void trace_stream_forget_functions(struct trace_stream *st);
 /* Closes the window and frees the fid cache. */
 void trace_stream_destroy(struct trace_stream *st);
 
