@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# reliability_disk.sh - recording where the trace cannot be written whole:
+# a small tmpfs that fills up, a full one, an ext2 image (no fallocate) too
+# small and one big enough, `ulimit -f`, a read-only and a missing folder,
+# and the trace deleted or truncated while the program runs.  In every case
+# the program prints what it prints untraced and exits with its own status;
+# where the trace could not be written whole, a "calltrace: " line on
+# stderr says so and `calltrace info` reads what there is without crashing
+# and reports the trace incomplete.  The ext2 image that is big enough
+# holds every call.  Each case runs on its own; the failing ones are listed.
+# Mounting needs root: skipped without it.  CASES="..." runs only these
+# cases; VERBOSE=1 prints each case's time.  TORTURE=1: 10 times the calls.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/programs/reliability/helpers.sh
+source "$PROGRAMS/reliability/helpers.sh"
+setup
+need_root_mount
+need_cmd mkfs.ext2
+build_rel diskfill diskfill.c
+
+calls=$(sized 3000000 30000000)
+limit=$(sized 30 300)
+# Every case runs in a subshell: the mounts under $WORK are found again.
+cleanup() {
+	local m
+	for m in $(awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/mounts); do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+run_plain plain "$WORK/diskfill" "$calls"
+[ "$PLAIN_RC" = 7 ] || fail "diskfill exits $PLAIN_RC untraced"
+
+# mount_tmpfs DIR OPTIONS
+mount_tmpfs() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "$2" tmpfs "$1" || fail "cannot mount a tmpfs ($2) on $1"
+}
+
+# mount_ext2 DIR SIZE_MB: an ext2 file system in an image file, loop-mounted.
+mount_ext2() {
+	local img=$WORK/$(basename "$1").img
+	truncate -s "${2}M" "$img"
+	mkfs.ext2 -q -F "$img" >/dev/null 2>&1 || fail "mkfs.ext2 failed"
+	mkdir -p "$1"
+	mount -o loop "$img" "$1" 2>"$WORK/mount.err" ||
+		skip "cannot loop-mount an ext2 image: $(head -c 200 "$WORK/mount.err")"
+}
+
+# traced NAME record|preload TRACE [ARG...]: runs diskfill recording into
+# TRACE; $WORK/NAME.{out,err,rc}.  ULIMIT_F, when set, is `ulimit -f`.
+# A run that takes longer than $limit seconds (the program alone takes a
+# fraction of a second) is stopped: exit 124.
+traced() {
+	local name=$1 how=$2 trace=$3 rc=0
+	shift 3
+	{ (
+		[ -z "${ULIMIT_F:-}" ] || ulimit -f "$ULIMIT_F"
+		if [ "$how" = record ]; then
+			exec timeout -k 5 "$limit" "$CALLTRACE" record -o "$trace" "$WORK/diskfill" "$calls" "$@"
+		else
+			exec timeout -k 5 "$limit" env CALLTRACE_OUTPUT="$trace" LD_PRELOAD="$RUNTIME" "$WORK/diskfill" "$calls" "$@"
+		fi
+	) >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?; } 2>/dev/null
+	echo "$rc" >"$WORK/$name.rc"
+}
+
+# unchanged NAME: output and exit status as untraced.
+unchanged() {
+	local rc
+	rc=$(cat "$WORK/$1.rc")
+	[ "$rc" != 124 ] || fail "$1: still running after $limit s (untraced it takes well under 1 s)"
+	[ "$rc" = "$PLAIN_RC" ] ||
+		fail "$1: the program ended with $(exit_name "$rc") (untraced: exit $PLAIN_RC): $(tr '\n' ' ' <"$WORK/$1.err" | head -c 300)"
+	cmp -s "$WORK/$1.out" "$WORK/plain.plain.out" ||
+		fail "$1: stdout '$(head -c 200 "$WORK/$1.out")', untraced '$(cat "$WORK/plain.plain.out")'"
+	! grep -v '^calltrace: ' "$WORK/$1.err" >"$WORK/$1.err.prog" ||
+		fail "$1: stderr has more than calltrace's lines: $(head -c 300 "$WORK/$1.err.prog")"
+}
+
+# said NAME: a "calltrace: " line on stderr tells what went wrong.
+said() {
+	grep -qiE '^calltrace: .*(space|too large|cannot|could not|read-only|no such|lost|incomplete|truncat|deleted|removed|fail|error)' \
+		"$WORK/$1.err" ||
+		fail "$1: no 'calltrace: ' line on stderr says what happened: $(tr '\n' ' ' <"$WORK/$1.err" | head -c 300)"
+}
+
+# incomplete NAME TRACE: info reads the trace and reports it incomplete.
+incomplete() {
+	local info=$WORK/$1.info problems
+	[ -s "$2" ] || return 0 # nothing could be written at all
+	info_of "$2" "$info"
+	problems=$(info_field "$info" problems)
+	grep -qiE '^(lost|unwritten|incomplete|truncated)|incomplete' "$info" || [ "${problems:-0}" != 0 ] ||
+		fail "$1: info does not report the trace incomplete: $(grep -E '^(calls|unfinished|problems)' "$info" | tr '\n' ' ')"
+}
+
+# no_reader_crash NAME TRACE: info on what is left ends normally, with a
+# message when it cannot read it.
+no_reader_crash() {
+	local rc=0
+	[ -e "$2" ] || return 0
+	"$CALLTRACE" info "$2" >"$WORK/$1.info" 2>"$WORK/$1.info.err" || rc=$?
+	[ "$rc" -lt 128 ] || fail "$1: calltrace info crashed ($(exit_name "$rc")) on what is left of the trace"
+	[ "$rc" = 0 ] || [ -s "$WORK/$1.info.err" ] || fail "$1: calltrace info failed ($rc) without a message"
+}
+
+# full_disk NAME HOW TRACE: a recording that runs out of room.
+full_disk() {
+	traced "$1" "$2" "$3"
+	unchanged "$1"
+	said "$1"
+	incomplete "$1" "$3"
+}
+
+case_tmpfs_fills() {
+	mount_tmpfs "$WORK/small" size=1m
+	full_disk tmpfs-record record "$WORK/small/a.trace"
+	rm -f "$WORK/small/a.trace"
+	full_disk tmpfs-preload preload "$WORK/small/b.trace"
+}
+
+case_tmpfs_full() {
+	mount_tmpfs "$WORK/full" size=1m
+	dd if=/dev/zero of="$WORK/full/filler" bs=64k 2>/dev/null || true
+	full_disk full-record record "$WORK/full/a.trace"
+	full_disk full-preload preload "$WORK/full/b.trace"
+}
+
+case_ext2_small() {
+	mount_ext2 "$WORK/ext2s" 2
+	full_disk ext2-small record "$WORK/ext2s/a.trace"
+}
+
+case_ext2_roomy() {
+	local info=$WORK/ext2-roomy.info report=$WORK/ext2-roomy.report
+	mount_ext2 "$WORK/ext2r" $((calls / 20000 + 16))
+	traced ext2-roomy record "$WORK/ext2r/a.trace"
+	unchanged ext2-roomy
+	info_of "$WORK/ext2r/a.trace" "$info"
+	expect_complete "$info" "ext2-roomy"
+	ct report "$WORK/ext2r/a.trace" >"$report"
+	expect_calls "$report" work "$calls" ext2-roomy
+	expect_calls "$report" leaf "$calls" ext2-roomy
+}
+
+case_ulimit() {
+	ULIMIT_F=1024 full_disk ulimit-record record "$WORK/ulimit-a.trace"
+	ULIMIT_F=1024 full_disk ulimit-preload preload "$WORK/ulimit-b.trace"
+}
+
+case_readonly() {
+	mount_tmpfs "$WORK/ro" ro,size=1m
+	traced ro-record record "$WORK/ro/a.trace"
+	unchanged ro-record
+	said ro-record
+	traced ro-preload preload "$WORK/ro/b.trace"
+	unchanged ro-preload
+	said ro-preload
+}
+
+case_missing_folder() {
+	traced missing-record record "$WORK/missing/dir/a.trace"
+	unchanged missing-record
+	said missing-record
+	traced missing-preload preload "$WORK/missing/dir/b.trace"
+	unchanged missing-preload
+	said missing-preload
+}
+
+# meddle NAME HOW ACTION: ACTION (rm, truncate) on the trace half way.
+meddle() {
+	local name=$1 how=$2 action=$3 trace=$WORK/$1.trace
+	traced "$name" "$how" "$trace" "$WORK/$name.ready" "$WORK/$name.go" &
+	local pid=$! waited=0
+	while [ ! -e "$WORK/$name.ready" ] && [ $waited -lt 3000 ]; do
+		sleep 0.01
+		waited=$((waited + 1))
+	done
+	[ -e "$WORK/$name.ready" ] || fail "$name: the program never got half way"
+	case $action in
+	rm) rm -f "$trace" ;;
+	truncate) truncate -s 0 "$trace" ;;
+	esac
+	touch "$WORK/$name.go"
+	wait "$pid"
+	unchanged "$name"
+	no_reader_crash "$name" "$trace"
+}
+
+case_deleted() {
+	meddle deleted-record record rm
+	meddle deleted-preload preload rm
+}
+
+case_truncated() {
+	meddle truncated-record record truncate
+	said truncated-record
+	meddle truncated-preload preload truncate
+	said truncated-preload
+}
+
+failed=()
+for c in ${CASES:-tmpfs_fills tmpfs_full ext2_small ext2_roomy ulimit readonly missing_folder deleted truncated}; do
+	start=$SECONDS
+	("case_$c") || failed+=("$c")
+	[ -z "${VERBOSE:-}" ] || echo "case $c: $((SECONDS - start)) s"
+done
+[ ${#failed[@]} = 0 ] || fail "failing cases: ${failed[*]}"
+pass
