@@ -3,6 +3,9 @@
  * /proc/PID/maps: MODULE_LOAD / MODULE_UNLOAD records, and deciding which
  * modules get breakpoints (the executable, and libraries matching --module).
  *
+ * Unloads are handled before loads: a new module may take an old one's
+ * addresses, and must get its own breakpoints and names there.
+ *
  * A module is found by the mapping of its file at offset 0; its load bias
  * is that mapping's start minus the first PT_LOAD's page-aligned address.
  * A file merely mmap'ed by the program is told apart by requiring its
@@ -189,17 +192,43 @@ static int module_added(struct engine *e, struct thread *t, size_t index)
 	return 0;
 }
 
+/* An address of the unloaded module may next belong to another one: each
+ * thread's stream defines its functions afresh. */
+static void forget_functions(struct engine *e, const struct process *p)
+{
+	for (struct thread *t = e->threads; t; t = t->next)
+		if (t->proc == p && t->has_stream)
+			trace_stream_forget_functions(&t->stream);
+}
+
+/* Modules no longer mapped: MODULE_UNLOAD, their breakpoints forgotten
+ * (their memory is gone), before anything new is loaded at their place. */
 static void modules_forget_gone(struct engine *e, struct process *p)
 {
+	int forgot = 0;
 	for (size_t i = 0; i < p->nmodules; i++) {
 		struct module *m = &p->modules[i];
 		if (m->seen || m->gone)
 			continue;
 		m->gone = 1;
 		announce(p, m, MODULE_UNLOAD);
-		if (m->instrumented)
-			bp_forget_module(&p->bps, (uint16_t)i);
+		bp_forget_module(&p->bps, (uint16_t)i);
+		forgot = 1;
 		engine_note(e, "module unloaded: %s", m->path);
+	}
+	if (forgot)
+		forget_functions(e, p);
+}
+
+/* Marks the known modules that are still mapped. */
+static void mark_seen(struct process *p, const struct maps *maps)
+{
+	for (size_t i = 0; i < p->nmodules; i++)
+		p->modules[i].seen = 0;
+	for (size_t i = 0; i < maps->n; i++) {
+		struct module *m = known_module(p, &maps->v[i]);
+		if (m)
+			m->seen = 1;
 	}
 }
 
@@ -210,14 +239,11 @@ static int scan_pass(struct engine *e, struct thread *t, const struct maps *maps
 	struct process *p = t->proc;
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct map_line *l = &maps->v[i];
-		struct module *m = known_module(p, l);
-		if (m) {
-			m->seen = 1;
+		if (known_module(p, l))
 			continue;
-		}
 		if (l->offset != 0 || (pass == 0) != (strcmp(l->path, exe) == 0))
 			continue;
-		m = load_module(p, maps, l, exe, interp);
+		struct module *m = load_module(p, maps, l, exe, interp);
 		if (!m)
 			continue;
 		char resolved[PATH_MAX];
@@ -239,8 +265,8 @@ int modules_rescan(struct engine *e, struct thread *t)
 	exe[n > 0 ? n : 0] = '\0';
 	if (read_maps(p->pid, &maps) < 0)
 		return -1;
-	for (size_t i = 0; i < p->nmodules; i++)
-		p->modules[i].seen = 0;
+	mark_seen(p, &maps);
+	modules_forget_gone(e, p);
 	struct module *known_exe = modules_exe(p);
 	if (known_exe)
 		snprintf(interp, sizeof(interp), "%s", p->interp);
@@ -249,7 +275,6 @@ int modules_rescan(struct engine *e, struct thread *t)
 		snprintf(p->interp, sizeof(p->interp), "%s", interp);
 	if (rc == 0)
 		rc = scan_pass(e, t, &maps, 1, exe, interp);
-	modules_forget_gone(e, p);
 	free(maps.v);
 	return rc;
 }
