@@ -341,8 +341,10 @@ static int record(struct record_options *o, char **argv, int first)
 		cli_error("cannot write trace %s: %s", o->output, strerror(errno));
 		return 2;
 	}
-	if (!realpath(o->output, trace))
-		snprintf(trace, sizeof(trace), "%s", o->output);
+	if (strcmp(s.path, o->output) != 0)
+		cli_error("%s is in use by another recording; writing %s", o->output, s.path);
+	if (!realpath(s.path, trace))
+		snprintf(trace, sizeof(trace), "%s", s.path);
 	if (!o->quiet)
 		cli_error("recording %s with the %s", argv[first],
 			  use_dynamic ? "dynamic engine (no recompiling)"

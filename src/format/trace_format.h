@@ -120,7 +120,14 @@ struct trace_module_record {
 };
 
 /* CHUNK_THREAD */
-enum trace_thread_event { THREAD_START = 1, THREAD_END = 2, THREAD_NAME = 3 };
+enum trace_thread_event {
+	THREAD_START = 1,
+	THREAD_END = 2,
+	THREAD_NAME = 3,
+	THREAD_LOST_CALLS = 4, /* "name": the decimal count of calls the writer
+				  could not record (a signal handler's, when
+				  they did not fit aside; see the runtime) */
+};
 
 struct trace_thread_record {
 	uint32_t event;	   /* enum trace_thread_event */

@@ -227,6 +227,13 @@ static void read_thread(struct trace_reader *r, uint64_t off, const struct trace
 		return;
 	}
 	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
+	if (rec.event == THREAD_LOST_CALLS) {
+		char *count = copy_string(p + sizeof(rec), rec.name_len);
+		trace_reader_problem(r, off, "thread %u: %s calls could not be recorded", c->tid,
+				     count ? count : "?");
+		free(count);
+		return;
+	}
 	if (rec.name_len) { /* START, NAME, END: the latest name wins */
 		free(t->name);
 		t->name = copy_string(p + sizeof(rec), rec.name_len);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -44,6 +45,15 @@ static int adopt_fd(struct trace_session *s, int fd)
 	return 0;
 }
 
+/* The session lock: byte 0 of the file, locked shared by every process of
+ * the session (open file description locks, so that forked children share
+ * their parent's), exclusively by a process creating a session. */
+static int lock_session(int fd, short type)
+{
+	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	return fcntl(fd, F_OFD_SETLK, &fl);
+}
+
 /* A program that closes every descriptor (a daemon) may have closed ours,
  * or even reused its number for a file of its own: then the trace is opened
  * again by its path. */
@@ -56,6 +66,7 @@ static int check_fd(struct trace_session *s)
 	int fd = open(s->path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	lock_session(fd, F_RDLCK);
 	return adopt_fd(s, fd);
 }
 
@@ -77,13 +88,56 @@ static int map_header(struct trace_session *s)
 	return 0;
 }
 
+/* `path` with ".N" before its extension: calltrace.trace -> calltrace.2.trace. */
+static void numbered_name(char *out, size_t len, const char *path, int n)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot = strrchr(base ? base + 1 : path, '.');
+	if (!dot || dot == (base ? base + 1 : path))
+		snprintf(out, len, "%s.%d", path, n);
+	else
+		snprintf(out, len, "%.*s.%d%s", (int)(dot - path), path, n, dot);
+}
+
+/* Opens `path`, or the first numbered name that no live session holds, and
+ * locks it exclusively.  The descriptor, or -1 with errno. */
+static int open_free_name(struct trace_session *s, const char *path)
+{
+	for (int n = 1; n <= 1000; n++) {
+		if (n == 1)
+			snprintf(s->path, sizeof(s->path), "%s", path);
+		else
+			numbered_name(s->path, sizeof(s->path), path, n);
+		int fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		if (lock_session(fd, F_WRLCK) == 0)
+			return fd;
+		int e = errno;
+		if (e != EAGAIN && e != EACCES)
+			return fd; /* no locks here (not a local file system) */
+		close(fd);
+	}
+	errno = EBUSY;
+	return -1;
+}
+
 int trace_session_create(struct trace_session *s, const char *path, const char *command,
 			 size_t command_len, uint32_t window_size)
 {
 	struct trace_file_header h;
 	memset(s, 0, sizeof(*s));
-	snprintf(s->path, sizeof(s->path), "%s", path);
-	if (adopt_fd(s, open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+	int fd = open_free_name(s, path);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && ftruncate(fd, 0) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (adopt_fd(s, fd) < 0)
 		return -1;
 	if (window_size < TRACE_MIN_WINDOW || window_size > TRACE_MAX_WINDOW)
 		window_size = TRACE_DEFAULT_WINDOW;
@@ -113,6 +167,7 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 		errno = e;
 		return -1;
 	}
+	lock_session(s->fd, F_RDLCK); /* from exclusive: at once, no gap */
 	return 0;
 }
 
@@ -122,6 +177,7 @@ int trace_session_open(struct trace_session *s, const char *path)
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	if (adopt_fd(s, open(path, O_RDWR | O_CLOEXEC)) < 0)
 		return -1;
+	lock_session(s->fd, F_RDLCK);
 	struct stat st;
 	if (fstat(s->fd, &st) < 0 || st.st_size < TRACE_HEADER_SIZE || map_header(s) < 0 ||
 	    memcmp(s->header->magic, TRACE_FILE_MAGIC, sizeof(TRACE_FILE_MAGIC)) != 0) {
@@ -155,19 +211,51 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 	return s->image;
 }
 
+/* Whether a file may grow to `end` bytes under RLIMIT_FSIZE (past it,
+ * writing raises SIGXFSZ, which kills). */
+static int within_size_limit(uint64_t end)
+{
+	struct rlimit rl;
+	return getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	       end <= (uint64_t)rl.rlim_cur;
+}
+
+/* Gives [off, off+len) disk blocks, so that a window mapped over it never
+ * faults: fallocate, or zeros written where the file system has no
+ * fallocate.  0, or -1 with errno. */
+static int reserve_space(int fd, uint64_t off, uint32_t len)
+{
+	if (fallocate(fd, 0, (off_t)off, len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	static const char zeros[16384];
+	for (uint32_t done = 0; done < len;) {
+		size_t n = len - done < sizeof(zeros) ? len - done : sizeof(zeros);
+		ssize_t w = pwrite(fd, zeros, n, (off_t)(off + done));
+		if (w <= 0)
+			return -1;
+		done += (uint32_t)w;
+	}
+	return 0;
+}
+
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 {
 	len = (len + 7) & ~7u;
-	if (check_fd(s) < 0)
+	if (s->broken || check_fd(s) < 0)
 		return 0;
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
-	if (fallocate(s->fd, 0, (off_t)off, len) == 0)
+	if (!within_size_limit(off + len))
+		errno = EFBIG;
+	else if (reserve_space(s->fd, off, len) == 0)
 		return off;
-	/* No fallocate here: growing with one byte at our own end is as safe,
-	 * since nobody else writes inside our claim. */
-	char zero = 0;
-	if (pwrite(s->fd, &zero, 1, (off_t)(off + len - 1)) == 1)
-		return off;
+	s->claim_errno = errno;
+	s->broken = 1;
+	/* Give the space back if nobody claimed after us: no hole is left. */
+	uint64_t end = off + len;
+	__atomic_compare_exchange_n(&s->header->next_offset, &end, off, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->header->lost_windows, 1, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -252,10 +340,14 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 
 /* ---- event streams ------------------------------------------------------ */
 
-static size_t stream_memory_size(void)
+static size_t fid_cache_size(void)
 {
-	return TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot) +
-	       TRACE_OPEN_CALLS * sizeof(struct trace_open_call);
+	return TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot);
+}
+
+static size_t open_calls_size(uint32_t cap)
+{
+	return (size_t)cap * sizeof(struct trace_open_call);
 }
 
 int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid)
@@ -264,12 +356,39 @@ int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t
 	st->session = s;
 	st->tid = tid;
 	st->tick_shift = s->tick_shift;
-	void *mem = mmap(NULL, stream_memory_size(), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	void *fids = mmap(NULL, fid_cache_size(), PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fids == MAP_FAILED)
 		return -1;
-	st->fids = mem;
-	st->open_calls = (struct trace_open_call *)(st->fids + TRACE_FID_CACHE_SIZE);
+	void *calls = mmap(NULL, open_calls_size(TRACE_OPEN_CALLS), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (calls == MAP_FAILED) {
+		munmap(fids, fid_cache_size());
+		return -1;
+	}
+	st->fids = fids;
+	st->open_calls = calls;
+	st->open_cap = TRACE_OPEN_CALLS;
+	return 0;
+}
+
+/* The stack of open calls doubles when a call goes deeper than it: memory
+ * in proportion to the depth, as the program's own stack is. */
+int trace_stream_reserve_depth(struct trace_stream *st, uint32_t depth)
+{
+	if (depth < st->open_cap)
+		return 0;
+	if (!st->open_calls || st->open_cap >= (1u << 30))
+		return -1;
+	uint32_t cap = st->open_cap;
+	while (cap <= depth && cap < (1u << 30))
+		cap *= 2;
+	void *calls = mremap(st->open_calls, open_calls_size(st->open_cap), open_calls_size(cap),
+			     MREMAP_MAYMOVE);
+	if (calls == MAP_FAILED)
+		return -1;
+	st->open_calls = calls;
+	st->open_cap = cap;
 	return 0;
 }
 
@@ -277,9 +396,12 @@ void trace_stream_destroy(struct trace_stream *st)
 {
 	trace_stream_close(st);
 	if (st->fids)
-		munmap(st->fids, stream_memory_size());
+		munmap(st->fids, fid_cache_size());
+	if (st->open_calls)
+		munmap(st->open_calls, open_calls_size(st->open_cap));
 	st->fids = NULL;
 	st->open_calls = NULL;
+	st->open_cap = 0;
 }
 
 void trace_stream_close(struct trace_stream *st)
@@ -429,7 +551,7 @@ lost:
 uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64_t address,
 				     uint64_t tick)
 {
-	uint32_t top = st->depth + 1 < TRACE_OPEN_CALLS ? st->depth + 1 : TRACE_OPEN_CALLS;
+	uint32_t top = st->depth + 1 < st->open_cap ? st->depth + 1 : st->open_cap;
 	for (uint32_t i = top; i-- > 0;) {
 		if (st->open_calls[i].address == address) {
 			st->depth = i;
@@ -451,6 +573,7 @@ int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick,
 {
 	if (ensure_room(st, tick) < 0)
 		return -1;
+	trace_stream_reserve_depth(st, st->depth);
 	trace_stream_put_enter(st, address, tick, sp);
 	return 0;
 }
@@ -460,7 +583,7 @@ int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick,
  * call below it a lower one. */
 uint32_t trace_stream_calls_kept(const struct trace_stream *st, uint64_t sp)
 {
-	if (st->depth > TRACE_OPEN_CALLS)
+	if (st->depth > st->open_cap)
 		return st->depth; /* deeper than remembered */
 	uint32_t keep = st->depth;
 	while (keep > 0 && st->open_calls[keep - 1].sp && st->open_calls[keep - 1].sp < sp)
@@ -486,13 +609,14 @@ int trace_stream_unwind_to(struct trace_stream *st, uint64_t sp, uint64_t tick,
 
 int trace_stream_jump_stays_inside(const struct trace_stream *st, uint64_t sp)
 {
-	return st->depth > 0 && st->depth <= TRACE_OPEN_CALLS &&
+	return st->depth > 0 && st->depth <= st->open_cap &&
 	       trace_stream_calls_kept(st, sp) == st->depth;
 }
 
 void trace_stream_skip_enter(struct trace_stream *st, uint64_t sp)
 {
-	if (st->depth < TRACE_OPEN_CALLS)
+	trace_stream_reserve_depth(st, st->depth);
+	if (st->depth < st->open_cap)
 		st->open_calls[st->depth] = (struct trace_open_call){0, sp};
 	st->depth++;
 }

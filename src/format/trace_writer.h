@@ -26,9 +26,16 @@ struct trace_session {
 	uint32_t tick_shift; /* time unit = tick >> tick_shift */
 	uint32_t image;	     /* this process image's id */
 	uint32_t pid;
+	int broken;	 /* the file cannot grow (disk full, size limit,
+			    truncated): nothing more is claimed */
+	int claim_errno; /* why, when broken */
 };
 
-/* Creates (truncates) `path` and writes the header.  0, or -1 with errno. */
+/* Creates (truncates) `path` and writes the header.  0, or -1 with errno.
+ * Every process of a session holds a shared lock on the file; a file held
+ * so by another session is in use, and left alone: the session is then
+ * created under the first free name of path.2.trace, path.3.trace, ...
+ * (s->path says which). */
 int trace_session_create(struct trace_session *s, const char *path, const char *command,
 			 size_t command_len, uint32_t window_size);
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
@@ -36,8 +43,9 @@ int trace_session_open(struct trace_session *s, const char *path);
 void trace_session_close(struct trace_session *s);
 /* A new image id (fork child, exec'd image); also sets s->image and s->pid. */
 uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid);
-/* Claims `len` bytes (rounded up to 8) of file space; returns the offset,
- * or 0 when the file could not grow. */
+/* Claims `len` bytes (rounded up to 8) of file space, backed by disk
+ * blocks; returns the offset, or 0 when the file could not grow (then the
+ * session is marked broken, with the reason in claim_errno). */
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len);
 
 /* Metadata records.  All return 0, or -1 with errno. */
@@ -55,7 +63,9 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 
 #define TRACE_FID_SETS 1024 /* address -> fid cache: sets of 2 slots */
 #define TRACE_FID_CACHE_SIZE (2 * TRACE_FID_SETS)
-#define TRACE_OPEN_CALLS 4096	       /* open calls the writer remembers */
+#define TRACE_OPEN_CALLS                                                                           \
+	4096			       /* open calls remembered at first; the stack                \
+					  grows (doubling) as deep as calls go */
 #define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
 
 struct trace_fid_slot {
@@ -77,7 +87,9 @@ struct trace_stream {
 	uint32_t tick_shift;
 	struct trace_fid_slot *fids;	    /* TRACE_FID_CACHE_SIZE slots */
 	struct trace_open_call *open_calls; /* innermost last */
-	uint32_t depth;			    /* open calls (may exceed TRACE_OPEN_CALLS) */
+	uint32_t open_cap;		    /* entries of open_calls */
+	uint32_t depth;			    /* open calls (may exceed open_cap when
+					       the stack could not grow) */
 	uint32_t depth_base;		    /* open calls the stream never wrote the enter of
 					       (a fork child's, from its parent) */
 	uint32_t next_fid;
@@ -157,7 +169,7 @@ static inline void trace_stream_put_enter_fid(struct trace_stream *st, uint8_t *
 					      uint32_t fid, uint64_t tick, uint64_t sp)
 {
 	uint32_t depth = st->depth++;
-	if (__builtin_expect(depth < TRACE_OPEN_CALLS, 1))
+	if (__builtin_expect(depth < st->open_cap, 1))
 		st->open_calls[depth] = (struct trace_open_call){address, sp};
 	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));
 }
@@ -176,8 +188,7 @@ static inline void trace_stream_put_enter(struct trace_stream *st, uint64_t addr
 static inline int trace_stream_exits_innermost(const struct trace_stream *st, uint64_t address)
 {
 	uint32_t top = st->depth - 1;
-	return __builtin_expect(top < TRACE_OPEN_CALLS && st->open_calls[top].address == address,
-				1);
+	return __builtin_expect(top < st->open_cap && st->open_calls[top].address == address, 1);
 }
 
 /* The exit of the innermost open call (with room). */
@@ -194,7 +205,9 @@ uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64
 
 static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
-	if (trace_stream_exits_innermost(st, address)) {
+	/* Deeper than remembered (the stack could not grow): nothing says
+	 * otherwise, so it ends the innermost call, as exits almost always do. */
+	if (trace_stream_exits_innermost(st, address) || st->depth > st->open_cap) {
 		trace_stream_put_exit_innermost(st, tick);
 		return;
 	}
@@ -237,6 +250,9 @@ int trace_stream_mark(struct trace_stream *st, uint64_t tick, const char *text);
 
 /* Sets up a stream of thread `tid` writing into session `s`; 0 or -1. */
 int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid);
+/* Makes room to remember `depth` + 1 open calls; 0, or -1 when the stack
+ * could not grow (then calls that deep are counted, not remembered). */
+int trace_stream_reserve_depth(struct trace_stream *st, uint32_t depth);
 /* Forgets every address -> fid of the open window, so that the next call of
  * each address defines it again (and the runtime checks its module again):
  * after a module was unloaded, its addresses may belong to another one. */

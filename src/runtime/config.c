@@ -15,13 +15,13 @@
 
 static int env_flag(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = runtime_getenv(name);
 	return v && *v && strcmp(v, "0") != 0 && strcmp(v, "false") != 0 && strcmp(v, "off") != 0;
 }
 
 static uint64_t env_size(const char *name, uint64_t fallback)
 {
-	const char *v = getenv(name);
+	const char *v = runtime_getenv(name);
 	if (!v || !*v)
 		return fallback;
 	char *end;
@@ -35,12 +35,12 @@ static uint64_t env_size(const char *name, uint64_t fallback)
 
 void runtime_config_load(struct runtime_config *c)
 {
-	const char *out = getenv("CALLTRACE_OUTPUT");
+	const char *out = runtime_getenv("CALLTRACE_OUTPUT");
 	memset(c, 0, sizeof(*c));
 	strncpy(c->output, out && *out ? out : "calltrace.trace", sizeof(c->output) - 1);
 	c->max_depth = (uint32_t)env_size("CALLTRACE_MAX_DEPTH", 0);
 	c->window_size = (uint32_t)env_size("CALLTRACE_BUFFER_SIZE", TRACE_DEFAULT_WINDOW);
-	const char *start = getenv("CALLTRACE_START");
+	const char *start = runtime_getenv("CALLTRACE_START");
 	c->start_off = start && strcmp(start, "off") == 0;
 	c->debug = env_flag("CALLTRACE_DEBUG");
 	c->capture_args = env_flag("CALLTRACE_CAPTURE_ARGS");

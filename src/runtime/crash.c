@@ -6,13 +6,21 @@
  *
  * The handler then puts back the handler that was there before (the
  * program's own, or the default) and lets the signal take its course, so
- * the program dies, or recovers, exactly as it would have.
+ * the program dies, or recovers, exactly as it would have.  It runs on the
+ * thread's alternate signal stack (threads.c gives one), so that a stack
+ * overflow is reported too.
+ *
+ * One SIGBUS is the runtime's own: a window of the trace file that the file
+ * no longer backs (someone truncated the trace, or the disk filled up under
+ * a file system that cannot reserve space).  Then the window is replaced by
+ * anonymous memory, recording stops, and the program goes on.
  */
 #include "runtime.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -29,9 +37,43 @@ static int signal_slot(int sig)
 	return -1;
 }
 
+static int inside(const void *address, const void *start, size_t len)
+{
+	return start && (const char *)address >= (const char *)start &&
+	       (const char *)address < (const char *)start + len;
+}
+
+/* Whether `address` is in the trace file's header page or this thread's
+ * window; if so, they no longer fault. */
+static int recover_trace_fault(const void *address)
+{
+	struct trace_stream *st = &runtime_thread.stream;
+	void *start;
+	size_t len;
+	if (inside(address, runtime_session.header, TRACE_HEADER_SIZE)) {
+		start = runtime_session.header;
+		len = TRACE_HEADER_SIZE;
+	} else if (inside(address, st->map, st->map_len)) {
+		start = st->map;
+		len = st->map_len;
+	} else {
+		return 0;
+	}
+	runtime_session.broken = 1;
+	if (mmap(start, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0) == MAP_FAILED)
+		return 0;
+	runtime_stop_for_good("the trace file lost its space (truncated, or its disk is full)");
+	return 1;
+}
+
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 {
 	int saved = errno;
+	if (sig == SIGBUS && info->si_code > 0 && recover_trace_fault(info->si_addr)) {
+		errno = saved;
+		return; /* the instruction runs again, on memory of its own */
+	}
 	int slot = signal_slot(sig);
 	uint64_t frames[1] = {0};
 #if defined(__x86_64__)

@@ -8,28 +8,37 @@
  * stack pointer on an enter (for longjmp.c).  No locks, no
  * system calls, no allocation.  Everything else goes to hook_slow().
  *
- * While a hook writes, it sets the window limit to NULL: a signal handler
- * whose instrumented code runs in between finds the stream busy and its
- * calls are dropped (both enter and exit, so the tree stays whole).
+ * While a hook writes, the thread's generation is RUNTIME_GEN_BUSY, set
+ * before the hook reads anything of its stream: a signal handler whose
+ * instrumented code runs in between finds the thread busy, and its calls
+ * wait in the thread's deferred queue (deferred.c) until the next hook,
+ * which writes them first.  A handler that runs before the mark is set
+ * writes its calls whole before the hook reads the stream.
  */
 #include "runtime.h"
 
 #include <errno.h>
+#include <string.h>
 
 __thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
 
-enum hook_kind { HOOK_ENTER, HOOK_EXIT };
+#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 
-static int stream_busy(const struct trace_stream *st)
+/* After a stop/start (or a longjmp that could not be followed): calls open
+ * before end there.  After a module went away: every address is looked up
+ * again, since another module may now be loaded there. */
+static void notice_new_generation(struct thread_state *t, uint32_t seen)
 {
-	return st->pos && !st->limit;
-}
-
-/* After a stop/start: calls open at the stop end there.  (hook_slow sets
- * the generation when it is done.) */
-static void notice_new_generation(struct thread_state *t)
-{
-	trace_stream_pause(&t->stream, trace_clock_tick());
+	uint32_t start_gen = runtime_start_gen;
+	if (t->start_gen != start_gen || seen == RUNTIME_GEN_STALE) {
+		trace_stream_pause(&t->stream, trace_clock_tick());
+		t->start_gen = start_gen;
+	}
+	uint32_t epoch = runtime_module_epoch;
+	if (t->module_epoch != epoch) {
+		trace_stream_forget_functions(&t->stream);
+		t->module_epoch = epoch;
+	}
 }
 
 /* CALLTRACE_MAX_DEPTH: calls deeper than it are counted, not written; their
@@ -50,6 +59,24 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp
 	return 0;
 }
 
+/* One event by the checked path (the thread is marked busy). */
+void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+			  uint64_t sp)
+{
+	if (!depth_allows(t, kind, sp))
+		return;
+	if (kind == HOOK_ENTER)
+		trace_stream_enter(&t->stream, fn, tick, sp);
+	else
+		trace_stream_exit(&t->stream, fn, tick);
+}
+
+static void update_fast_depth(struct thread_state *t)
+{
+	uint32_t cap = t->stream.open_cap;
+	t->fast_depth = runtime_fast_depth < cap ? runtime_fast_depth : cap;
+}
+
 /* The stack pointer of the call a hook records, as it was when that call
  * called the hook (the hook's own frame does not matter): how a longjmp
  * finds the calls it leaves (longjmp.c). */
@@ -57,38 +84,47 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp
 
 /* Everything but the common case: first event of a thread, a full window,
  * a function new to the window, an exit that is not the innermost call,
- * start/stop, the depth limit.  While it works, the thread's generation
- * is RUNTIME_GEN_BUSY. */
+ * start/stop, the depth limit, calls deferred by a signal handler.  While
+ * it works, the thread's generation is RUNTIME_GEN_BUSY. */
 static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
 						enum hook_kind kind, uint64_t sp)
 {
-	if (t->gen == RUNTIME_GEN_BUSY || stream_busy(&t->stream)) {
-		t->dropped++;
+	uint32_t seen = t->gen;
+	if (seen == RUNTIME_GEN_INTERNAL)
+		return; /* the runtime's own doing */
+	if (seen == RUNTIME_GEN_BUSY) {
+		runtime_defer_call(t, fn, kind, sp);
 		return;
 	}
 	if (t->phase == THREAD_DEAD)
 		return;
 	int saved_errno = errno;
-	uint32_t seen = t->gen;
 	t->gen = RUNTIME_GEN_BUSY;
-	if (runtime_init() < 0)
-		goto out;
-	uint32_t state = runtime_state;
-	if (state == 0)
-		goto out;
-	if (t->phase == THREAD_NEW && runtime_thread_begin(t) < 0)
-		goto out;
-	if (seen != state)
-		notice_new_generation(t);
-	seen = state;
-	if (!depth_allows(t, kind, sp))
-		goto out;
+	SIGNAL_FENCE();
 	uint64_t tick = trace_clock_tick();
-	if (kind == HOOK_ENTER)
-		trace_stream_enter(&t->stream, fn, tick, sp);
-	else
-		trace_stream_exit(&t->stream, fn, tick);
+	uint32_t state;
+	if (runtime_init() < 0 || (state = runtime_state) == 0)
+		goto out;
+	if (t->phase == THREAD_NEW) {
+		uint32_t busy = runtime_internal_begin(t);
+		int rc = runtime_thread_begin(t);
+		runtime_internal_end(t, busy);
+		if (rc < 0)
+			goto out;
+	}
+	if (seen != state)
+		notice_new_generation(t, seen);
+	seen = state;
+	runtime_deferred_flush(t);
+	runtime_record_event(t, fn, kind, tick, sp);
+	runtime_deferred_flush(t); /* a handler may have come meanwhile */
+	update_fast_depth(t);
+	if (t->dropped)
+		runtime_report_dropped(t);
+	if (unlikely(runtime_session.broken))
+		runtime_stop_for_good(strerror(runtime_session.claim_errno));
 out:
+	SIGNAL_FENCE();
 	t->gen = seen;
 	errno = saved_errno;
 }
@@ -102,17 +138,24 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	struct thread_state *t = &runtime_thread;
 	struct trace_stream *st = &t->stream;
 	uint32_t state = runtime_state;
-	uint8_t *pos = st->pos, *limit = st->limit;
-	if (unlikely(state != t->gen || pos >= limit || st->depth >= runtime_fast_depth))
+	if (unlikely(state != t->gen))
 		goto slow;
+	t->gen = RUNTIME_GEN_BUSY;
+	SIGNAL_FENCE();
+	uint8_t *pos = st->pos;
+	if (unlikely(pos >= st->limit || st->depth >= t->fast_depth))
+		goto slow_unmark;
 	int64_t fid = trace_stream_cached_fid(st, (uint64_t)fn);
 	if (unlikely(fid < 0))
-		goto slow;
-	st->limit = NULL;
+		goto slow_unmark;
 	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, (uint32_t)fid, trace_clock_tsc(),
 				   HOOKED_CALL_SP());
-	st->limit = limit;
+	SIGNAL_FENCE();
+	t->gen = state;
 	return;
+slow_unmark:
+	SIGNAL_FENCE();
+	t->gen = state;
 slow:
 	if (state != 0)
 		hook_slow(t, (uint64_t)fn, HOOK_ENTER, HOOKED_CALL_SP());
@@ -125,14 +168,20 @@ RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_e
 	struct thread_state *t = &runtime_thread;
 	struct trace_stream *st = &t->stream;
 	uint32_t state = runtime_state;
-	uint8_t *limit = st->limit;
-	if (unlikely(state != t->gen || st->pos >= limit || st->depth - 1 >= runtime_fast_depth ||
-		     !trace_stream_exits_innermost(st, (uint64_t)fn)))
+	if (unlikely(state != t->gen))
 		goto slow;
-	st->limit = NULL;
+	t->gen = RUNTIME_GEN_BUSY;
+	SIGNAL_FENCE();
+	if (unlikely(st->pos >= st->limit || st->depth - 1 >= t->fast_depth ||
+		     !trace_stream_exits_innermost(st, (uint64_t)fn)))
+		goto slow_unmark;
 	trace_stream_put_exit_innermost(st, trace_clock_tsc());
-	st->limit = limit;
+	SIGNAL_FENCE();
+	t->gen = state;
 	return;
+slow_unmark:
+	SIGNAL_FENCE();
+	t->gen = state;
 slow:
 	if (state != 0)
 		hook_slow(t, (uint64_t)fn, HOOK_EXIT, 0);

@@ -73,17 +73,25 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	if (trace_stream_jump_stays_inside(st, target))
 		return; /* it leaves no call */
 	uint32_t state = runtime_state;
-	if (t->gen == RUNTIME_GEN_BUSY && mend_interrupted_slow_path(t, state) < 0)
-		return;
-	/* A hook's fast path cut off half-way: its last event may or may not
-	 * be written, but the window is whole, and the UNWIND names the calls
-	 * that stay, which that event cannot be. */
-	if (!st->limit)
-		trace_stream_restore_limit(st);
+	if (t->gen == RUNTIME_GEN_BUSY) {
+		/* Out of a handler that interrupted a hook: the calls the
+		 * handler made are kept aside, and are written below, before
+		 * the jump ends those it leaves. */
+		t->deferred_skip = 0;
+		if (mend_interrupted_slow_path(t, state) < 0) {
+			runtime_deferred_discard(t);
+			return;
+		}
+	}
 	if (state == 0 || t->gen != state)
 		return; /* not recording */
 	int saved_errno = errno;
 	t->gen = RUNTIME_GEN_BUSY;
+	/* A hook's fast path cut off half-way leaves the window whole: its
+	 * last event may or may not be written, and the UNWIND names the
+	 * calls that stay, which that event cannot be.  Calls a handler
+	 * made earlier and left aside go in first. */
+	runtime_deferred_flush(t);
 	trace_stream_unwind_to(st, target, trace_clock_tick(), runtime_max_depth);
 	t->gen = state;
 	errno = saved_errno;

@@ -7,7 +7,13 @@
  * whenever a function is seen whose address lies in no known module (a
  * library was dlopen'd), and after dlclose (to record unloads).  dlopen
  * itself is not wrapped, so that the dynamic linker still sees the real
- * caller (its RUNPATH and $ORIGIN).
+ * caller (its RUNPATH and $ORIGIN).  When a module goes, every thread
+ * forgets its function ids, so that an address is looked up again: another
+ * module may be loaded there next.
+ *
+ * Nothing here calls malloc: a program may define its own, instrumented,
+ * and the runtime's work must not show up as its calls.  Paths are kept
+ * once each in pages of their own.
  */
 #include "runtime.h"
 
@@ -19,19 +25,73 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MAX_MODULES 1024
 
 struct known_module {
 	uint64_t low, high, load_bias;
-	char *path;
-	int seen; /* found by the scan in progress */
+	const char *path; /* interned */
+	int seen;	  /* found by the scan in progress */
 };
 
 static struct known_module modules[MAX_MODULES];
 static uint32_t nmodules;
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- paths, each kept once -------------------------------------------- */
+
+#define PATH_PAGE_SIZE (64u << 10)
+
+struct path_page {
+	struct path_page *next;
+	size_t used;
+	char text[];
+};
+
+static struct path_page *path_pages;
+
+static const char *path_find(const char *path, size_t len)
+{
+	for (const struct path_page *pg = path_pages; pg; pg = pg->next)
+		for (size_t at = 0; at < pg->used;) {
+			const char *p = pg->text + at;
+			size_t n = strlen(p);
+			if (n == len && memcmp(p, path, len) == 0)
+				return p;
+			at += n + 1;
+		}
+	return NULL;
+}
+
+static const char *path_intern(const char *path)
+{
+	size_t len = strlen(path);
+	const char *known = path_find(path, len);
+	if (known)
+		return known;
+	size_t room = PATH_PAGE_SIZE - sizeof(struct path_page);
+	if (len + 1 > room)
+		return NULL;
+	struct path_page *pg = path_pages;
+	if (!pg || pg->used + len + 1 > room) {
+		void *mem = mmap(NULL, PATH_PAGE_SIZE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED)
+			return NULL;
+		pg = mem;
+		pg->next = path_pages;
+		pg->used = 0;
+		path_pages = pg;
+	}
+	char *p = pg->text + pg->used;
+	memcpy(p, path, len + 1);
+	pg->used += len + 1;
+	return p;
+}
+
+/* ---- the modules ------------------------------------------------------- */
 
 struct found_object {
 	uint64_t low, high;
@@ -107,20 +167,22 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *unused)
 		path = exe;
 	}
 	m = &modules[nmodules++];
-	*m = (struct known_module){o.low, o.high, info->dlpi_addr, strdup(path), 1};
+	*m = (struct known_module){o.low, o.high, info->dlpi_addr, path_intern(path), 1};
 	trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high, o.build_id,
 			   o.build_id_len, path);
 	return 0;
 }
 
-/* Records new modules and, when `unloads` is set, the ones gone. */
-static void scan_locked(int unloads)
+/* Records new modules and, when `unloads` is set, the ones gone; returns
+ * how many went. */
+static uint32_t scan_locked(int unloads)
 {
 	for (uint32_t i = 0; i < nmodules; i++)
 		modules[i].seen = 0;
 	dl_iterate_phdr(note_object, NULL);
+	uint32_t gone = 0;
 	if (!unloads)
-		return;
+		return 0;
 	for (uint32_t i = 0; i < nmodules;) {
 		if (modules[i].seen) {
 			i++;
@@ -129,25 +191,30 @@ static void scan_locked(int unloads)
 		struct known_module *m = &modules[i];
 		trace_write_module(&runtime_session, MODULE_UNLOAD, m->load_bias, m->low, m->high,
 				   NULL, 0, m->path ? m->path : "");
-		free(m->path);
 		modules[i] = modules[--nmodules];
+		gone++;
 	}
+	return gone;
 }
 
 void runtime_modules_scan(void)
 {
 	int saved = errno;
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	pthread_mutex_lock(&modules_lock);
-	scan_locked(1);
+	uint32_t gone = scan_locked(1);
 	pthread_mutex_unlock(&modules_lock);
+	if (gone) {
+		__atomic_add_fetch(&runtime_module_epoch, 1, __ATOMIC_ACQ_REL);
+		runtime_state_bump(); /* every thread's next hook sees it */
+	}
+	runtime_internal_end(&runtime_thread, gen);
 	errno = saved;
 }
 
 void runtime_modules_forget(void)
 {
 	pthread_mutex_init(&modules_lock, NULL); /* a fork child: nobody holds it */
-	for (uint32_t i = 0; i < nmodules; i++)
-		free(modules[i].path);
 	nmodules = 0;
 }
 
@@ -160,10 +227,12 @@ void runtime_module_check(uint64_t address)
 		if (address >= modules[i].low && address < modules[i].high)
 			return;
 	int saved = errno;
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	if (pthread_mutex_trylock(&modules_lock) == 0) {
 		scan_locked(0);
 		pthread_mutex_unlock(&modules_lock);
 	}
+	runtime_internal_end(&runtime_thread, gen);
 	errno = saved;
 }
 

@@ -16,32 +16,78 @@
 
 enum thread_phase { THREAD_NEW = 0, THREAD_ACTIVE, THREAD_DEAD };
 
+/* A call a signal handler made while its thread's hook was writing: kept
+ * aside, and written after that event (deferred.c). */
+struct deferred_call {
+	uint64_t address;
+	uint64_t tick;
+	uint64_t sp;   /* enters: the call's stack pointer */
+	uint32_t kind; /* enum hook_kind */
+	uint32_t pad;
+};
+#define RUNTIME_DEFERRED_MAX 256
+
+enum hook_kind { HOOK_ENTER, HOOK_EXIT };
+
 /* Everything a thread needs on the hot path; lives in initial-exec TLS. */
 struct thread_state {
 	struct trace_stream stream;
-	uint32_t gen;	/* runtime_state this thread last saw */
-	uint32_t phase; /* enum thread_phase */
-	uint32_t dropped;
+	uint32_t gen;	       /* runtime_state this thread last saw */
+	uint32_t phase;	       /* enum thread_phase */
+	uint32_t fast_depth;   /* calls this deep go to the slow path: the depth
+				  limit, or the end of the open-call stack */
+	uint32_t start_gen;    /* runtime_start_gen this thread last saw */
+	uint32_t module_epoch; /* runtime_module_epoch this thread last saw */
+	uint32_t end_rounds;   /* thread-exit destructor rounds seen */
+	/* Calls of signal handlers that interrupted a hook (deferred.c). */
+	struct deferred_call *deferred; /* RUNTIME_DEFERRED_MAX, or NULL */
+	uint32_t ndeferred;
+	uint32_t deferred_open; /* enters queued whose exits are not */
+	uint32_t deferred_skip; /* open calls being dropped: the queue was full */
+	uint32_t dropped;	/* calls lost that way, not yet reported */
+	void *altstack;		/* the signal stack the runtime gave the thread */
 };
 
-/* A thread's gen while the runtime works on its stream outside the fast
- * path: no runtime_state ever equals it (generations are even, and 1 is the
- * state before init), so a signal handler's hooks that interrupt that work
- * take the slow path, find the thread busy and drop their calls. */
+/* A thread's gen while one of its hooks writes an event: no runtime_state
+ * ever equals it (generations are even, and 1 is the state before init), so
+ * the hooks of a signal handler that interrupts it take the slow path, find
+ * the thread busy, and defer their calls until the event is whole. */
 #define RUNTIME_GEN_BUSY 3u
 /* A thread's gen when its next hook must end the open calls first, as
  * after a stop/start; no runtime_state equals it either. */
 #define RUNTIME_GEN_STALE 5u
+/* A thread's gen while the runtime does its own work (starting, a fork
+ * child, listing modules): whatever program code that calls (a malloc the
+ * program defines) is the runtime's doing, and is not recorded. */
+#define RUNTIME_GEN_INTERNAL 7u
+
+static inline uint32_t runtime_internal_begin(struct thread_state *t)
+{
+	uint32_t gen = t->gen;
+	t->gen = RUNTIME_GEN_INTERNAL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return gen;
+}
+
+static inline void runtime_internal_end(struct thread_state *t, uint32_t gen)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->gen = gen;
+}
 
 extern __thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
 
-/* 0: recording off; otherwise a generation that changes at every start,
- * so that threads notice a stop/start pair (see hooks.c). */
+/* 0: recording off; otherwise a generation that changes at every start and
+ * whenever every thread must look again (a module unloaded), so that their
+ * next hook takes the slow path (see hooks.c). */
 extern volatile uint32_t runtime_state;
-extern uint32_t runtime_max_depth; /* UINT32_MAX: unlimited */
+extern volatile uint32_t runtime_start_gen;    /* changes at every start */
+extern volatile uint32_t runtime_module_epoch; /* changes when a module goes */
+extern uint32_t runtime_max_depth;	       /* UINT32_MAX: unlimited */
 /* The depth below which the hooks' fast path writes: runtime_max_depth when
  * events are stamped with the TSC, which it reads inline; 0 (any other
- * clock, or before init) sends every call to the slow path. */
+ * clock, or before init) sends every call to the slow path.  Each thread
+ * keeps the smaller of it and its open-call stack's size (fast_depth). */
 extern uint32_t runtime_fast_depth;
 
 struct runtime_config {
@@ -58,9 +104,25 @@ extern struct trace_session runtime_session;
 
 /* session.c */
 int runtime_init(void); /* idempotent; 0 when recording can go on */
+/* Makes every thread's next hook take the slow path (keeps recording off
+ * when it is off). */
+void runtime_state_bump(void);
+/* Recording stops for good in this process (the trace cannot grow); says
+ * why on stderr, once. */
+void runtime_stop_for_good(const char *why);
 void runtime_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* config.c */
 void runtime_config_load(struct runtime_config *c);
+/* hooks.c: the slow path of one event, for the deferred calls too */
+void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+			  uint64_t sp);
+/* deferred.c */
+void runtime_defer_call(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);
+void runtime_deferred_flush(struct thread_state *t);
+void runtime_deferred_discard(struct thread_state *t);
+void runtime_report_dropped(struct thread_state *t);
+/* env.c: getenv, also before libc has set up environ */
+const char *runtime_getenv(const char *name);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
@@ -68,6 +130,8 @@ void runtime_threads_init(void);
 void runtime_crash_handler_install(void);
 /* longjmp.c */
 void runtime_longjmp_init(void);
+/* spawn.c */
+void runtime_spawn_init(void);
 /* modules.c */
 void runtime_modules_scan(void);
 void runtime_modules_forget(void); /* in a fork child: write them again */

@@ -26,6 +26,8 @@
 struct runtime_config runtime_config;
 struct trace_session runtime_session = {.fd = -1};
 volatile uint32_t runtime_state = 1; /* not 0, so the first hook initialises */
+volatile uint32_t runtime_start_gen;
+volatile uint32_t runtime_module_epoch;
 uint32_t runtime_max_depth = UINT32_MAX;
 uint32_t runtime_fast_depth = 0;
 
@@ -33,6 +35,7 @@ enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
 static int init_phase;
 static char session_env[PATH_MAX + 64];
 static uint32_t generation = 2;
+static int stopped_for_good;
 
 void runtime_debug(const char *fmt, ...)
 {
@@ -80,7 +83,7 @@ static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t 
 /* Opens the session named in CALLTRACE_SESSION, or creates a new one. */
 static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
 {
-	const char *env = getenv("CALLTRACE_SESSION");
+	const char *env = runtime_getenv("CALLTRACE_SESSION");
 	unsigned image = 0;
 	int pid = 0, consumed = 0;
 	if (env && sscanf(env, "%u:%d:%n", &image, &pid, &consumed) == 2 && consumed > 0) {
@@ -102,13 +105,25 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	}
 	char cmd[2048];
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
-	return trace_session_create(&runtime_session, path, cmd, cmd_len,
-				    runtime_config.window_size);
+	if (trace_session_create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) <
+	    0)
+		return -1;
+	if (strcmp(runtime_session.path, path) != 0) {
+		char msg[2 * PATH_MAX + 96];
+		int n = snprintf(msg, sizeof(msg),
+				 "calltrace: %s is in use by another recording; writing %s\n", path,
+				 runtime_session.path);
+		ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
+		(void)unused;
+		snprintf(path, PATH_MAX, "%s", runtime_session.path);
+	}
+	return 0;
 }
 
 static void fork_child(void)
 {
 	struct thread_state *t = &runtime_thread;
+	uint32_t gen = runtime_internal_begin(t);
 	uint32_t parent_image = runtime_session.image;
 	uint32_t ppid = runtime_session.pid;
 	if (t->stream.map)
@@ -125,6 +140,7 @@ static void fork_child(void)
 	char name[17] = "";
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	trace_write_thread(&runtime_session, t->stream.tid, THREAD_START, name);
+	runtime_internal_end(t, gen);
 }
 
 static int init_once(void)
@@ -146,6 +162,7 @@ static int init_once(void)
 	if (trace_clock_kind == TRACE_CLOCK_TSC)
 		runtime_fast_depth = runtime_max_depth;
 	runtime_longjmp_init();
+	runtime_spawn_init();
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;
@@ -176,7 +193,10 @@ int runtime_init(void)
 		/* Another thread initialises; its calls until then are lost. */
 		return __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_DONE ? 0 : -1;
 	}
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	int ok = init_once() == 0;
+	runtime_internal_end(&runtime_thread, gen);
+	runtime_start_gen = generation;
 	if (ok)
 		runtime_state = runtime_config.start_off ? 0 : generation;
 	else
@@ -194,11 +214,35 @@ __attribute__((constructor(101))) static void runtime_constructor(void)
 
 /* ---- the public API (include/calltrace.h) ------------------------------- */
 
+void runtime_state_bump(void)
+{
+	uint32_t next = __atomic_add_fetch(&generation, 2, __ATOMIC_ACQ_REL);
+	uint32_t state = __atomic_load_n(&runtime_state, __ATOMIC_ACQUIRE);
+	while (state != 0 && state != 1 &&
+	       !__atomic_compare_exchange_n(&runtime_state, &state, next, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE))
+		;
+}
+
+void runtime_stop_for_good(const char *why)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	if (__atomic_exchange_n(&stopped_for_good, 1, __ATOMIC_ACQ_REL))
+		return;
+	char msg[PATH_MAX + 256];
+	int n = snprintf(msg, sizeof(msg),
+			 "calltrace: %s: %s; recording stopped, the program goes on\n",
+			 runtime_session.path, why);
+	ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
+	(void)unused;
+}
+
 RUNTIME_EXPORT void calltrace_start(void)
 {
-	if (runtime_init() < 0)
+	if (runtime_init() < 0 || stopped_for_good)
 		return;
 	uint32_t next = __atomic_add_fetch(&generation, 2, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&runtime_start_gen, next, __ATOMIC_RELEASE);
 	__atomic_store_n(&runtime_state, next, __ATOMIC_RELEASE);
 }
 
@@ -224,12 +268,17 @@ RUNTIME_EXPORT void calltrace_mark(const char *text)
 {
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
-	if (runtime_init() == 0 && runtime_state != 0 && t->gen != RUNTIME_GEN_BUSY &&
-	    !(t->stream.pos && !t->stream.limit)) {
-		uint32_t seen = t->gen;
+	uint32_t seen = t->gen;
+	if (runtime_init() == 0 && runtime_state != 0 && seen != RUNTIME_GEN_BUSY &&
+	    seen != RUNTIME_GEN_INTERNAL) {
 		t->gen = RUNTIME_GEN_BUSY;
-		if (t->phase != THREAD_NEW || runtime_thread_begin(t) == 0)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (t->phase == THREAD_ACTIVE ||
+		    (t->phase == THREAD_NEW && runtime_thread_begin(t) == 0)) {
+			runtime_deferred_flush(t);
 			trace_stream_mark(&t->stream, trace_clock_tick(), text);
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->gen = seen;
 	}
 	errno = saved;

@@ -3,28 +3,103 @@
  * first call, and closed (window length recorded, mapping released) when
  * the thread exits, so that memory stays bounded however many threads come
  * and go.
+ *
+ * Each thread also gets the small things the rest of the runtime needs: the
+ * queue for calls its signal handlers make while a hook writes
+ * (deferred.c), and an alternate signal stack when it has none, so that a
+ * stack overflow still leaves a crash record (crash.c).
  */
 #include "runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define ALTSTACK_SIZE (64u << 10)
+
 static pthread_key_t thread_end_key;
 
-static void thread_end(void *unused)
+/* A signal stack of the runtime's, unless the thread has one already. */
+static void altstack_give(struct thread_state *t)
 {
-	(void)unused;
+	stack_t old;
+	if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
+		return;
+	void *mem =
+	    mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return;
+	stack_t ss = {.ss_sp = mem, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
+	if (sigaltstack(&ss, NULL) < 0) {
+		munmap(mem, ALTSTACK_SIZE);
+		return;
+	}
+	t->altstack = mem;
+}
+
+/* Takes the runtime's signal stack back, if the thread still uses it. */
+static void altstack_take_back(struct thread_state *t)
+{
+	if (!t->altstack)
+		return;
+	stack_t cur;
+	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == t->altstack) {
+		if (cur.ss_flags & SS_ONSTACK)
+			return; /* running on it: leave it */
+		stack_t off = {.ss_flags = SS_DISABLE};
+		sigaltstack(&off, NULL);
+	}
+	munmap(t->altstack, ALTSTACK_SIZE);
+	t->altstack = NULL;
+}
+
+static void deferred_queue_give(struct thread_state *t)
+{
+	void *mem = mmap(NULL, RUNTIME_DEFERRED_MAX * sizeof(struct deferred_call),
+			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	t->deferred = mem == MAP_FAILED ? NULL : mem;
+}
+
+static void deferred_queue_take_back(struct thread_state *t)
+{
+	if (t->deferred)
+		munmap(t->deferred, RUNTIME_DEFERRED_MAX * sizeof(struct deferred_call));
+	t->deferred = NULL;
+	t->ndeferred = 0;
+}
+
+/* Other thread-specific destructors run after ours when their keys are
+ * newer (a program's keys usually are), and may call instrumented code: so
+ * the thread is ended only in the last round of destructors. */
+static void thread_end(void *state)
+{
 	struct thread_state *t = &runtime_thread;
+	if (++t->end_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+		pthread_setspecific(thread_end_key, state);
+		return;
+	}
+	uint32_t gen = t->gen;
+	if (gen != RUNTIME_GEN_INTERNAL && gen != RUNTIME_GEN_BUSY && t->ndeferred) {
+		t->gen = RUNTIME_GEN_BUSY;
+		runtime_deferred_flush(t);
+	}
+	t->gen = RUNTIME_GEN_INTERNAL;
+	runtime_report_dropped(t);
 	char name[17] = "";
 	prctl(PR_GET_NAME, name, 0, 0, 0); /* it may have been renamed since */
 	trace_write_thread(&runtime_session, t->stream.tid, THREAD_END, name);
 	t->phase = THREAD_DEAD;
 	trace_stream_destroy(&t->stream);
+	deferred_queue_take_back(t);
+	altstack_take_back(t);
+	t->gen = gen;
 }
 
 void runtime_threads_init(void)
@@ -61,6 +136,10 @@ int runtime_thread_begin(struct thread_state *t)
 		return -1;
 	}
 	t->stream.on_define = runtime_module_check;
+	t->start_gen = runtime_start_gen;
+	t->module_epoch = runtime_module_epoch;
+	deferred_queue_give(t);
+	altstack_give(t);
 	t->phase = THREAD_ACTIVE;
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	trace_write_thread(&runtime_session, tid, THREAD_START, name);

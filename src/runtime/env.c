@@ -1,0 +1,58 @@
+/*
+ * env.c - the runtime's getenv.
+ *
+ * The runtime may start before libc has set up `environ`: a program whose
+ * .preinit_array (or a malloc of its own, called by the loader) runs
+ * instrumented code makes the first hook run that early.  Then the
+ * environment is read from /proc/self/environ, which the kernel set up
+ * before anything ran.
+ */
+#include "runtime.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char initial_env[64 << 10];
+static size_t initial_env_len;
+static int initial_env_read;
+
+static void read_initial_env(void)
+{
+	int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n;
+		while (initial_env_len < sizeof(initial_env) - 1 &&
+		       (n = read(fd, initial_env + initial_env_len,
+				 sizeof(initial_env) - 1 - initial_env_len)) > 0)
+			initial_env_len += (size_t)n;
+		close(fd);
+	}
+	initial_env[initial_env_len] = '\0';
+	initial_env_read = 1;
+}
+
+static const char *initial_getenv(const char *name)
+{
+	if (!initial_env_read)
+		read_initial_env();
+	size_t name_len = strlen(name);
+	for (size_t at = 0; at < initial_env_len;) {
+		const char *entry = initial_env + at;
+		size_t len = strnlen(entry, initial_env_len - at);
+		if (len > name_len && entry[name_len] == '=' && memcmp(entry, name, name_len) == 0)
+			return entry + name_len + 1;
+		at += len + 1;
+	}
+	return NULL;
+}
+
+const char *runtime_getenv(const char *name)
+{
+	if (environ && environ[0])
+		return getenv(name);
+	return initial_getenv(name);
+}
