@@ -152,13 +152,16 @@ static void push_frame(struct thread_walk *w, const struct trace_event *ev)
 		emit_enter(w, f);
 }
 
-static void pop_frame(struct thread_walk *w, uint64_t end_ns, int unfinished)
+enum { ENDED = 0, UNFINISHED = 1, CUT = 2 }; /* how pop_frame ends a call */
+
+static void pop_frame(struct thread_walk *w, uint64_t end_ns, int how)
 {
 	struct frame *f = &w->stack[--w->depth];
+	int unfinished = how != ENDED;
 	if (w->first_pending > w->depth)
 		w->first_pending = w->depth;
-	if (unfinished)
-		w->stats->unfinished++;
+	w->stats->unfinished += unfinished;
+	w->stats->cut += how == CUT;
 	if (!f->emitted)
 		return;
 	uint64_t duration = end_ns > f->start_ns ? end_ns - f->start_ns : 0;
@@ -187,8 +190,8 @@ static void handle_exit(struct thread_walk *w, const struct trace_event *ev)
 		return;
 	}
 	while (w->depth > i)
-		pop_frame(w, ev->time_ns, 1);
-	pop_frame(w, ev->time_ns, 0);
+		pop_frame(w, ev->time_ns, UNFINISHED);
+	pop_frame(w, ev->time_ns, ENDED);
 }
 
 static int thread_selected(const struct walk_filters *f, const struct trace_thread *t)
@@ -228,14 +231,15 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 			handle_exit(w, &ev);
 		} else if (ev.type == TRACE_PAUSE) {
 			while (w->depth)
-				pop_frame(w, ev.time_ns, 1);
+				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_UNWIND) {
 			while (w->depth > ev.stay)
-				pop_frame(w, ev.time_ns, 1);
+				pop_frame(w, ev.time_ns, UNFINISHED);
 		}
 	}
+	w->stats->left_open += w->depth;
 	while (w->depth)
-		pop_frame(w, w->last_ns, 1);
+		pop_frame(w, w->last_ns, UNFINISHED);
 	trace_cursor_fini(&w->cursor);
 	if (c->end_thread)
 		c->end_thread(c->ctx, &w->info);

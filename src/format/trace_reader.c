@@ -5,8 +5,11 @@
  * does not check out (bad magic, impossible length) is reported with its
  * offset, and the walk resyncs at the next 8-byte-aligned valid header; a
  * region that was claimed but never written (a process killed at just the
- * wrong moment) is skipped the same way.  Event windows are only indexed
- * here; trace_cursor_next() decodes them later, checking every byte.
+ * wrong moment) is skipped the same way, a page at a time, and holes of a
+ * sparse file without reading them.  Event windows are only indexed here;
+ * trace_cursor_next() decodes them later, checking every byte.  What the
+ * record lacks (windows lost or missing, corruption, truncation) is counted
+ * in trace_reader.losses and described in trace_reader.problems.
  */
 #include "trace_reader.h"
 #include "../utils/array.h"
@@ -28,22 +31,41 @@
 			abort();                                                                   \
 	} while (0)
 
-void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
+/* Keeps a problem; 1 when it is new (not already found by another walk). */
+static int add_problem(struct trace_reader *r, uint64_t offset, const char *fmt, va_list ap)
 {
 	struct trace_problem found;
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(found.message, sizeof(found.message), fmt, ap);
-	va_end(ap);
 	found.offset = offset;
 	if (r->nproblems >= 1000)
-		return; /* a hopeless file: the first thousand say enough */
+		return 1; /* a hopeless file: the first thousand say enough */
 	for (size_t i = 0; i < r->nproblems; i++) /* a second walk finds them again */
 		if (r->problems[i].offset == offset &&
 		    strcmp(r->problems[i].message, found.message) == 0)
-			return;
+			return 0;
 	GROW(r->problems, r->nproblems, r->cap_problems);
 	r->problems[r->nproblems++] = found;
+	return 1;
+}
+
+void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (add_problem(r, offset, fmt, ap))
+		r->losses.corrupt++;
+	va_end(ap);
+}
+
+/* A loss that is not corruption (windows lost or missing, calls dropped);
+ * the caller counts it in r->losses. */
+static void __attribute__((format(printf, 3, 4)))
+note_loss(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add_problem(r, offset, fmt, ap);
+	va_end(ap);
 }
 
 static char *copy_string(const uint8_t *p, size_t len)
@@ -70,13 +92,47 @@ static char *join_arguments(const uint8_t *p, size_t len)
 
 /* ---- images, threads ------------------------------------------------------ */
 
+static uint64_t image_key_hash(uint32_t id)
+{
+	return (uint64_t)id * 0x9e3779b97f4a7c15ull >> 17;
+}
+
+static void image_hash_rebuild(struct trace_reader *r)
+{
+	free(r->image_hash);
+	r->image_hash_size = r->image_hash_size ? r->image_hash_size * 2 : 64;
+	r->image_hash = calloc(r->image_hash_size, sizeof(uint32_t));
+	if (!r->image_hash)
+		abort();
+	for (size_t i = 0; i < r->nimages; i++) {
+		size_t h = image_key_hash(r->images[i].id);
+		while (r->image_hash[h & (r->image_hash_size - 1)])
+			h++;
+		r->image_hash[h & (r->image_hash_size - 1)] = (uint32_t)i + 1;
+	}
+}
+
+/* The hash slot of image `id`: holds its index + 1, or 0 when it is new. */
+static uint32_t *image_slot(const struct trace_reader *r, uint32_t id)
+{
+	size_t mask = r->image_hash_size - 1;
+	for (size_t h = image_key_hash(id);; h++) {
+		uint32_t *slot = &r->image_hash[h & mask];
+		if (*slot == 0 || r->images[*slot - 1].id == id)
+			return slot;
+	}
+}
+
 static struct trace_image *image_get(struct trace_reader *r, uint32_t id, uint32_t pid)
 {
-	for (size_t i = r->nimages; i-- > 0;)
-		if (r->images[i].id == id)
-			return &r->images[i];
+	if (r->nimages * 2 >= r->image_hash_size)
+		image_hash_rebuild(r);
+	uint32_t *slot = image_slot(r, id);
+	if (*slot)
+		return &r->images[*slot - 1];
 	GROW(r->images, r->nimages, r->cap_images);
 	struct trace_image *im = &r->images[r->nimages++];
+	*slot = (uint32_t)r->nimages;
 	memset(im, 0, sizeof(*im));
 	im->id = id;
 	im->pid = pid;
@@ -87,10 +143,10 @@ static struct trace_image *image_get(struct trace_reader *r, uint32_t id, uint32
 
 const struct trace_image *trace_reader_image(const struct trace_reader *r, uint32_t id)
 {
-	for (size_t i = 0; i < r->nimages; i++)
-		if (r->images[i].id == id)
-			return &r->images[i];
-	return NULL;
+	if (r->nimages == 0)
+		return NULL;
+	uint32_t slot = *image_slot(r, id);
+	return slot ? &r->images[slot - 1] : NULL;
 }
 
 static uint64_t thread_key_hash(uint32_t image, uint32_t tid)
@@ -157,13 +213,15 @@ static void read_process(struct trace_reader *r, uint64_t off, const struct trac
 		goto bad;
 	if (rec.event == PROCESS_EXIT) {
 		/* Image 0: written by the recorder, which knows only the pid. */
-		for (size_t i = r->nimages; i-- > 0;) {
-			struct trace_image *im = &r->images[i];
-			if (c->image ? im->id == c->image : im->pid == c->pid) {
-				im->has_exit = 1;
-				im->exit_status = rec.status;
+		struct trace_image *im = (struct trace_image *)trace_reader_image(r, c->image);
+		for (size_t i = r->nimages; !c->image && i-- > 0;)
+			if (r->images[i].pid == c->pid) {
+				im = &r->images[i];
 				break;
 			}
+		if (im) {
+			im->has_exit = 1;
+			im->exit_status = rec.status;
 		}
 		return;
 	}
@@ -229,8 +287,16 @@ static void read_thread(struct trace_reader *r, uint64_t off, const struct trace
 	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
 	if (rec.event == THREAD_LOST_CALLS) {
 		char *count = copy_string(p + sizeof(rec), rec.name_len);
-		trace_reader_problem(r, off, "thread %u: %s calls could not be recorded", c->tid,
-				     count ? count : "?");
+		char *end;
+		unsigned long long n = strtoull(count, &end, 10);
+		if (*count && !*end) {
+			r->losses.lost_calls += n < UINT64_MAX - r->losses.lost_calls
+						    ? n
+						    : UINT64_MAX - r->losses.lost_calls;
+			note_loss(r, off, "thread %u: %llu calls could not be recorded", c->tid, n);
+		} else {
+			trace_reader_problem(r, off, "corrupt thread record");
+		}
 		free(count);
 		return;
 	}
@@ -281,20 +347,79 @@ static int chunk_header_ok(const struct trace_reader *r, uint64_t off)
 	return c.magic == TRACE_CHUNK_MAGIC && c.header_size == sizeof(c) &&
 	       c.length >= sizeof(c) && c.length % 8 == 0 && c.kind >= CHUNK_EVENTS &&
 	       c.kind <= CHUNK_SKIP && c.used <= c.length - sizeof(c) &&
-	       (c.kind == CHUNK_EVENTS || c.kind == CHUNK_SKIP || c.length <= 1u << 20);
+	       c.length <=
+		   (c.kind == CHUNK_EVENTS || c.kind == CHUNK_SKIP ? TRACE_MAX_WINDOW : 1u << 20);
 }
 
-/* Skips to the next valid chunk header; returns its offset or r->size. */
-static uint64_t resync(struct trace_reader *r, uint64_t off)
+/* Gives back the pages of [from, to) of the mapping (page-aligned inward). */
+static void release_range(const struct trace_reader *r, uint64_t from, uint64_t to)
+{
+	uintptr_t start = ((uintptr_t)r->data + from + 4095) & ~(uintptr_t)4095;
+	uintptr_t end = ((uintptr_t)r->data + to) & ~(uintptr_t)4095;
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+/* Reading maps the pages it touches: every 4 MiB, those behind `off` go. */
+static void release_behind(const struct trace_reader *r, uint64_t *released, uint64_t off)
+{
+	if (off - *released > (4u << 20)) {
+		release_range(r, *released, off);
+		*released = off;
+	}
+}
+
+/* The first offset at or after `off` that may hold data: the holes of a
+ * sparse file (a crashed or full-disk recording leaves them) are skipped
+ * without reading them. */
+static uint64_t next_data(const struct trace_reader *r, uint64_t off)
+{
+	if (r->fd < 0 || off >= r->size)
+		return off;
+	off_t found = lseek(r->fd, (off_t)off, SEEK_DATA);
+	if (found < 0)
+		return errno == ENXIO ? r->size : off; /* ENXIO: a hole to the end */
+	return (uint64_t)found > off ? (uint64_t)found & ~(uint64_t)7 : off;
+}
+
+/* Whether the page at `off` (4096-aligned) is all zeros, up to the end. */
+static int zero_page(const struct trace_reader *r, uint64_t off)
+{
+	size_t n = r->size - off < 4096 ? (size_t)(r->size - off) : 4096;
+	const uint8_t *p = r->data + off;
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t word;
+		memcpy(&word, p + i, 8);
+		if (word)
+			return 0;
+	}
+	return n % 8 == 0;
+}
+
+/* Skips to the next valid chunk header; returns its offset or r->size.
+ * Zeros (space claimed but never written) go a page at a time, holes at
+ * once; memory stays bounded however long the region. */
+static uint64_t resync(struct trace_reader *r, uint64_t off, uint64_t *released)
 {
 	uint64_t start = off;
 	int all_zero = 1;
-	for (; off + sizeof(struct trace_chunk) <= r->size; off += 8) {
+	while (off + sizeof(struct trace_chunk) <= r->size) {
+		if (off % 4096 == 0 && all_zero) {
+			uint64_t data = next_data(r, off);
+			if (data == off && zero_page(r, off))
+				data = off + 4096;
+			if (data > off) {
+				off = data;
+				release_behind(r, released, off);
+				continue;
+			}
+		}
 		if (chunk_header_ok(r, off))
 			break;
 		uint64_t word;
 		memcpy(&word, r->data + off, 8);
 		all_zero &= word == 0;
+		off += 8;
 	}
 	if (off + sizeof(struct trace_chunk) > r->size)
 		off = r->size;
@@ -324,13 +449,32 @@ static void note_clock(struct clock_span *s, const struct trace_chunk *c)
 	}
 }
 
+/* The end of the last stretch of data (not a hole) in [from, to). */
+static uint64_t data_end(const struct trace_reader *r, uint64_t from, uint64_t to)
+{
+	uint64_t end = from;
+	while (from < to && r->fd >= 0) {
+		off_t data = lseek(r->fd, (off_t)from, SEEK_DATA);
+		if (data < 0 || (uint64_t)data >= to)
+			return data < 0 && errno != ENXIO ? to : end;
+		off_t hole = lseek(r->fd, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole >= to)
+			return to;
+		end = from = (uint64_t)hole;
+	}
+	return r->fd >= 0 ? end : to;
+}
+
 /* A window never closed (its writer was killed or is still running at the
  * end) is as long as its last non-zero byte. */
-static size_t written_length(const uint8_t *payload, size_t avail, const struct trace_chunk *c)
+static size_t written_length(const struct trace_reader *r, uint64_t payload_off,
+			     const struct trace_chunk *c)
 {
-	size_t n = c->length - c->header_size;
-	if (n > avail)
-		n = avail;
+	const uint8_t *payload = r->data + payload_off;
+	uint64_t n = c->length - c->header_size;
+	if (n > r->size - payload_off)
+		n = r->size - payload_off;
+	n = data_end(r, payload_off, payload_off + n) - payload_off;
 	while (n >= 8) {
 		uint64_t word;
 		memcpy(&word, payload + n - 8, 8);
@@ -340,7 +484,7 @@ static size_t written_length(const uint8_t *payload, size_t avail, const struct 
 	}
 	while (n > 0 && payload[n - 1] == 0)
 		n--;
-	return n;
+	return (size_t)n;
 }
 
 /* The payload bytes of the event window at `off`. */
@@ -348,9 +492,7 @@ static size_t window_bytes(const struct trace_reader *r, uint64_t off)
 {
 	struct trace_chunk c;
 	memcpy(&c, r->data + off, sizeof(c));
-	return c.used ? c.used
-		      : written_length(r->data + off + c.header_size, r->size - off - c.header_size,
-				       &c);
+	return c.used ? c.used : written_length(r, off + c.header_size, &c);
 }
 
 static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_chunk *c)
@@ -432,23 +574,48 @@ static void finish_threads(struct trace_reader *r)
 				trace_reader_problem(r, t->windows[w].offset,
 						     "thread %u: two event windows numbered %u",
 						     t->tid, seq);
-			else if (seq != before + 1)
-				trace_reader_problem(r, t->windows[w].offset,
-						     "thread %u: %u event windows missing", t->tid,
-						     seq - before - 1);
+			else if (seq != before + 1) {
+				r->losses.missing_windows += seq - before - 1;
+				note_loss(r, t->windows[w].offset,
+					  "thread %u: %u event windows missing", t->tid,
+					  seq - before - 1);
+			}
 		}
 		if (!t->name)
 			t->name = copy_string((const uint8_t *)"", 0);
 	}
 }
 
-/* Gives back the pages of [from, to) of the mapping (page-aligned inward). */
-static void release_range(const struct trace_reader *r, uint64_t from, uint64_t to)
+/* What the header says beyond the chunks: windows lost, or space claimed
+ * that the file does not hold.  Failed claims also advance next_offset, so
+ * with windows lost the difference says nothing about truncation. */
+static void header_losses(struct trace_reader *r)
 {
-	uintptr_t start = ((uintptr_t)r->data + from + 4095) & ~(uintptr_t)4095;
-	uintptr_t end = ((uintptr_t)r->data + to) & ~(uintptr_t)4095;
-	if (end > start)
-		madvise((void *)start, end - start, MADV_DONTNEED);
+	uint64_t end = r->header.next_offset;
+	if (r->header.lost_windows) {
+		r->losses.lost_windows = r->header.lost_windows;
+		note_loss(r, 0,
+			  "%u event windows lost: the space for them could not be claimed (disk "
+			  "full?), their events are missing",
+			  r->header.lost_windows);
+	} else if (end > r->size) {
+		r->losses.truncated_bytes = end - r->size;
+		note_loss(r, r->size,
+			  "trace truncated: it ends %llu bytes short of the space claimed",
+			  (unsigned long long)(end - r->size));
+	}
+}
+
+/* The clock's rate from the chunks' anchors (the header's when they span
+ * too little time). */
+static void set_clock(struct trace_reader *r, const struct clock_span *span)
+{
+	double hz = (double)r->header.tick_hz;
+	if (span->hi_ns - span->lo_ns >= 20000000 && span->hi_tick > span->lo_tick)
+		hz = (double)(span->hi_tick - span->lo_tick) * 1e9 /
+		     (double)(span->hi_ns - span->lo_ns);
+	r->ns_per_tick = 1e9 / hz;
+	r->ns_per_unit = r->ns_per_tick * (double)(1u << r->header.tick_shift);
 }
 
 static void index_chunks(struct trace_reader *r)
@@ -456,12 +623,9 @@ static void index_chunks(struct trace_reader *r)
 	struct clock_span span = {0, 0, 0, 0};
 	uint64_t off = TRACE_HEADER_SIZE, released = 0;
 	while (off + sizeof(struct trace_chunk) <= r->size) {
-		if (off - released > (4u << 20)) { /* reading headers maps pages around them */
-			release_range(r, released, off);
-			released = off;
-		}
+		release_behind(r, &released, off);
 		if (!chunk_header_ok(r, off)) {
-			off = resync(r, off);
+			off = resync(r, off, &released);
 			continue;
 		}
 		struct trace_chunk c;
@@ -473,15 +637,8 @@ static void index_chunks(struct trace_reader *r)
 		note_clock(&span, &c);
 		off += c.length;
 	}
-	if (r->header.next_offset > r->size && r->header.next_offset < (1ull << 48))
-		trace_reader_problem(r, r->size, "trace truncated: %llu bytes missing at the end",
-				     (unsigned long long)(r->header.next_offset - r->size));
-	double hz = (double)r->header.tick_hz;
-	if (span.hi_ns - span.lo_ns >= 20000000 && span.hi_tick > span.lo_tick)
-		hz =
-		    (double)(span.hi_tick - span.lo_tick) * 1e9 / (double)(span.hi_ns - span.lo_ns);
-	r->ns_per_tick = 1e9 / hz;
-	r->ns_per_unit = r->ns_per_tick * (double)(1u << r->header.tick_shift);
+	header_losses(r);
+	set_clock(r, &span);
 	finish_threads(r);
 }
 
@@ -489,9 +646,14 @@ static void index_chunks(struct trace_reader *r)
 
 static int check_header(struct trace_reader *r, char *err, size_t errlen)
 {
-	if (r->size < sizeof(struct trace_file_header) ||
-	    memcmp(r->data, TRACE_FILE_MAGIC, sizeof(TRACE_FILE_MAGIC)) != 0) {
+	size_t magic_len = sizeof(TRACE_FILE_MAGIC);
+	if (r->size < magic_len || memcmp(r->data, TRACE_FILE_MAGIC, magic_len) != 0) {
 		snprintf(err, errlen, "%s: not a calltrace trace file", r->path);
+		return -1;
+	}
+	if (r->size < TRACE_HEADER_SIZE) {
+		snprintf(err, errlen, "%s: trace truncated inside its header (%zu of %u bytes)",
+			 r->path, r->size, TRACE_HEADER_SIZE);
 		return -1;
 	}
 	memcpy(&r->header, r->data, sizeof(r->header));
@@ -505,29 +667,59 @@ static int check_header(struct trace_reader *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: corrupt trace header", r->path);
 		return -1;
 	}
-	if (r->size < TRACE_HEADER_SIZE) {
-		snprintf(err, errlen, "%s: trace truncated inside its header", r->path);
-		return -1;
-	}
 	r->command = join_arguments((const uint8_t *)r->header.command, r->header.command_len);
 	return 0;
 }
 
-struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen)
+/* Why `st` cannot be a trace, or NULL when it can (a regular file). */
+static const char *not_a_file(const struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (S_ISREG(st->st_mode))
+		return NULL;
+	if (S_ISDIR(st->st_mode))
+		return "is a directory, not a trace file";
+	if (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode))
+		return "is a pipe or socket; a trace must be a regular file";
+	return "is a device; a trace must be a regular file";
+}
+
+/* Opens `path` for reading, only if it is a regular file: a FIFO would
+ * block the open, a device may do anything.  The fd, or -1 after err. */
+static int open_regular(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	const char *why;
+	if (stat(path, st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((why = not_a_file(st))) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+	if (fstat(fd, st) < 0 || (why = not_a_file(st))) { /* replaced meanwhile */
+		snprintf(err, errlen, "%s: %s", path, why ? why : strerror(errno));
 		close(fd);
-		return NULL;
+		return -1;
 	}
+	return fd;
+}
+
+struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open_regular(path, &st, err, errlen);
+	if (fd < 0)
+		return NULL;
 	struct trace_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		abort();
 	r->path = path;
+	r->fd = fd;
 	r->size = (size_t)st.st_size;
 	if (r->size == 0) {
 		snprintf(err, errlen, "%s: empty file, not a calltrace trace", path);
@@ -542,12 +734,12 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 	madvise(map, r->size, MADV_SEQUENTIAL);
 	if (check_header(r, err, errlen) < 0)
 		goto fail;
-	close(fd);
 	index_chunks(r);
+	close(fd);
+	r->fd = -1;
 	release_range(r, 0, r->size); /* cursors map what they read, window by window */
 	return r;
 fail:
-	close(fd);
 	trace_reader_close(r);
 	return NULL;
 }
@@ -579,7 +771,10 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->problems);
 	free(r->crashes);
 	free(r->thread_hash);
+	free(r->image_hash);
 	free(r->command);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r);
 }
 
@@ -655,6 +850,7 @@ static int open_window(struct trace_cursor *c)
 	if (c->end > r->data + limit) {
 		trace_reader_problem(r, off, "event window truncated");
 		c->end = r->data + limit;
+		c->damaged = 1; /* noted now, said after the window */
 	}
 	c->chunk_offset = off;
 	c->tick = h.base_tick;
@@ -671,6 +867,7 @@ static void window_corrupt(struct trace_cursor *c, const char *what)
 	    c->reader, c->chunk_offset + (uint64_t)(c->p - (c->reader->data + c->chunk_offset)),
 	    "thread %u: %s; rest of the window skipped", c->thread->tid, what);
 	c->p = c->end;
+	c->damaged = 1;
 }
 
 /* Reads a varint; 0 when it runs past the end or is too long. */
@@ -697,7 +894,8 @@ static inline uint64_t event_time(struct trace_cursor *c, uint64_t delta)
 	c->tick += delta;
 	double ns =
 	    c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_unit;
-	uint64_t t = ns > 0 ? (uint64_t)ns : 0;
+	/* Saturates: a huge or corrupt delta must not overflow (nor NaN pass). */
+	uint64_t t = ns < (double)TRACE_TIME_MAX ? (ns > 0 ? (uint64_t)ns : 0) : TRACE_TIME_MAX;
 	if (t < c->last_ns)
 		t = c->last_ns; /* never backwards within a thread */
 	c->last_ns = t;
@@ -764,6 +962,7 @@ static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsign
 			return -1;
 		ev->type = TRACE_PAUSE;
 		ev->time_ns = event_time(c, delta);
+		ev->lost = 0;
 		return 1;
 	case EV_EXIT_AT:
 		if (!read_varint(c, &len) || !read_varint(c, &delta) || !set_function(c, ev, len))
@@ -805,14 +1004,18 @@ int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
 {
 	for (;;) {
 		if (c->p >= c->end) {
-			if (!open_window(c))
+			/* Where events are missing (the rest of a corrupt
+			 * window, windows before the next), the open calls end. */
+			if (c->damaged)
+				c->damaged = 0;
+			else if (!open_window(c))
 				return 0;
-			if (c->gap) { /* the calls open before missing windows end there */
-				ev->type = TRACE_PAUSE;
-				ev->time_ns = c->last_ns;
-				return 1;
-			}
-			continue;
+			else if (!c->gap)
+				continue;
+			ev->type = TRACE_PAUSE;
+			ev->time_ns = c->last_ns;
+			ev->lost = 1;
+			return 1;
 		}
 		uint8_t b = *c->p;
 		if (b == 0) { /* the rest of the window was never written */

@@ -63,6 +63,17 @@ struct trace_crash {
 	uint32_t nframes;
 };
 
+/* What the record is known to lack; all 0 for a whole trace.  Each also
+ * has a line in trace_reader.problems. */
+struct trace_losses {
+	uint64_t lost_windows;	  /* the header's count of windows whose space could not be
+				     claimed (disk full?): their events were dropped */
+	uint64_t missing_windows; /* gaps in the threads' window sequences */
+	uint64_t lost_calls;	  /* calls the writer counted but could not record */
+	uint64_t corrupt;	  /* corrupt chunks, records and event windows */
+	uint64_t truncated_bytes; /* claimed space the file does not hold */
+};
+
 struct trace_reader {
 	const char *path;
 	const uint8_t *data;
@@ -81,9 +92,17 @@ struct trace_reader {
 	size_t ncrashes, cap_crashes;
 	uint64_t event_bytes;	  /* payload bytes of all event windows */
 	uint64_t unwritten_bytes; /* claimed but never written space */
-	uint32_t *thread_hash;	  /* (image, tid) -> index + 1 */
+	struct trace_losses losses;
+	uint32_t *thread_hash; /* (image, tid) -> index + 1 */
 	size_t thread_hash_size;
+	uint32_t *image_hash; /* id -> index + 1 */
+	size_t image_hash_size;
+	int fd; /* while indexing: to find holes; else -1 */
 };
+
+/* Event times saturate here (about 146 years): views may add and subtract
+ * them without overflow. */
+#define TRACE_TIME_MAX (UINT64_C(1) << 62)
 
 /* Opens and indexes `path`.  On failure returns NULL and writes a one-line
  * reason into err. */
@@ -94,7 +113,9 @@ const struct trace_image *trace_reader_image(const struct trace_reader *r, uint3
 /* The module of `image` that holds `address` at time `ns`, or NULL. */
 const struct trace_module *trace_reader_find_module(const struct trace_reader *r, uint32_t image,
 						    uint64_t address, uint64_t ns);
-/* Records a problem found while reading (also used by the cursor). */
+/* Records a problem found while reading (also used by the cursor): a
+ * corrupt region, counted in losses.corrupt.  The same problem at the same
+ * offset is kept once; after the first thousand only the count grows. */
 void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -111,6 +132,8 @@ struct trace_event {
 	const char *mark; /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;
 	uint32_t stay; /* UNWIND: the open calls that go on (the outermost) */
+	int lost;      /* PAUSE: events are missing here (windows missing, a
+			  corrupt window): the open calls' ends were not recorded */
 };
 
 struct trace_cursor {
@@ -128,6 +151,7 @@ struct trace_cursor {
 	uint32_t window_serial; /* changes whenever dict is reset */
 	uint32_t seq;		/* the open window's sequence number */
 	int gap;		/* windows before the open one are missing */
+	int damaged;		/* the rest of the last window was skipped */
 	uint64_t events;	/* decoded so far */
 };
 
