@@ -58,12 +58,27 @@ int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
 int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt);
 
 /* Opens the trace named by argv[optind] (or DEFAULT_TRACE when there is
- * none); 0, or -1 after printing the error.  More than one name is an error. */
+ * none); 0, or -1 after printing the error (and freeing the filters).  More
+ * than one name is an error. */
 int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind);
 void cli_trace_close(struct cli_trace *t);
 
-/* Walks with the command's filters. */
+/* Walks with the command's filters; once the walk is done, warns (once)
+ * when the record is incomplete (cli_warn_incomplete). */
 int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct walk_stats *stats);
+
+/*
+ * What the record lacks, as every reading command says it: "3 windows lost
+ * (disk full?), 1 corrupt region, 12 calls unfinished" into buf.  1 when
+ * the trace is incomplete, 0 (and "") when nothing is known lost: then the
+ * calls left open at the end are the program's own (exit, kill, crash).
+ * `st` (may be NULL) is the walk's: its unfinished calls are counted.
+ */
+int cli_describe_losses(const struct trace_reader *r, const struct walk_stats *st, char *buf,
+			size_t len);
+/* "calltrace: warning: trace incomplete: ...; see 'calltrace info TRACE'"
+ * on stderr when the record is incomplete. */
+void cli_warn_incomplete(const struct trace_reader *r, const struct walk_stats *st);
 
 /*
  * The options every reading command shares, for its getopt loop: the
@@ -119,10 +134,20 @@ int cli_output_close(FILE *f, const char *path);
  * (main() turns getopt's own messages off).  Returns 2, the exit status. */
 int cli_bad_option(const char *command, int argc, char **argv);
 
-/* Parses "10us", "2ms", "1.5s", "300" (ns); -1 on error. */
+/* Parses "10us", "2ms", "1.5s", "2e3ms", "300" (ns), exactly (rounded to
+ * the nearest ns); longer than CLI_DURATION_MAX (and "inf") is that.  -1 on
+ * anything else: a sign, hex, nan, spaces, an unknown unit. */
+#define CLI_DURATION_MAX ((uint64_t)INT64_MAX)
 int cli_parse_duration(const char *s, uint64_t *ns);
+/* Parses a decimal number that fits 32 bits (digits only); -1 if not. */
+int cli_parse_count(const char *s, uint32_t *out);
 /* Formats a duration like uftrace: "  1.234 us"; returns buf. */
 const char *cli_format_duration(uint64_t ns, char *buf, size_t len);
+
+/* Whether `record` can run the program NAME found at `path`: 0, or the
+ * exit status (126, 127) after one line saying why not, as a shell would
+ * ("NAME: cannot run: bad interpreter /nope: No such file or directory"). */
+int cli_check_program(const char *name, const char *path);
 
 /* Subcommands: each takes argc/argv with argv[0] the subcommand name. */
 int cmd_record(int argc, char **argv);

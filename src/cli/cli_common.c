@@ -37,24 +37,99 @@ int cli_bad_option(const char *command, int argc, char **argv)
 	return 2;
 }
 
+/* The decimal number at *s: digits, an optional fraction and exponent, as
+ * mantissa * 10^exponent (digits past 18 significant ones are dropped).
+ * Advances *s; -1 when there is no number. */
+static int parse_decimal(const char **s, uint64_t *mantissa, int *exponent)
+{
+	const char *p = *s;
+	uint64_t m = 0;
+	int e = 0, digits = 0;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (m < 100000000000000000ull)
+			m = m * 10 + (uint64_t)(*p - '0');
+		else
+			e++;
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (m < 100000000000000000ull) {
+				m = m * 10 + (uint64_t)(*p - '0');
+				e--;
+			}
+	if (digits == 0)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1;
+		int sign = *q == '-' ? -1 : 1, x = 0;
+		q += *q == '-' || *q == '+';
+		if (*q < '0' || *q > '9')
+			return -1;
+		for (; *q >= '0' && *q <= '9'; q++)
+			x = x < 100000 ? x * 10 + (*q - '0') : x;
+		e += sign * x;
+		p = q;
+	}
+	*s = p;
+	*mantissa = m;
+	*exponent = e;
+	return 0;
+}
+
+/* mantissa * factor * 10^exponent rounded to nearest, at most `max`. */
+static uint64_t scale_decimal(uint64_t mantissa, uint64_t factor, int exponent, uint64_t max)
+{
+	unsigned __int128 v = (unsigned __int128)mantissa * factor;
+	for (; exponent > 0 && v && v <= max; exponent--)
+		v *= 10;
+	if (exponent < 0) {
+		for (; exponent < -1 && v; exponent++)
+			v /= 10;
+		v = (v + 5) / 10; /* half up: the digits dropped before cannot change it */
+	}
+	return v > max ? max : (uint64_t)v;
+}
+
 int cli_parse_duration(const char *s, uint64_t *ns)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || v < 0)
-		return -1;
 	static const struct {
 		const char *unit;
-		double scale;
-	} units[] = {{"", 1}, {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
+		uint64_t factor;
+		int exponent;
+	} units[] = {{"", 1, 0},   {"ns", 1, 0}, {"us", 1, 3},
+		     {"ms", 1, 6}, {"s", 1, 9},	 {"m", 60, 9}};
+	uint64_t mantissa = 1;
+	int exponent = 0, infinite = strncmp(s, "inf", 3) == 0;
+	if (infinite)
+		s += 3;
+	else if (parse_decimal(&s, &mantissa, &exponent) < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit) == 0) {
-			*ns = (uint64_t)(v * units[i].scale + 0.5);
+		if (strcmp(s, units[i].unit) == 0) {
+			*ns = infinite
+				  ? CLI_DURATION_MAX
+				  : scale_decimal(mantissa, units[i].factor,
+						  exponent + units[i].exponent, CLI_DURATION_MAX);
 			return 0;
 		}
 	}
 	return -1;
+}
+
+int cli_parse_count(const char *s, uint32_t *out)
+{
+	uint64_t v = 0;
+	if (*s == '\0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
 }
 
 const char *cli_format_duration(uint64_t ns, char *buf, size_t len)
@@ -74,22 +149,27 @@ const char *cli_format_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* "1,2,3": each a number that fits 32 bits; nothing empty. */
 static int parse_id_list(const char *arg, uint32_t *ids, uint32_t *n, const char *what)
 {
-	char *copy = strdup(arg), *save = NULL;
-	int rc = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		unsigned long v = strtoul(tok, &end, 10);
-		if (*end || end == tok || *n >= WALK_MAX_IDS) {
-			cli_error("bad %s list '%s'", what, arg);
-			rc = -1;
-			break;
-		}
-		ids[(*n)++] = (uint32_t)v;
+	char token[16];
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len >= sizeof(token) || *n >= WALK_MAX_IDS)
+			goto bad;
+		memcpy(token, p, len);
+		token[len] = '\0';
+		if (cli_parse_count(token, &ids[*n]) < 0)
+			goto bad;
+		(*n)++;
+		p += len;
+		if (*p == '\0')
+			return 0;
 	}
-	free(copy);
-	return rc;
+bad:
+	cli_error("bad %s list '%s' (want numbers separated by commas, at most %d)", what, arg,
+		  WALK_MAX_IDS);
+	return -1;
 }
 
 int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt)
@@ -112,15 +192,13 @@ int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 {
 	struct walk_filters *f = &t->filters;
-	char *end;
 	switch (opt) {
 	case 'F':
 		return cli_compile_regex(&t->only_re, &f->only, arg, "-F") < 0 ? -1 : 1;
 	case 'N':
 		return cli_compile_regex(&t->hide_re, &f->hide, arg, "-N") < 0 ? -1 : 1;
 	case 'D':
-		f->max_depth = (uint32_t)strtoul(arg, &end, 10);
-		if (*end || end == arg || f->max_depth == 0) {
+		if (cli_parse_count(arg, &f->max_depth) < 0 || f->max_depth == 0) {
 			cli_error("bad depth '%s' (want a number above 0)", arg);
 			return -1;
 		}
@@ -145,12 +223,14 @@ int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind)
 	if (argc - optind > 1) {
 		cli_error("one trace file at a time (got '%s' and '%s')", argv[optind],
 			  argv[optind + 1]);
+		cli_trace_close(t);
 		return -1;
 	}
 	const char *path = optind < argc ? argv[optind] : DEFAULT_TRACE;
 	t->reader = trace_reader_open(path, err, sizeof(err));
 	if (!t->reader) {
 		cli_error("%s", err);
+		cli_trace_close(t);
 		return -1;
 	}
 	if (t->reader->nthreads == 0 && t->reader->nproblems > 0) {
@@ -178,15 +258,45 @@ void cli_trace_close(struct cli_trace *t)
 	t->reader = NULL;
 }
 
-/* Problems found while reading are worth a word, once, at the end. */
-static void report_problems(const struct trace_reader *r)
+/* Appends ", <phrase>" (no comma first) when n > 0. */
+static void add_loss(char *buf, size_t len, uint64_t n, const char *one, const char *many,
+		     const char *why)
 {
-	if (r->nproblems == 0)
+	size_t used = strlen(buf);
+	if (n == 0 || used >= len)
 		return;
-	cli_error("warning: %s: %zu problem%s in the trace, first at offset %llu: %s (see "
-		  "'calltrace info')",
-		  r->path, r->nproblems, r->nproblems == 1 ? "" : "s",
-		  (unsigned long long)r->problems[0].offset, r->problems[0].message);
+	snprintf(buf + used, len - used, "%s%llu %s%s", used ? ", " : "", (unsigned long long)n,
+		 n == 1 ? one : many, why);
+}
+
+int cli_describe_losses(const struct trace_reader *r, const struct walk_stats *st, char *buf,
+			size_t len)
+{
+	const struct trace_losses *l = &r->losses;
+	buf[0] = '\0';
+	add_loss(buf, len, l->lost_windows, "window lost", "windows lost", " (disk full?)");
+	add_loss(buf, len, l->missing_windows, "window missing", "windows missing", "");
+	add_loss(buf, len, l->lost_calls, "call not recorded", "calls not recorded", "");
+	add_loss(buf, len, l->corrupt, "corrupt region", "corrupt regions", "");
+	if (l->truncated_bytes)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sfile truncated",
+			 buf[0] ? ", " : "");
+	if (!buf[0])
+		return 0; /* whole: calls open at the end are the program's (exit, kill, crash) */
+	/* Calls cut where events are missing, and those whose ends may be in
+	 * what was lost. */
+	if (st)
+		add_loss(buf, len, st->cut + st->left_open, "call unfinished", "calls unfinished",
+			 "");
+	return 1;
+}
+
+void cli_warn_incomplete(const struct trace_reader *r, const struct walk_stats *st)
+{
+	char losses[256];
+	if (cli_describe_losses(r, st, losses, sizeof(losses)))
+		cli_error("warning: trace incomplete: %s; see 'calltrace info %s'", losses,
+			  r->path);
 }
 
 /* Progress on a terminal: a thread that wakes up every half second and,
@@ -245,7 +355,7 @@ int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct wa
 		pthread_join(p.thread, NULL);
 	}
 	if (!t->problems_reported)
-		report_problems(t->reader);
+		cli_warn_incomplete(t->reader, p.stats);
 	t->problems_reported = 1;
 	return rc;
 }
@@ -278,22 +388,23 @@ int cli_shared_option(struct cli_trace *t, int opt, const char *arg, const char 
 		      void (*usage)(FILE *), const char *command, int argc, char **argv)
 {
 	int rc = cli_filter_option(t, opt, arg);
-	if (rc < 0)
-		return 2;
 	if (rc > 0)
 		return CLI_OPTION_TAKEN;
-	switch (opt) {
-	case 'o':
+	if (rc == 0 && opt == 'o') {
 		*output = arg;
 		return CLI_OPTION_TAKEN;
-	case 'h':
+	}
+	if (rc == 0 && opt != 'h' && opt != '?' && opt != ':')
+		return CLI_OPTION_OWN;
+	/* The command ends here: the filters given so far go. */
+	cli_trace_close(t);
+	if (rc < 0)
+		return 2;
+	if (opt == 'h') {
 		usage(stdout);
 		return 0;
-	case '?':
-	case ':':
-		return cli_bad_option(command, argc, argv);
 	}
-	return CLI_OPTION_OWN;
+	return cli_bad_option(command, argc, argv);
 }
 
 int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output, int announce,
@@ -324,8 +435,12 @@ int cli_view_command(int argc, char **argv, const char *command, void (*usage)(F
 	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
 	       -1) {
 		int rc = cli_shared_option(&t, opt, optarg, &output, usage, command, argc, argv);
+		if (rc == CLI_OPTION_OWN) {
+			cli_trace_close(&t);
+			return 2;
+		}
 		if (rc != CLI_OPTION_TAKEN)
-			return rc == CLI_OPTION_OWN ? 2 : rc;
+			return rc;
 	}
 	return cli_run_view(&t, argc, argv, output, 0, write, NULL);
 }

@@ -155,8 +155,10 @@ int cmd_flame(int argc, char **argv)
 	struct cli_trace t = {0};
 	struct flame_args a = {0};
 	int rc = parse_args(argc, argv, &t, &a);
-	if (rc)
+	if (rc) {
+		cli_trace_close(&t); /* the filters given before the error */
 		return rc - 1;
+	}
 	const char *output = a.output ? a.output : a.folded ? "-" : DEFAULT_SVG;
 	return cli_run_view(&t, argc, argv, output, !a.output, write_flame, &a);
 }

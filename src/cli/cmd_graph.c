@@ -91,8 +91,10 @@ int cmd_graph(int argc, char **argv)
 	struct cli_trace t = {0};
 	struct graph_args a = {.use_dot = 1};
 	int rc = parse_args(argc, argv, &t, &a);
-	if (rc)
+	if (rc) {
+		cli_trace_close(&t); /* the filters given before the error */
 		return rc - 1;
+	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)
 		return 1;
 	struct callgraph *g = callgraph_new();

@@ -106,9 +106,13 @@ int cmd_info(int argc, char **argv)
 	printf("processes:  %zu\n", r->nimages);
 	for (size_t i = 0; i < r->nimages; i++)
 		print_image(r, &r->images[i]);
-	if (r->header.lost_windows)
-		printf("lost:       %u event windows could not be written\n",
-		       r->header.lost_windows);
+	char losses[256];
+	if (cli_describe_losses(r, &st, losses, sizeof(losses)))
+		printf("incomplete: %s\n", losses);
+	if (r->losses.lost_windows)
+		printf("lost:       %" PRIu64 " event windows could not be written (no space for "
+		       "them: disk full?)\n",
+		       r->losses.lost_windows);
 	if (r->unwritten_bytes)
 		printf("unwritten:  %zu bytes claimed but never written (a process was killed)\n",
 		       (size_t)r->unwritten_bytes);

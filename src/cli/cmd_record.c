@@ -91,9 +91,15 @@ static int record_option(struct record_options *o, int opt, int argc, char **arg
 	case OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
-	case OPT_DEPTH:
+	case OPT_DEPTH: {
+		uint32_t depth;
+		if (cli_parse_count(optarg, &depth) < 0 || depth == 0) {
+			cli_error("bad --max-depth '%s' (want a number above 0)", optarg);
+			return -1;
+		}
 		o->max_depth = optarg;
 		return 0;
+	}
 	case OPT_BUFFER:
 		if (parse_size(optarg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
 		    o->buffer_size > TRACE_MAX_WINDOW) {
@@ -240,7 +246,7 @@ static int run_program(const char *path, char **argv, pid_t *child)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got == sizeof(exec_errno)) {
-		cli_error("cannot run %s: %s", argv[0], strerror(exec_errno));
+		cli_error("%s: cannot run: %s", argv[0], strerror(exec_errno));
 		return -1;
 	}
 	return status;
@@ -313,9 +319,13 @@ static int record(struct record_options *o, char **argv, int first)
 {
 	char program[PATH_MAX], trace[PATH_MAX];
 	if (find_program(argv[first], program, sizeof(program)) < 0) {
-		cli_error("cannot run %s: %s", argv[first], strerror(errno));
-		return 127;
+		int err = errno;
+		cli_error("%s: cannot run: %s", argv[first], strerror(err));
+		return err == EACCES ? 126 : 127;
 	}
+	int unrunnable = cli_check_program(argv[first], program);
+	if (unrunnable)
+		return unrunnable;
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
 	int use_dynamic = o->dynamic || !instrumented;
 	if (use_dynamic && !dynamic_record) {

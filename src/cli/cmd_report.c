@@ -64,10 +64,12 @@ int cmd_report(int argc, char **argv)
 		if (opt == 's' && (a.sort = report_sort_parse(optarg)) < 0) {
 			cli_error("unknown sort key '%s' (total, self, calls, avg, min, max, name)",
 				  optarg);
+			cli_trace_close(&t);
 			return 2;
 		}
 		if (opt == 'n' && ((a.limit = strtoul(optarg, &end, 10)), *end || end == optarg)) {
 			cli_error("bad limit '%s'", optarg);
+			cli_trace_close(&t);
 			return 2;
 		}
 	}

@@ -135,8 +135,10 @@ int cmd_seq(int argc, char **argv)
 	struct cli_trace t = {0};
 	struct seq_args a = {.by = SEQ_BY_MODULE, .max_calls = DEFAULT_MAX_CALLS};
 	int rc = parse_args(argc, argv, &t, &a);
-	if (rc)
+	if (rc) {
+		cli_trace_close(&t); /* the filters given before the error */
 		return rc - 1;
+	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)
 		return 1;
 	struct seq_model *m = seq_model_new(a.by, a.max_calls);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # core_errors.sh - errors are one line on stderr starting "calltrace: " and a
-# non-zero exit, never a crash: a program that does not exist, a missing
-# trace, a file that is not a trace, truncated and corrupted traces (where an
-# error or an output that still parses are both right), unknown options and
+# non-zero exit, never a crash nor a hang: a program that does not exist or
+# cannot run (a directory, a cut ELF, a script whose interpreter is
+# missing), a missing trace, a FIFO, a directory, a file that is not a
+# trace, truncated and corrupted traces (where an error or an output that
+# still parses are both right), bad filter values, unknown options and
 # commands; --help of every command exits 0 with the usage on stdout.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -126,4 +128,74 @@ run_ct badcmd replay -D notanumber "$good"
 one_error badcmd "replay -D notanumber"
 run_ct badcmd replay -F '(' "$good"
 one_error badcmd "replay -F '(' (a bad regex)"
+
+# Filter values are taken exactly or refused: no sign, hex, nan, empty
+# lists or numbers that wrap around 32 bits.  (Under ASan, -F twice must
+# not leak the first regex.)
+for bad in "-t nan" "-t 0x10ms" "-t -1ms" "-t 1e" "-t 10 us" "-D -1" "-D 4294967296" \
+	"--tid=" "--tid -1" "--tid 4294967297" "--tid 1,,2" "--pid=" "--pid -1" \
+	"--pid 4294967297" "-F a -F b"; do
+	read -r -a words <<<"$bad"
+	[ "$bad" != "-t 10 us" ] || words=(-t "10 us")
+	for cmd in replay flame; do
+		run_ct badval "$cmd" "${words[@]}" "$good"
+		one_error badval "$cmd $bad"
+		[ "$RC" = 2 ] || fail "$cmd $bad: exit $RC, not 2"
+	done
+done
+# A time filter longer than any call shows none, however it is written;
+# exact decimals select the same calls as their integer forms.
+for long in inf 1e30s 99999999999999999999s 1e6m; do
+	run_ct inf replay -t "$long" "$good"
+	[ "$RC" = 0 ] || fail "replay -t $long: exit $RC"
+	! grep -q '|' "$WORK/inf.out" || fail "replay -t $long shows calls: $(grep -m1 '|' "$WORK/inf.out")"
+done
+run_ct t1 replay -t 1.5e3ns "$good"
+run_ct t2 replay -t 1500 "$good"
+cmp -s "$WORK/t1.out" "$WORK/t2.out" || fail "-t 1.5e3ns and -t 1500 differ"
+
+# Things that are not traces are refused at once, a FIFO too (it would
+# block the open forever).
+mkfifo "$WORK/fifo.trace"
+for cmd in "${READERS[@]}"; do
+	RC=0
+	timeout 10 "$CALLTRACE" "$cmd" "$WORK/fifo.trace" >"$WORK/fifo.out" 2>"$WORK/fifo.err" || RC=$?
+	[ "$RC" != 124 ] || fail "$cmd on a FIFO hangs"
+	one_error fifo "$cmd on a FIFO"
+	grep -q 'pipe' "$WORK/fifo.err" || fail "$cmd on a FIFO: $(cat "$WORK/fifo.err")"
+done
+run_ct dir info "$WORK"
+grep -q 'is a directory' "$WORK/dir.err" || fail "info on a directory: $(cat "$WORK/dir.err")"
+head -c 100 "$good" >"$WORK/cut100.trace"
+run_ct cuthdr info "$WORK/cut100.trace"
+grep -q 'truncated inside its header' "$WORK/cuthdr.err" || fail "info on a cut header: $(cat "$WORK/cuthdr.err")"
+
+# record: what cannot run is refused before anything is recorded, with the
+# reason a shell would give and its exit status.
+# expect_record_error WHAT STATUS TEXT ARG...
+expect_record_error() {
+	local what=$1 status=$2 text=$3
+	shift 3
+	rm -f "$WORK/rec.trace"
+	run_ct rec record -o "$WORK/rec.trace" "$@"
+	one_error rec "record of $what"
+	[ "$RC" = "$status" ] || fail "record of $what: exit $RC, not $status"
+	grep -qF -- "$text" "$WORK/rec.err" || fail "record of $what: $(cat "$WORK/rec.err"), not '$text'"
+	[ ! -e "$WORK/rec.trace" ] || fail "record of $what wrote a trace"
+}
+printf '#!/nope\necho hi\n' >"$WORK/badinterp"
+head -c 300 "$WORK/longrun" >"$WORK/cutelf"
+printf 'echo hi\n' >"$WORK/noshebang"
+chmod +x "$WORK/badinterp" "$WORK/cutelf" "$WORK/noshebang"
+cd "$WORK"
+expect_record_error "a script with a missing interpreter" 127 \
+	"calltrace: ./badinterp: cannot run: bad interpreter /nope: No such file or directory" ./badinterp
+cd "$ROOT"
+expect_record_error "a directory" 126 "cannot run: is a directory" "$WORK"
+expect_record_error "a truncated ELF" 126 "cannot run: the ELF file is truncated" "$WORK/cutelf"
+expect_record_error "a file with no #!" 126 "cannot run: neither an ELF program nor a #! script" "$WORK/noshebang"
+expect_record_error "a missing program" 127 "cannot run: No such file or directory" "$WORK/no-such-program"
+expect_record_error "a program not on PATH" 127 "cannot run: No such file or directory" no-such-program-anywhere
+expect_record_error "--max-depth abc" 2 "bad --max-depth 'abc'" --max-depth abc "$WORK/longrun" 1
+expect_record_error "--max-depth 0" 2 "bad --max-depth '0'" --max-depth 0 "$WORK/longrun" 1
 pass
