@@ -61,8 +61,15 @@ static int check_fd(struct trace_session *s)
 {
 	struct stat st;
 	if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_dev == s->dev &&
-	    (uint64_t)st.st_ino == s->ino)
-		return 0;
+	    (uint64_t)st.st_ino == s->ino) {
+		if (st.st_size >= TRACE_HEADER_SIZE)
+			return 0;
+		/* Truncated under us: the header page is gone, and touching
+		 * it would fault. */
+		s->broken = 1;
+		s->claim_errno = 0;
+		return -1;
+	}
 	int fd = open(s->path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -238,6 +245,17 @@ static int reserve_space(int fd, uint64_t off, uint32_t len)
 		done += (uint32_t)w;
 	}
 	return 0;
+}
+
+const char *trace_session_broken_reason(const struct trace_session *s)
+{
+	if (!s->broken)
+		return NULL;
+	if (s->claim_errno == 0)
+		return "the trace file was truncated";
+	if (s->claim_errno == EFBIG)
+		return "the trace file reached the file size limit (ulimit -f)";
+	return strerror(s->claim_errno);
 }
 
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len)

@@ -48,6 +48,9 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid);
  * session is marked broken, with the reason in claim_errno). */
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len);
 
+/* Why the session's file cannot grow (broken), or NULL. */
+const char *trace_session_broken_reason(const struct trace_session *s);
+
 /* Metadata records.  All return 0, or -1 with errno. */
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
 			uint32_t ppid, int32_t status, const char *exe, const char *command,

@@ -18,7 +18,6 @@
 #include "runtime.h"
 
 #include <errno.h>
-#include <string.h>
 
 __thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
 
@@ -122,7 +121,7 @@ static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t
 	if (t->dropped)
 		runtime_report_dropped(t);
 	if (unlikely(runtime_session.broken))
-		runtime_stop_for_good(strerror(runtime_session.claim_errno));
+		runtime_stop_for_good(trace_session_broken_reason(&runtime_session));
 out:
 	SIGNAL_FENCE();
 	t->gen = seen;
