@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct frame {
 	uint64_t address;
@@ -56,6 +57,19 @@ static int filter_flags(const struct walk_filters *f, const struct symbol *sym)
 	return *state;
 }
 
+/* Symbols are read only from regular files (or paths that are not there,
+ * which the symbol table reports): a trace naming a FIFO or a device as a
+ * module must not block the walk or feed it.  Checked once a module. */
+static int module_file_ok(const struct trace_module *m)
+{
+	int *state = (int *)&m->file_state; /* a cache the reader leaves to us */
+	if (*state == 0) {
+		struct stat st;
+		*state = stat(m->path, &st) == 0 && !S_ISREG(st.st_mode) ? -1 : 1;
+	}
+	return *state > 0;
+}
+
 static const struct symbol *resolve(struct thread_walk *w, const struct trace_event *ev)
 {
 	struct trace_cursor *c = &w->cursor;
@@ -77,7 +91,7 @@ static const struct symbol *resolve(struct thread_walk *w, const struct trace_ev
 		return s;
 	const struct trace_module *m =
 	    trace_reader_find_module(w->reader, w->info.thread->image, ev->address, ev->time_ns);
-	if (m)
+	if (m && module_file_ok(m))
 		s = symbol_table_lookup(w->symbols, m->path, m->build_id, m->build_id_len,
 					ev->address - m->load_bias, ev->address);
 	else

@@ -263,6 +263,7 @@ static void read_module(struct trace_reader *r, uint64_t off, const struct trace
 	}
 	GROW(im->modules, im->nmodules, im->cap_modules);
 	struct trace_module *m = &im->modules[im->nmodules++];
+	memset(m, 0, sizeof(*m));
 	m->build_id = (uint8_t *)copy_string(p + sizeof(rec), rec.build_id_len);
 	m->build_id_len = rec.build_id_len;
 	m->path = copy_string(p + sizeof(rec) + rec.build_id_len, rec.path_len);

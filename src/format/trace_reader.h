@@ -22,6 +22,7 @@ struct trace_module {
 	uint32_t build_id_len;
 	uint64_t load_bias, low, high; /* runtime addresses */
 	uint64_t load_ns, unload_ns;   /* unload_ns: UINT64_MAX while loaded */
+	int file_state;		       /* left to the walker: whether `path` may be read */
 };
 
 struct trace_image {

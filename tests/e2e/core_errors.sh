@@ -2,10 +2,11 @@
 # core_errors.sh - errors are one line on stderr starting "calltrace: " and a
 # non-zero exit, never a crash nor a hang: a program that does not exist or
 # cannot run (a directory, a cut ELF, a script whose interpreter is
-# missing), a missing trace, a FIFO, a directory, a file that is not a
-# trace, truncated and corrupted traces (where an error or an output that
-# still parses are both right), bad filter values, unknown options and
-# commands; --help of every command exits 0 with the usage on stdout.
+# missing), a missing trace, a FIFO (as the trace, or as a module of it),
+# a directory, a file that is not a trace, truncated and corrupted traces
+# (where an error or an output that still parses are both right), bad
+# filter values, unknown options and commands; --help of every command
+# exits 0 with the usage on stdout.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -198,4 +199,16 @@ expect_record_error "a missing program" 127 "cannot run: No such file or directo
 expect_record_error "a program not on PATH" 127 "cannot run: No such file or directory" no-such-program-anywhere
 expect_record_error "--max-depth abc" 2 "bad --max-depth 'abc'" --max-depth abc "$WORK/longrun" 1
 expect_record_error "--max-depth 0" 2 "bad --max-depth '0'" --max-depth 0 "$WORK/longrun" 1
+
+# A module of the trace that is now a FIFO: its symbols cannot be read,
+# and the views must not wait for them.
+mv "$WORK/longrun" "$WORK/longrun.moved"
+mkfifo "$WORK/longrun"
+for cmd in replay report; do
+	RC=0
+	timeout 10 "$CALLTRACE" "$cmd" "$good" >"$WORK/modfifo.out" 2>"$WORK/modfifo.err" || RC=$?
+	[ "$RC" = 0 ] || fail "$cmd with a FIFO for a module: exit $RC $(head -c 200 "$WORK/modfifo.err")"
+	grep -q tick "$WORK/modfifo.out" && fail "$cmd named tick() without its module"
+	grep -q '0x' "$WORK/modfifo.out" || fail "$cmd with a FIFO for a module: no addresses shown"
+done
 pass
