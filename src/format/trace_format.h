@@ -151,7 +151,29 @@ enum trace_event_kind {
 	EV_EXIT_AT = 4, /* varint fid, varint delta: the exit of that function */
 	EV_UNWIND = 5,	/* varint delta, varint n: a longjmp left all but the
 			   n outermost open calls; they end here, unfinished */
+	EV_ARGS = 6,	/* varint len, len bytes: the argument values of the
+			   call whose ENTER comes right before (see below) */
+	EV_RETVAL = 7,	/* varint len, len bytes: one value, the return value
+			   of the call whose EXIT comes right before */
 };
+
+/* The values in EV_ARGS (one per parameter, in the order DWARF lists the
+ * function's parameters) and EV_RETVAL (one) are each a tag byte and what
+ * it says follows.  What they mean (int, double, struct...) is the
+ * function's DWARF type, read again at analysis time. */
+enum trace_value_tag {
+	VALUE_BYTES = 0,       /* varint n, n bytes: the value as it is in memory
+				  (little-endian scalars, struct bytes, pointers) */
+	VALUE_STRING = 1,      /* varint n, n bytes: what a char * pointed to,
+				  whole (the NUL not included) */
+	VALUE_STRING_CUT = 2,  /* varint n, n bytes: the first n bytes of a
+				  longer string */
+	VALUE_NULL = 3,	       /* a char * that was NULL */
+	VALUE_UNAVAILABLE = 4, /* not recoverable here (optimized out) */
+	VALUE_UNREADABLE = 5,  /* varint n, n bytes: a char * (the pointer's
+				  bytes) whose memory could not be read */
+};
+#define TRACE_STRING_MAX 64 /* string bytes captured at most */
 
 #define EV_SHORT_FID_MAX 64   /* fids below this fit in byte0 */
 #define EV_SHORT_DELTA_MAX 63 /* exit deltas below this fit in byte0 */
