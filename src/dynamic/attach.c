@@ -3,12 +3,10 @@
  * it was.
  *
  * Every thread is seized and interrupted (rescanning /proc/PID/task until
- * no new thread shows up), the process gets its trap page and breakpoints,
- * and tracing runs until the duration ends, SIGINT/SIGTERM, or the process
- * exits.  Detaching stops every thread again, takes every breakpoint out,
- * writes back every return address still swapped on a stack (the calls
- * active at that moment), moves threads out of out-of-line slots, gives
- * each thread its CPU affinity back, and detaches.
+ * no new thread shows up), the process gets its trap page and breakpoints
+ * (no jump patch over the bytes a thread stands in), and tracing runs until
+ * the duration ends, SIGINT/SIGTERM, or the process exits; then detach.c
+ * leaves it as it was.  A process killed while traced is an error.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,7 +56,27 @@ static long status_field(pid_t pid, const char *field)
 	return value;
 }
 
-static int check_target(pid_t pid)
+#define PF_KTHREAD 0x00200000 /* the kernel's flag of its own threads */
+
+/* The flags field of /proc/PID/stat; 0 when unreadable. */
+static unsigned long process_flags(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *after_name = strrchr(buf, ')');
+	if (after_name)
+		sscanf(after_name + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
+	return flags;
+}
+
+int dynamic_attach_check(pid_t pid)
 {
 	if (pid <= 0 || pid == getpid()) {
 		engine_error("cannot attach to process %d", (int)pid);
@@ -66,6 +84,10 @@ static int check_target(pid_t pid)
 	}
 	if (kill(pid, 0) < 0 && errno == ESRCH) {
 		engine_error("no process with PID %d", (int)pid);
+		return -1;
+	}
+	if (process_flags(pid) & PF_KTHREAD) {
+		engine_error("process %d is a kernel thread: it cannot be traced", (int)pid);
 		return -1;
 	}
 	long tracer = status_field(pid, "TracerPid");
@@ -140,30 +162,25 @@ static int seize_all(struct engine *e, struct process *p)
 	return 0;
 }
 
-static int all_stopped(const struct engine *e)
+/* Where every thread stands (and, in a system call, where it restarts):
+ * no jump patch may cover these (instrument.c). */
+static void note_busy_rips(struct engine *e)
 {
+	size_t n = 0;
 	for (const struct thread *t = e->threads; t; t = t->next)
-		if (!t->stopped)
-			return 0;
-	return 1;
-}
-
-/* Collects a stop of every thread, handling what arrives meanwhile. */
-static void wait_all_stopped(struct engine *e)
-{
-	e->holding = 1;
-	while (e->procs && !all_stopped(e)) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL);
-		if (tid < 0 && errno == EINTR)
+		n += 2;
+	free(e->busy_rips);
+	e->nbusy = 0;
+	e->busy_rips = malloc(n ? n * sizeof(*e->busy_rips) : 1);
+	if (!e->busy_rips)
+		return;
+	for (const struct thread *t = e->threads; t; t = t->next) {
+		struct user_regs_struct r;
+		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 			continue;
-		if (tid < 0)
-			break;
-		struct thread *t = thread_find(e, tid);
-		if (t)
-			event_handle(e, t, status);
-		else
-			follow_unknown_stop(e, tid, status);
+		e->busy_rips[e->nbusy++] = r.rip;
+		if ((long long)r.orig_rax >= 0)
+			e->busy_rips[e->nbusy++] = r.rip - 2;
 	}
 }
 
@@ -175,37 +192,22 @@ static void resume_all(struct engine *e)
 			thread_resume(e, t, 0);
 }
 
-static void detach_all(struct engine *e)
-{
-	e->holding = 1;
-	for (struct thread *t = e->threads; t; t = t->next)
-		if (!t->stopped)
-			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
-	wait_all_stopped(e);
-	for (struct process *p = e->procs; p; p = p->next)
-		bp_remove_all(p);
-	for (struct thread *t = e->threads; t; t = t->next) {
-		return_restore(e, t);
-		affinity_restore_thread(t);
-		thread_end_stream(t, 0);
-		ptrace(PTRACE_DETACH, t->tid, 0, (long)t->pending_sig);
-	}
-}
-
 static int start_tracing(struct engine *e, struct process *p)
 {
-	wait_all_stopped(e);
+	engine_collect_stops(e);
 	struct thread *leader = thread_find(e, p->pid);
 	if (!leader) {
 		engine_error("process %d exited", (int)p->pid);
 		return -1;
 	}
+	note_busy_rips(e);
 	process_begin_image(e, p, PROCESS_START, 0);
-	if (process_setup_image(e, p, leader) < 0)
+	int rc = process_setup_image(e, p, leader);
+	e->nbusy = 0; /* from now on the threads move */
+	if (rc < 0)
 		return -1;
-	for (struct thread *t = e->threads; t; t = t->next) {
+	for (struct thread *t = e->threads; t; t = t->next)
 		affinity_pin_thread(e, t);
-	}
 	resume_all(e);
 	return 0;
 }
@@ -231,27 +233,45 @@ static void restore_signals(struct sigaction *old)
 	sigaction(SIGALRM, &old[2], NULL);
 }
 
+/* What became of the process: killed under the engine (an error),
+ * exited by itself, or still there. */
+static int outcome(const struct engine *e, int rc)
+{
+	if (!e->have_main_status)
+		return rc;
+	if (e->main_signal) {
+		engine_error("process %d was killed by signal %d (%s) while traced",
+			     (int)e->main_pid, e->main_signal, strsignal(e->main_signal));
+		return ATTACH_FAILED;
+	}
+	engine_error("process %d exited with status %d while traced", (int)e->main_pid,
+		     e->main_status);
+	return rc == ATTACH_DETACHED ? ATTACH_TARGET_EXITED : rc;
+}
+
 int dynamic_attach(const struct dynamic_options *o)
 {
 	struct engine e;
 	struct sigaction old[3];
+	if (dynamic_attach_check(o->pid) < 0)
+		return ATTACH_REFUSED;
 	engine_init(&e, o);
 	e.attach_mode = 1;
 	e.main_pid = o->pid;
 	engine_stop_requested = 0;
-	if (check_target(o->pid) < 0)
-		return -1;
 	affinity_pin_tracer(&e);
 	struct process *p = process_new(&e, o->pid);
 	if (!p)
-		return -1;
+		return ATTACH_FAILED;
 	set_stop_signals(o->duration_ns, old);
-	int rc = -1;
-	if (seize_all(&e, p) == 0 && start_tracing(&e, p) == 0)
-		rc = event_loop(&e) < 0 ? -1 : 0;
-	if (e.procs)
-		detach_all(&e);
+	int rc = ATTACH_REFUSED;
+	if (seize_all(&e, p) == 0)
+		rc = start_tracing(&e, p) < 0 || event_loop(&e) < 0 ? ATTACH_FAILED
+								    : ATTACH_DETACHED;
+	if (e.procs && engine_detach_all(&e) < 0 && rc == ATTACH_DETACHED)
+		rc = ATTACH_FAILED;
 	restore_signals(old);
+	rc = outcome(&e, rc);
 	engine_print_stats(&e);
 	engine_fini(&e);
 	return rc;

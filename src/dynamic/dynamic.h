@@ -31,8 +31,20 @@ struct dynamic_options {
  * 128 + signal), or -1 after printing an error. */
 int dynamic_record(const struct dynamic_options *o);
 
+/* What became of an attach. */
+enum attach_result {
+	ATTACH_DETACHED = 0,	  /* traced, then left running as it was */
+	ATTACH_TARGET_EXITED = 1, /* traced until it exited by itself (said on stderr) */
+	ATTACH_FAILED = -1,	  /* an error, or the process was killed while traced (said) */
+	ATTACH_REFUSED = -2,	  /* nothing traced: no such process, not allowed... (said) */
+};
+
+/* Can process `pid` be attached to at all (it exists, is not ours, not a
+ * kernel thread, not traced already)?  0, or -1 after printing why not. */
+int dynamic_attach_check(pid_t pid);
+
 /* Traces a running process until the duration ends, Ctrl-C, or it exits;
- * detaches leaving it as it was.  0, or -1 after printing an error. */
+ * detaches leaving it as it was.  An enum attach_result. */
 int dynamic_attach(const struct dynamic_options *o);
 
 /* The command line of process `pid`, its arguments NUL-separated, as the

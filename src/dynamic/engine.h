@@ -132,6 +132,7 @@ struct engine {
 	struct thread *thread_hash[1024];
 	pid_t main_pid;
 	int main_status; /* exit code or 128 + signal */
+	int main_signal; /* the signal that killed it, 0 if it exited */
 	int have_main_status;
 	int attach_mode;
 	int holding; /* collecting stops (attach, detach): resume nothing */
@@ -246,6 +247,17 @@ void thread_end_stream(struct thread *t, int write_end);
 void thread_free(struct engine *e, struct thread *t);
 /* Resumes a stopped thread (delivering `sig`); 0 or -1. */
 int thread_resume(struct engine *e, struct thread *t, int sig);
+/* Holds every thread: collects a stop of each (handling what arrives
+ * meanwhile) and resumes none until holding ends. */
+void engine_collect_stops(struct engine *e);
+/* The same after interrupting every thread that runs. */
+void engine_stop_all(struct engine *e);
+
+/* ---- detach.c ------------------------------------------------------------- */
+/* Attach mode: stops every thread, takes every stop still pending, puts
+ * the code and the stacks back and lets every thread go.  0, or -1 when a
+ * thread may be left with a SIGTRAP of ours. */
+int engine_detach_all(struct engine *e);
 
 /* ---- processes.c ---------------------------------------------------------- */
 /* A new process image: session copy, image id, process record. */

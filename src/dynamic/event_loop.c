@@ -25,6 +25,7 @@ static void thread_gone(struct engine *e, struct thread *t, int status)
 		process_exit(e, p, exit_code(status));
 	if (t->tid == e->main_pid) {
 		e->main_status = exit_code(status);
+		e->main_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 		e->have_main_status = 1;
 	}
 	thread_end_stream(t, 1);
