@@ -7,10 +7,14 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#define MAX_DURATION_NS (1ull << 62) /* about 146 years */
 
 struct attach_options {
 	const char *output;
@@ -30,7 +34,8 @@ static void attach_usage(FILE *out)
 		     "options:\n"
 		     "  -p, --pid PID          the process to trace\n"
 		     "  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
-		     "  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m)\n"
+		     "  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m; a bare number\n"
+		     "                         is seconds)\n"
 		     "      --module REGEX     also instrument shared libraries matching REGEX\n"
 		     "  -F, --filter REGEX     instrument only functions matching REGEX\n"
 		     "  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
@@ -51,6 +56,26 @@ static int parse_pid(const char *arg, pid_t *pid)
 	return 0;
 }
 
+/* A duration for --duration: finite, more than nothing, a bare number
+ * taken as seconds; 0 or -1. */
+static int parse_attach_duration(const char *arg, uint64_t *ns)
+{
+	char *unit, one[16];
+	uint64_t unit_ns;
+	double v = strtod(arg, &unit);
+	if (unit == arg || !isfinite(v) || v <= 0)
+		return -1;
+	if (*unit == '\0')
+		unit = "s";
+	/* The unit alone, to know the largest count that fits. */
+	snprintf(one, sizeof(one), "1%s", unit);
+	if (strlen(unit) > 2 || cli_parse_duration(one, &unit_ns) < 0 ||
+	    v * (double)unit_ns >= (double)MAX_DURATION_NS)
+		return -1;
+	*ns = (uint64_t)(v * (double)unit_ns + 0.5);
+	return *ns > 0 ? 0 : -1;
+}
+
 static int parse_option(struct attach_options *o, int opt)
 {
 	switch (opt) {
@@ -60,8 +85,9 @@ static int parse_option(struct attach_options *o, int opt)
 		o->output = optarg;
 		return 0;
 	case 'd':
-		if (cli_parse_duration(optarg, &o->engine.dyn.duration_ns) < 0) {
-			cli_error("bad duration '%s' (e.g. 500ms, 5s, 1m)", optarg);
+		if (parse_attach_duration(optarg, &o->engine.dyn.duration_ns) < 0) {
+			cli_error("bad duration '%s': more than 0 and finite, e.g. 500ms, 5s, 1m",
+				  optarg);
 			return -1;
 		}
 		return 0;
@@ -103,6 +129,35 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	return 0;
 }
 
+/* A refused attach leaves no trace behind (a regular file only: never
+ * a device given as -o). */
+static void remove_trace(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
+}
+
+/* Says what became of the trace; the command's exit status. */
+static int report(const struct attach_options *o, int rc)
+{
+	pid_t pid = o->engine.dyn.pid;
+	switch (rc) {
+	case ATTACH_DETACHED:
+		cli_error("detached from process %d; trace written to %s", (int)pid, o->output);
+		return 0;
+	case ATTACH_TARGET_EXITED:
+		cli_error("trace written to %s", o->output);
+		return 0;
+	case ATTACH_REFUSED:
+		remove_trace(o->output);
+		return 1;
+	default:
+		cli_error("trace (as far as it got) written to %s", o->output);
+		return 1;
+	}
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_options o;
@@ -113,8 +168,7 @@ int cmd_attach(int argc, char **argv)
 		cli_dynamic_free(&o.engine);
 		return 2;
 	}
-	if (kill(o.engine.dyn.pid, 0) < 0 && errno == ESRCH) {
-		cli_error("no process with PID %d", (int)o.engine.dyn.pid);
+	if (dynamic_attach_check(o.engine.dyn.pid) < 0) {
 		cli_dynamic_free(&o.engine);
 		return 1;
 	}
@@ -128,8 +182,5 @@ int cmd_attach(int argc, char **argv)
 	int rc = dynamic_attach(&o.engine.dyn);
 	trace_session_close(&s);
 	cli_dynamic_free(&o.engine);
-	if (rc < 0)
-		return 1;
-	cli_error("detached from process %d; trace written to %s", (int)o.engine.dyn.pid, o.output);
-	return 0;
+	return report(&o, rc);
 }

@@ -3,7 +3,11 @@
 # about a second: the trace holds both threads' loop calls with the right
 # nesting, and after the detach the program runs on to its normal end (same
 # output, exit code 5): no breakpoint and no swapped return address is left.
-# Then the errors: a dead PID, a process that is already traced.
+# A process that exits while traced ends the attach (exit 0, said so); one
+# that is killed while traced makes it fail.  Then the errors: a dead PID, a
+# process that is already traced, a kernel thread, a process we may not
+# trace, a duration that is not a positive finite one; a refused attach
+# leaves no trace file.
 source "$(dirname "$0")/lib.sh"
 CFLAGS_TRACED=(-g -O0 -Wall -Wextra)
 setup
@@ -63,6 +67,85 @@ RC=0
 "$CALLTRACE" attach -p "$pid" -o "$WORK/dead.trace" >/dev/null 2>"$WORK/dead.err" || RC=$?
 [ "$RC" != 0 ] && [ "$(wc -l <"$WORK/dead.err")" = 1 ] && grep -q '^calltrace: ' "$WORK/dead.err" ||
 	fail "attach to a dead PID: exit $RC, stderr $(head -c 200 "$WORK/dead.err")"
+[ -e "$WORK/dead.trace" ] && fail "attach to a dead PID left a trace file"
+
+# start_loop NAME ROUNDS: the loop program in the background ($LOOP_JOB, $LOOP_PID).
+start_loop() {
+	local i
+	"$WORK/loop" "$WORK/$1.pid" "$2" >"$WORK/$1.out" 2>"$WORK/$1.err" &
+	LOOP_JOB=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$WORK/$1.pid" ] && break
+		sleep 0.05
+	done
+	[ -s "$WORK/$1.pid" ] || fail "the loop program did not start"
+	LOOP_PID=$(cat "$WORK/$1.pid")
+}
+
+start_loop exits 40 # 0.8 s
+RC=0
+timeout 60 "$CALLTRACE" attach -p "$LOOP_PID" --duration 30s -o "$WORK/exits.trace" >/dev/null 2>"$WORK/exits.attach.err" || RC=$?
+wait "$LOOP_JOB" || true
+[ "$RC" = 0 ] && grep -q "^calltrace: process $LOOP_PID exited with status 5 while traced" "$WORK/exits.attach.err" ||
+	fail "attach to a process that exits: exit $RC, stderr $(head -c 300 "$WORK/exits.attach.err")"
+
+start_loop killed 500
+RC=0
+timeout 60 "$CALLTRACE" attach -p "$LOOP_PID" --duration 30s -o "$WORK/killed.trace" >/dev/null 2>"$WORK/killed.attach.err" &
+attach_job=$!
+sleep 0.5
+kill -KILL "$LOOP_PID"
+wait "$attach_job" || RC=$?
+{ wait "$LOOP_JOB" || true; } 2>/dev/null
+[ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q "^calltrace: process $LOOP_PID was killed by signal 9" "$WORK/killed.attach.err" ||
+	fail "attach to a process killed meanwhile: exit $RC, stderr $(head -c 300 "$WORK/killed.attach.err")"
+
+# --duration: more than nothing and finite (a bare number is seconds).
+sleep 30 &
+sleeper=$!
+for duration in 0 0s nan inf -1 abc 1e400 1x; do
+	RC=0
+	timeout 10 "$CALLTRACE" attach -p "$sleeper" --duration "$duration" -o "$WORK/dur.trace" >/dev/null 2>"$WORK/dur.err" || RC=$?
+	[ "$RC" != 0 ] && [ "$RC" != 124 ] && [ "$(wc -l <"$WORK/dur.err")" = 1 ] &&
+		grep -q "^calltrace: bad duration '$duration'" "$WORK/dur.err" ||
+		fail "--duration $duration: exit $RC, stderr $(head -c 200 "$WORK/dur.err")"
+	[ -e "$WORK/dur.trace" ] && fail "--duration $duration left a trace file"
+done
+RC=0
+timeout 20 "$CALLTRACE" attach -p "$sleeper" --duration 0.3 -o "$WORK/bare.trace" >/dev/null 2>"$WORK/bare.err" || RC=$?
+[ "$RC" = 0 ] || fail "--duration 0.3 (seconds): exit $RC, stderr $(head -c 200 "$WORK/bare.err")"
+
+# A kernel thread (when this namespace shows one).
+kthread=
+for stat in /proc/[0-9]*/stat; do
+	flags=$(sed 's/.*) //' "$stat" 2>/dev/null | cut -d' ' -f7) || continue
+	[ -n "$flags" ] && (((flags & 0x00200000) != 0)) && {
+		kthread=$(basename "$(dirname "$stat")")
+		break
+	}
+done
+if [ -n "$kthread" ]; then
+	RC=0
+	"$CALLTRACE" attach -p "$kthread" -o "$WORK/kthread.trace" >/dev/null 2>"$WORK/kthread.err" || RC=$?
+	[ "$RC" != 0 ] && [ "$(wc -l <"$WORK/kthread.err")" = 1 ] && grep -q '^calltrace: .*kernel thread' "$WORK/kthread.err" ||
+		fail "attach to kernel thread $kthread: exit $RC, stderr $(head -c 200 "$WORK/kthread.err")"
+	[ -e "$WORK/kthread.trace" ] && fail "attach to a kernel thread left a trace file"
+fi
+
+# A process we may not trace: root's sleeper, seen by an unprivileged user.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	chmod 711 "$WORK"
+	mkdir -m 777 "$WORK/open"
+	RC=0
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		"$CALLTRACE" attach -p "$sleeper" -o "$WORK/open/eperm.trace" >/dev/null 2>"$WORK/eperm.err" || RC=$?
+	[ "$RC" != 0 ] && [ "$(wc -l <"$WORK/eperm.err")" = 1 ] && grep -q '^calltrace: not allowed' "$WORK/eperm.err" ||
+		fail "attach without permission: exit $RC, stderr $(head -c 200 "$WORK/eperm.err")"
+	[ -e "$WORK/open/eperm.trace" ] && fail "a refused attach left a trace file"
+fi
+kill "$sleeper" 2>/dev/null || true
+wait "$sleeper" 2>/dev/null || true
+
 "$CALLTRACE" record -q --dynamic -o "$WORK/held.trace" "$WORK/loop" "$WORK/held.pid" 100 >/dev/null 2>&1 &
 held_job=$!
 for ((i = 0; i < 100; i++)); do
