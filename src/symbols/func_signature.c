@@ -1297,18 +1297,25 @@ static void put_location(struct text_out *o, const struct value_location *loc)
 	}
 }
 
+/* "int a", "char *p": a type and the name it declares. */
+static void put_declared(struct text_out *o, const char *type, const char *name)
+{
+	size_t n = strlen(type);
+	bool tight = n && (type[n - 1] == '*' || type[n - 1] == '&');
+	put(o, "%s%s%s", type, *name && !tight ? " " : "", name);
+}
+
 size_t func_signature_describe(const struct func_signature *s, char *buf, size_t len)
 {
 	struct text_out o = {buf, len, 0};
 	if (len)
 		buf[0] = '\0';
-	put(&o, "%s %s(", s->return_type->text, s->name);
+	put_declared(&o, s->return_type->text, s->name);
+	put(&o, "(");
 	for (uint32_t i = 0; i < s->nparams; i++) {
 		const struct func_param *p = &s->params[i];
-		size_t n = strlen(p->type->text);
-		bool tight = n && (p->type->text[n - 1] == '*' || p->type->text[n - 1] == '&');
-		put(&o, "%s%s%s%s", i ? ", " : "", p->type->text, *p->name && !tight ? " " : "",
-		    p->name);
+		put(&o, i ? ", " : "");
+		put_declared(&o, p->type->text, p->name);
 		put_location(&o, &p->loc);
 	}
 	if (s->variadic)

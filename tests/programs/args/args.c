@@ -169,6 +169,12 @@ KEEP int regs_full_struct(int a, int b, int c, int d, int e, struct point p, lon
 	return a + b + c + d + e + p.x + (int)g;
 }
 
+/* No noclone: at -O2 GCC makes scaled.constprop.0, which takes only v. */
+static __attribute__((noinline)) int scaled(int v, int factor)
+{
+	return v * factor + (int)sink;
+}
+
 volatile int vi = 40;
 volatile double vd = 2.5;
 
@@ -192,6 +198,7 @@ int main(void)
 	sink += (long)ld_twice(vd, vi) + flags_level(f) + (long)floats_sum(t) + named_id(n);
 	sink += array_param(values, add_ints) + big_then_regs(b, vi, p);
 	sink += regs_full_struct(vi, 2, 3, 4, 5, p, 7);
+	sink += scaled(vi, 3) + scaled(vi + 1, 3);
 	nothing();
 	return 0;
 }
