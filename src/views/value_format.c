@@ -1,0 +1,649 @@
+/*
+ * value_format.c - tagged argument and return values decoded, and written
+ * as C text or JSON by their DWARF type (see value_format.h).
+ */
+#include "value_format.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../format/trace_format.h"
+
+#define NEST_MAX 8	   /* struct and array nesting written */
+#define ARRAY_SHOWN_MAX 64 /* array elements written before "..." */
+
+/* --- decoding --- */
+
+/* A LEB128 varint of at most 10 bytes whose value fits 64 bits. */
+static size_t read_varint(const uint8_t *p, size_t len, uint64_t *v)
+{
+	*v = 0;
+	for (size_t i = 0; i < len && i < 10; i++) {
+		uint64_t bits = p[i] & 0x7f;
+		if (i == 9 && bits > 1)
+			return 0;
+		*v |= bits << (7 * i);
+		if (!(p[i] & 0x80))
+			return i + 1;
+	}
+	return 0;
+}
+
+size_t value_decode(const uint8_t *p, size_t len, struct tagged_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len == 0)
+		return 0;
+	out->tag = p[0];
+	switch (p[0]) {
+	case VALUE_NULL:
+	case VALUE_UNAVAILABLE:
+		return 1;
+	case VALUE_BYTES:
+	case VALUE_STRING:
+	case VALUE_STRING_CUT:
+	case VALUE_UNREADABLE:
+		break;
+	default:
+		return 0;
+	}
+	uint64_t n;
+	size_t head = read_varint(p + 1, len - 1, &n);
+	if (head == 0 || n > len - 1 - head)
+		return 0;
+	out->len = (size_t)n;
+	out->bytes = n ? p + 1 + head : NULL;
+	return 1 + head + (size_t)n;
+}
+
+/* --- output --- */
+
+void value_out_init_file(struct value_out *o, FILE *f)
+{
+	memset(o, 0, sizeof(*o));
+	o->file = f;
+}
+
+void value_out_init_buffer(struct value_out *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+const char *value_out_text(struct value_out *o)
+{
+	return o->buf ? o->buf : "";
+}
+
+void value_out_reset(struct value_out *o)
+{
+	o->len = 0;
+	o->failed = false;
+	if (o->buf)
+		o->buf[0] = '\0';
+}
+
+void value_out_free(struct value_out *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+	o->len = o->cap = 0;
+}
+
+static void out_write(struct value_out *o, const char *s, size_t n)
+{
+	if (o->file) {
+		fwrite_unlocked(s, 1, n, o->file);
+		return;
+	}
+	if (o->len + n + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap : 64;
+		while (cap < o->len + n + 1)
+			cap *= 2;
+		char *grown = realloc(o->buf, cap);
+		if (!grown) {
+			o->failed = true;
+			return;
+		}
+		o->buf = grown;
+		o->cap = cap;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+static void out_str(struct value_out *o, const char *s)
+{
+	out_write(o, s, strlen(s));
+}
+
+static void out_char(struct value_out *o, char c)
+{
+	out_write(o, &c, 1);
+}
+
+static void out_printf(struct value_out *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void out_printf(struct value_out *o, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		out_write(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* --- numbers --- */
+
+static unsigned __int128 read_le(const uint8_t *p, size_t n)
+{
+	unsigned __int128 v = 0;
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The integer in n bytes, sign-extended when is_signed. */
+static __int128 read_int(const uint8_t *p, size_t n, bool is_signed)
+{
+	unsigned __int128 v = read_le(p, n);
+	if (is_signed && n < 16 && (v >> (8 * n - 1) & 1))
+		v |= ~(unsigned __int128)0 << (8 * n);
+	return (__int128)v;
+}
+
+static void out_u128(struct value_out *o, unsigned __int128 v)
+{
+	char buf[48], *p = buf + sizeof(buf);
+	do {
+		*--p = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	out_write(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void out_int(struct value_out *o, __int128 v, bool is_signed)
+{
+	if (is_signed && v < 0) {
+		out_char(o, '-');
+		out_u128(o, -(unsigned __int128)v);
+	} else {
+		out_u128(o, (unsigned __int128)v);
+	}
+}
+
+static void out_hex(struct value_out *o, uint64_t v)
+{
+	out_printf(o, "0x%llx", (unsigned long long)v);
+}
+
+/* The shortest %g text that reads back as the same number. */
+static void shortest_float(char *buf, size_t len, const uint8_t *p, uint32_t size)
+{
+	if (size == 4) {
+		float f;
+		memcpy(&f, p, 4);
+		for (int prec = 1; prec <= 9; prec++)
+			if (snprintf(buf, len, "%.*g", prec, f), strtof(buf, NULL) == f)
+				return;
+	} else if (size == 8) {
+		double d;
+		memcpy(&d, p, 8);
+		for (int prec = 1; prec <= 17; prec++)
+			if (snprintf(buf, len, "%.*g", prec, d), strtod(buf, NULL) == d)
+				return;
+	} else {
+		long double x;
+		memcpy(&x, p, sizeof(x) < 16 ? sizeof(x) : 16);
+		for (int prec = 1; prec <= 21; prec++)
+			if (snprintf(buf, len, "%.*Lg", prec, x), strtold(buf, NULL) == x)
+				return;
+	}
+}
+
+/* C text of a float; false (and "inf", "-inf", "nan") when JSON has no
+ * number for it. */
+static bool float_text(char *buf, size_t len, const uint8_t *p, uint32_t size)
+{
+	long double x;
+	if (size == 4) {
+		float f;
+		memcpy(&f, p, 4);
+		x = f;
+	} else if (size == 8) {
+		double d;
+		memcpy(&d, p, 8);
+		x = d;
+	} else {
+		memcpy(&x, p, sizeof(x) < 16 ? sizeof(x) : 16);
+	}
+	if (isnan(x)) {
+		snprintf(buf, len, "nan");
+		return false;
+	}
+	if (isinf(x)) {
+		snprintf(buf, len, x < 0 ? "-inf" : "inf");
+		return false;
+	}
+	shortest_float(buf, len, p, size);
+	return true;
+}
+
+/* --- characters and strings --- */
+
+/* The length of the valid UTF-8 sequence of 2 to 4 bytes at p, or 0. */
+static size_t utf8_sequence(const uint8_t *p, size_t n)
+{
+	size_t need = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+	if (need == 0 || need > n || (p[0] >= 0xf8))
+		return 0;
+	for (size_t i = 1; i < need; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	uint32_t cp = p[0] & (0x7f >> need);
+	for (size_t i = 1; i < need; i++)
+		cp = cp << 6 | (p[i] & 0x3f);
+	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < least[need] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need;
+}
+
+/* The C escape of byte c inside quotes `quote`, or NULL when it is written
+ * as it is. */
+static const char *c_escape(uint8_t c, char quote)
+{
+	switch (c) {
+	case '\n':
+		return "\\n";
+	case '\t':
+		return "\\t";
+	case '\r':
+		return "\\r";
+	case '\a':
+		return "\\a";
+	case '\b':
+		return "\\b";
+	case '\f':
+		return "\\f";
+	case '\v':
+		return "\\v";
+	case '\\':
+		return "\\\\";
+	case '\0':
+		return quote == '\'' ? "\\0" : NULL;
+	case '\'':
+		return quote == '\'' ? "\\'" : NULL;
+	case '"':
+		return quote == '"' ? "\\\"" : NULL;
+	}
+	return NULL;
+}
+
+static void out_c_char(struct value_out *o, uint8_t c)
+{
+	const char *esc = c_escape(c, '\'');
+	out_char(o, '\'');
+	if (esc)
+		out_str(o, esc);
+	else if (c < 0x20 || c >= 0x7f)
+		out_printf(o, "\\x%02x", c);
+	else
+		out_char(o, (char)c);
+	out_char(o, '\'');
+}
+
+static bool is_hex_digit(uint8_t c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A C string literal; a hex escape followed by a hex digit closes and
+ * reopens the literal ("\x01" "a") so that it reads back the same. */
+static void out_c_string(struct value_out *o, const uint8_t *s, size_t n, bool cut)
+{
+	out_char(o, '"');
+	for (size_t i = 0; i < n;) {
+		const char *esc = s[i] == '\0' ? "\\0" : c_escape(s[i], '"');
+		size_t seq = s[i] >= 0x80 ? utf8_sequence(s + i, n - i) : 0;
+		if (esc) {
+			out_str(o, esc);
+			if (s[i] == '\0' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7')
+				out_str(o, "\" \"");
+		} else if (seq) {
+			out_write(o, (const char *)s + i, seq);
+			i += seq;
+			continue;
+		} else if (s[i] < 0x20 || s[i] >= 0x7f) {
+			out_printf(o, "\\x%02x", s[i]);
+			if (i + 1 < n && is_hex_digit(s[i + 1]))
+				out_str(o, "\" \"");
+		} else {
+			out_char(o, (char)s[i]);
+		}
+		i++;
+	}
+	out_char(o, '"');
+	if (cut)
+		out_str(o, "...");
+}
+
+/* A JSON string of n bytes: valid UTF-8 kept, other bytes as the code
+ * points U+0080..U+00FF. */
+static void out_json_string(struct value_out *o, const uint8_t *s, size_t n, const char *tail)
+{
+	out_char(o, '"');
+	for (size_t i = 0; i < n;) {
+		uint8_t c = s[i];
+		size_t seq = c >= 0x80 ? utf8_sequence(s + i, n - i) : 0;
+		if (seq) {
+			out_write(o, (const char *)s + i, seq);
+			i += seq;
+			continue;
+		}
+		if (c == '"' || c == '\\')
+			out_printf(o, "\\%c", c);
+		else if (c == '\n')
+			out_str(o, "\\n");
+		else if (c == '\t')
+			out_str(o, "\\t");
+		else if (c == '\r')
+			out_str(o, "\\r");
+		else if (c < 0x20 || c >= 0x7f)
+			out_printf(o, "\\u%04x", c);
+		else
+			out_char(o, (char)c);
+		i++;
+	}
+	out_str(o, tail);
+	out_char(o, '"');
+}
+
+static void out_json_text(struct value_out *o, const char *s)
+{
+	out_json_string(o, (const uint8_t *)s, strlen(s), "");
+}
+
+/* --- values by type --- */
+
+struct fmt {
+	struct value_out *o;
+	bool json;
+};
+
+static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth);
+
+static void put_missing(struct fmt *f)
+{
+	out_str(f->o, f->json ? "null" : "?");
+}
+
+/* Bytes of a type not described: "<bytes 01 02>". */
+static void put_raw(struct fmt *f, const uint8_t *p, size_t n)
+{
+	struct value_out *o = f->o;
+	if (f->json)
+		out_char(o, '"');
+	out_str(o, "<bytes");
+	for (size_t i = 0; i < n && i < FUNC_PLAN_MAX_COPY; i++)
+		out_printf(o, " %02x", p[i]);
+	out_char(o, '>');
+	if (f->json)
+		out_char(o, '"');
+}
+
+static void put_pointer(struct fmt *f, uint64_t v)
+{
+	if (v == 0) {
+		out_str(f->o, f->json ? "null" : "NULL");
+		return;
+	}
+	if (f->json)
+		out_char(f->o, '"');
+	out_hex(f->o, v);
+	if (f->json)
+		out_char(f->o, '"');
+}
+
+static void put_enum(struct fmt *f, const struct ctype *t, const uint8_t *p)
+{
+	__int128 v = read_int(p, t->size, t->is_signed);
+	for (uint32_t i = 0; i < t->n_enumerators; i++) {
+		if ((uint64_t)v != t->enumerators[i].value)
+			continue;
+		if (f->json)
+			out_json_text(f->o, t->enumerators[i].name);
+		else
+			out_str(f->o, t->enumerators[i].name);
+		return;
+	}
+	out_int(f->o, v, t->is_signed);
+}
+
+static void put_char(struct fmt *f, uint8_t c)
+{
+	if (!f->json) {
+		out_c_char(f->o, c);
+		return;
+	}
+	out_json_string(f->o, &c, 1, "");
+}
+
+static void put_float(struct fmt *f, const uint8_t *p, uint32_t size)
+{
+	char buf[64];
+	bool number = float_text(buf, sizeof(buf), p, size);
+	if (f->json && !number)
+		out_json_text(f->o, buf);
+	else
+		out_str(f->o, buf);
+}
+
+static void put_complex(struct fmt *f, const uint8_t *p, uint32_t size)
+{
+	char re[64], im[64];
+	bool numbers = float_text(re, sizeof(re), p, size / 2);
+	numbers &= float_text(im, sizeof(im), p + size / 2, size / 2);
+	if (f->json && numbers)
+		out_printf(f->o, "[%s, %s]", re, im);
+	else if (f->json)
+		out_printf(f->o, "[\"%s\", \"%s\"]", re, im);
+	else
+		out_printf(f->o, "%s + %si", re, im);
+}
+
+/* A bitfield's bits, from the bytes that hold them. */
+static bool put_bitfield(struct fmt *f, const struct ctype_member *m, const uint8_t *p, size_t n)
+{
+	size_t bytes = (m->bit_offset + m->bit_size + 7u) / 8;
+	const struct ctype *t = m->type;
+	if (m->offset + bytes > n || bytes > 16 || m->bit_size > 64 ||
+	    (t->kind != CTYPE_INT && t->kind != CTYPE_BOOL && t->kind != CTYPE_ENUM &&
+	     t->kind != CTYPE_CHAR))
+		return false;
+	unsigned __int128 v = read_le(p + m->offset, bytes) >> m->bit_offset;
+	unsigned __int128 mask = ((unsigned __int128)1 << m->bit_size) - 1;
+	v &= mask;
+	if (t->is_signed && (v >> (m->bit_size - 1) & 1))
+		v |= ~mask;
+	uint8_t buf[16] = {0};
+	for (uint32_t i = 0; i < 16 && i < t->size; i++)
+		buf[i] = (uint8_t)(v >> (8 * i));
+	put_value(f, t, buf, t->size, NEST_MAX);
+	return true;
+}
+
+static void put_members(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth,
+			bool *first)
+{
+	for (uint32_t i = 0; i < t->n_members; i++) {
+		const struct ctype_member *m = &t->members[i];
+		const struct ctype *mt = m->type;
+		if (!*m->name && (mt->kind == CTYPE_STRUCT || mt->kind == CTYPE_UNION) &&
+		    m->offset <= n) {
+			/* an anonymous struct or union: its members are the parent's */
+			put_members(f, mt, p + m->offset, n - m->offset, depth + 1, first);
+			continue;
+		}
+		out_str(f->o, *first ? "" : ", ");
+		*first = false;
+		if (f->json) {
+			out_json_text(f->o, m->name);
+			out_str(f->o, ": ");
+		} else {
+			out_printf(f->o, "%s=", m->name);
+		}
+		if (m->bit_size ? !put_bitfield(f, m, p, n) : m->offset >= n)
+			put_missing(f);
+		else if (!m->bit_size)
+			put_value(f, mt, p + m->offset, n - m->offset, depth + 1);
+	}
+}
+
+static void put_struct(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth)
+{
+	bool first = true;
+	out_char(f->o, '{');
+	put_members(f, t, p, n, depth, &first);
+	out_char(f->o, '}');
+}
+
+static void put_array(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth)
+{
+	const struct ctype *e = t->element;
+	if (e->kind == CTYPE_CHAR) {
+		size_t len = t->count < n ? t->count : n;
+		const uint8_t *nul = memchr(p, 0, len);
+		len = nul ? (size_t)(nul - p) : len;
+		if (f->json)
+			out_json_string(f->o, p, len, "");
+		else
+			out_c_string(f->o, p, len, false);
+		return;
+	}
+	out_char(f->o, f->json ? '[' : '{');
+	for (uint32_t i = 0; i < t->count; i++) {
+		out_str(f->o, i ? ", " : "");
+		if (i == ARRAY_SHOWN_MAX) {
+			out_str(f->o, f->json ? "\"...\"" : "...");
+			break;
+		}
+		size_t at = (size_t)i * e->size;
+		if (at >= n || e->size == 0)
+			put_missing(f);
+		else
+			put_value(f, e, p + at, n - at, depth + 1);
+	}
+	out_char(f->o, f->json ? ']' : '}');
+}
+
+/* The value of type t in the n bytes at p (more bytes may follow). */
+static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth)
+{
+	bool scalar = t->kind != CTYPE_STRUCT && t->kind != CTYPE_UNION && t->kind != CTYPE_ARRAY;
+	if ((scalar && n < t->size) || depth > NEST_MAX) {
+		put_missing(f);
+		return;
+	}
+	switch (t->kind) {
+	case CTYPE_INT:
+		if (t->size == 0 || t->size > 16)
+			break;
+		out_int(f->o, read_int(p, t->size, t->is_signed), t->is_signed);
+		return;
+	case CTYPE_CHAR:
+		put_char(f, p[0]);
+		return;
+	case CTYPE_BOOL:
+		if (t->size == 0 || t->size > 16)
+			break;
+		if (read_le(p, t->size) <= 1)
+			out_str(f->o, p[0] ? "true" : "false");
+		else
+			out_int(f->o, read_int(p, t->size, false), false);
+		return;
+	case CTYPE_ENUM:
+		if (t->size == 0 || t->size > 16)
+			break;
+		put_enum(f, t, p);
+		return;
+	case CTYPE_FLOAT:
+		put_float(f, p, t->size);
+		return;
+	case CTYPE_COMPLEX:
+		put_complex(f, p, t->size);
+		return;
+	case CTYPE_POINTER:
+	case CTYPE_STRING:
+		if (t->size != 8)
+			break;
+		put_pointer(f, (uint64_t)read_le(p, 8));
+		return;
+	case CTYPE_STRUCT:
+	case CTYPE_UNION:
+		put_struct(f, t, p, n, depth);
+		return;
+	case CTYPE_ARRAY:
+		put_array(f, t, p, n, depth);
+		return;
+	default:
+		break;
+	}
+	put_raw(f, p, n < t->size || t->size == 0 ? n : t->size);
+}
+
+static void put_unreadable(struct fmt *f, const struct tagged_value *v)
+{
+	if (f->json)
+		out_char(f->o, '"');
+	out_str(f->o, "<unreadable ");
+	out_hex(f->o, (uint64_t)read_le(v->bytes, v->len < 8 ? v->len : 8));
+	out_char(f->o, '>');
+	if (f->json)
+		out_char(f->o, '"');
+}
+
+static void put_tagged(struct fmt *f, const struct ctype *t, const struct tagged_value *v)
+{
+	static const struct ctype unknown = {.kind = CTYPE_UNKNOWN, .text = "?"};
+	static const uint8_t none[1];
+	switch (v->tag) {
+	case VALUE_BYTES:
+		put_value(f, t ? t : &unknown, v->bytes ? v->bytes : none, v->len, 0);
+		return;
+	case VALUE_STRING:
+	case VALUE_STRING_CUT:
+		if (f->json)
+			out_json_string(f->o, v->bytes, v->len,
+					v->tag == VALUE_STRING_CUT ? "..." : "");
+		else
+			out_c_string(f->o, v->bytes, v->len, v->tag == VALUE_STRING_CUT);
+		return;
+	case VALUE_NULL:
+		out_str(f->o, f->json ? "null" : "NULL");
+		return;
+	case VALUE_UNAVAILABLE:
+		out_str(f->o, f->json ? "\"<optimized out>\"" : "<optimized out>");
+		return;
+	case VALUE_UNREADABLE:
+		put_unreadable(f, v);
+		return;
+	}
+	out_str(f->o, f->json ? "\"<bad value>\"" : "<bad value>");
+}
+
+void value_format_c(struct value_out *o, const struct ctype *type, const struct tagged_value *v)
+{
+	struct fmt f = {o, false};
+	put_tagged(&f, type, v);
+}
+
+void value_format_json(struct value_out *o, const struct ctype *type, const struct tagged_value *v)
+{
+	struct fmt f = {o, true};
+	put_tagged(&f, type, v);
+}
