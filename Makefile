@@ -4,6 +4,7 @@
 #   make demo     install what is needed, build, trace examples/, write every view
 #   make check    install what is needed, build (also with ASan/UBSan), run every test
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
+#   make torture  the reliability, reader-fuzz and attach-storm tests, bigger and longer (TORTURE=1)
 
 CC      ?= gcc
 BUILD   ?= build
@@ -79,12 +80,19 @@ bench: deps
 	$(MAKE) all
 	bash bench/run_bench.sh
 
+TORTURE_TESTS = reliability_ reader_fuzz dynamic_attach_storm
+torture: deps
+	$(MAKE) all asan
+	@failed=0; for t in $(TORTURE_TESTS); do \
+		TORTURE=1 TESTS=$$t bash tests/run_tests.sh || failed=1; \
+	done; exit $$failed
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
 	rm -rf build build-asan
 
-.PHONY: all deps asan check demo bench format clean
+.PHONY: all deps asan check demo bench torture format clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
