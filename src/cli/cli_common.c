@@ -233,7 +233,7 @@ int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind)
 		cli_trace_close(t);
 		return -1;
 	}
-	if (t->reader->nthreads == 0 && t->reader->nproblems > 0) {
+	if (t->reader->nthreads == 0 && t->reader->losses.corrupt > 0) {
 		cli_error("%s: no readable events (%s at offset %llu)", path,
 			  t->reader->problems[0].message,
 			  (unsigned long long)t->reader->problems[0].offset);

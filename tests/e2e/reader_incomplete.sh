@@ -3,7 +3,8 @@
 # if it were: with windows lost (the header's count), a window missing from
 # a thread's sequence, or a corrupt window, every reading command prints
 # one "calltrace: warning: trace incomplete: ..." line on stderr and still
-# exits 0, and `calltrace info` lists it ("incomplete:", problems above 0).
+# exits 0, and `calltrace info` lists it ("incomplete:", problems above 0),
+# even when no event is left at all.
 # The intact trace gets no warning and 0 problems.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -38,8 +39,9 @@ views_say() {
 # extended regex INCOMPLETE (whole) and problems is not 0 (INCOMPLETE "":
 # no such line, 0 problems).  The line is left in $INFO_LINE.
 info_says() {
-	ct info "$1" >"$WORK/info.out"
-	local line problems
+	local line problems rc=0
+	"$CALLTRACE" info "$1" >"$WORK/info.out" 2>"$WORK/info.err" || rc=$?
+	[ "$rc" = 0 ] || fail "info $(basename "$1"): exit $rc: $(head -c 300 "$WORK/info.err")"
 	line=$(sed -n 's/^incomplete: //p' "$WORK/info.out")
 	problems=$(sed -n 's/^problems: *//p' "$WORK/info.out")
 	INFO_LINE=$line
@@ -75,6 +77,28 @@ cp "$good" "$WORK/lost.trace"
 patch "$WORK/lost.trace" 140 '<I' 3
 expect_incomplete lost '3 windows lost \(disk full\?\)'
 grep -q '^lost: .*3 event windows' "$WORK/info.out" || fail "info: no 'lost:' line"
+
+# Windows lost from the start (a disk full at once): no events at all, yet
+# info describes the trace and the views say why they show nothing.
+cp "$good" "$WORK/none.trace"
+python3 - "$WORK/none.trace" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    data = bytearray(f.read())
+    off = 4096
+    while off + 64 <= len(data):
+        magic, kind, hsize, length = struct.unpack_from("<IHHI", data, off)
+        if magic != 0x4b435443 or length < 64:
+            break
+        if kind in (1, 4):  # events and thread records: none written
+            struct.pack_into("<H", data, off + 4, 6)
+        off += length
+    struct.pack_into("<I", data, 140, 5)
+    f.seek(0)
+    f.write(data)
+PY
+expect_incomplete none '5 windows lost \(disk full\?\)'
+grep -q '^calls: *0 ' "$WORK/info.out" || fail "none: info shows calls: $(grep '^calls' "$WORK/info.out")"
 
 # window_offset N: the offset of the trace's Nth event chunk.
 window_offset() {
