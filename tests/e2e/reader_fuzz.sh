@@ -4,14 +4,15 @@
 # copies of real traces read by every reading command of the sanitized
 # calltrace (tests/fuzz/mutate_traces.sh) for about 40 s.  No crash, no
 # sanitizer report, no hang.  TORTURE=1: 20 minutes of fuzzing and 20000
-# damaged traces.  Skips what cannot run here (no clang/libFuzzer, no
-# sanitized build); FUZZ_SECONDS and MUTATIONS override the sizes.
+# damaged traces (at most 40 minutes of them).  Skips what cannot run here
+# (no clang/libFuzzer, no sanitized build); FUZZ_SECONDS, MUTATIONS and
+# MUTATE_SECONDS override the sizes.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
 if [ "${TORTURE:-0}" = 1 ]; then
 	seconds=${FUZZ_SECONDS:-1200} mutations=${MUTATIONS:-20000}
-	unset MUTATE_SECONDS
+	export MUTATE_SECONDS=${MUTATE_SECONDS:-2400}
 else
 	seconds=${FUZZ_SECONDS:-40} mutations=${MUTATIONS:-400}
 	export MUTATE_SECONDS=${MUTATE_SECONDS:-40}
