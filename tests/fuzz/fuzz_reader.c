@@ -6,7 +6,9 @@
  * input's last byte picks the view and the symbols; a filter (-t, -D) is
  * on for some inputs.  Built and run by run_fuzz.sh.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "../../src/analysis/walker.h"
 #include "../../src/format/trace_reader.h"
 #include "../../src/views/text_views.h"
