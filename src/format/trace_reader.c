@@ -405,13 +405,13 @@ static uint64_t resync(struct trace_reader *r, uint64_t off, uint64_t *released)
 	uint64_t start = off;
 	int all_zero = 1;
 	while (off + sizeof(struct trace_chunk) <= r->size) {
-		if (off % 4096 == 0 && all_zero) {
+		if (off % 4096 == 0) { /* no header starts in a hole or a zero page */
+			release_behind(r, released, off);
 			uint64_t data = next_data(r, off);
 			if (data == off && zero_page(r, off))
 				data = off + 4096;
 			if (data > off) {
 				off = data;
-				release_behind(r, released, off);
 				continue;
 			}
 		}
