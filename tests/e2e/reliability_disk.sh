@@ -7,7 +7,8 @@
 # where the trace could not be written whole, a "calltrace: " line on
 # stderr says so and `calltrace info` reads what there is without crashing
 # and reports the trace incomplete.  The ext2 image that is big enough
-# holds every call.  Each case runs on its own; the failing ones are listed.
+# holds every call.  Each case runs on its own, with `calltrace record` and
+# with LD_PRELOAD; the failing ones are listed.
 # Mounting needs root: skipped without it.  CASES="..." runs only these
 # cases; VERBOSE=1 prints each case's time.  TORTURE=1: 10 times the calls.
 # shellcheck source=tests/e2e/lib.sh
@@ -83,7 +84,7 @@ unchanged() {
 
 # said NAME: a "calltrace: " line on stderr tells what went wrong.
 said() {
-	grep -qiE '^calltrace: .*(space|too large|cannot|could not|read-only|no such|lost|incomplete|truncat|deleted|removed|fail|error)' \
+	grep -qiE '^calltrace: .*(space|too large|limit|cannot|could not|read-only|no such|lost|incomplete|truncat|deleted|removed|stopped|fail|error)' \
 		"$WORK/$1.err" ||
 		fail "$1: no 'calltrace: ' line on stderr says what happened: $(tr '\n' ' ' <"$WORK/$1.err" | head -c 300)"
 }
@@ -116,59 +117,50 @@ full_disk() {
 	incomplete "$1" "$3"
 }
 
+# Each case_X HOW: record (calltrace record) or preload (LD_PRELOAD).
 case_tmpfs_fills() {
-	mount_tmpfs "$WORK/small" size=1m
-	full_disk tmpfs-record record "$WORK/small/a.trace"
-	rm -f "$WORK/small/a.trace"
-	full_disk tmpfs-preload preload "$WORK/small/b.trace"
+	mount_tmpfs "$WORK/small-$1" size=1m
+	full_disk "tmpfs-$1" "$1" "$WORK/small-$1/a.trace"
 }
 
 case_tmpfs_full() {
-	mount_tmpfs "$WORK/full" size=1m
-	dd if=/dev/zero of="$WORK/full/filler" bs=64k 2>/dev/null || true
-	full_disk full-record record "$WORK/full/a.trace"
-	full_disk full-preload preload "$WORK/full/b.trace"
+	mount_tmpfs "$WORK/full-$1" size=1m
+	dd if=/dev/zero of="$WORK/full-$1/filler" bs=64k 2>/dev/null || true
+	full_disk "full-$1" "$1" "$WORK/full-$1/a.trace"
 }
 
 case_ext2_small() {
-	mount_ext2 "$WORK/ext2s" 2
-	full_disk ext2-small record "$WORK/ext2s/a.trace"
+	mount_ext2 "$WORK/ext2s-$1" 2
+	full_disk "ext2-small-$1" "$1" "$WORK/ext2s-$1/a.trace"
 }
 
 case_ext2_roomy() {
-	local info=$WORK/ext2-roomy.info report=$WORK/ext2-roomy.report
-	mount_ext2 "$WORK/ext2r" $((calls / 20000 + 16))
-	traced ext2-roomy record "$WORK/ext2r/a.trace"
-	unchanged ext2-roomy
-	info_of "$WORK/ext2r/a.trace" "$info"
-	expect_complete "$info" "ext2-roomy"
-	ct report "$WORK/ext2r/a.trace" >"$report"
-	expect_calls "$report" work "$calls" ext2-roomy
-	expect_calls "$report" leaf "$calls" ext2-roomy
+	local name=ext2-roomy-$1 trace=$WORK/ext2r-$1/a.trace
+	mount_ext2 "$WORK/ext2r-$1" $((calls / 20000 + 16))
+	traced "$name" "$1" "$trace"
+	unchanged "$name"
+	info_of "$trace" "$WORK/$name.info"
+	expect_complete "$WORK/$name.info" "$name"
+	ct report "$trace" >"$WORK/$name.report"
+	expect_calls "$WORK/$name.report" work "$calls" "$name"
+	expect_calls "$WORK/$name.report" leaf "$calls" "$name"
 }
 
 case_ulimit() {
-	ULIMIT_F=1024 full_disk ulimit-record record "$WORK/ulimit-a.trace"
-	ULIMIT_F=1024 full_disk ulimit-preload preload "$WORK/ulimit-b.trace"
+	ULIMIT_F=1024 full_disk "ulimit-$1" "$1" "$WORK/ulimit-$1.trace"
 }
 
 case_readonly() {
-	mount_tmpfs "$WORK/ro" ro,size=1m
-	traced ro-record record "$WORK/ro/a.trace"
-	unchanged ro-record
-	said ro-record
-	traced ro-preload preload "$WORK/ro/b.trace"
-	unchanged ro-preload
-	said ro-preload
+	mount_tmpfs "$WORK/ro-$1" ro,size=1m
+	traced "ro-$1" "$1" "$WORK/ro-$1/a.trace"
+	unchanged "ro-$1"
+	said "ro-$1"
 }
 
 case_missing_folder() {
-	traced missing-record record "$WORK/missing/dir/a.trace"
-	unchanged missing-record
-	said missing-record
-	traced missing-preload preload "$WORK/missing/dir/b.trace"
-	unchanged missing-preload
-	said missing-preload
+	traced "missing-$1" "$1" "$WORK/missing/dir/a.trace"
+	unchanged "missing-$1"
+	said "missing-$1"
 }
 
 # meddle NAME HOW ACTION: ACTION (rm, truncate) on the trace half way.
@@ -192,22 +184,21 @@ meddle() {
 }
 
 case_deleted() {
-	meddle deleted-record record rm
-	meddle deleted-preload preload rm
+	meddle "deleted-$1" "$1" rm
 }
 
 case_truncated() {
-	meddle truncated-record record truncate
-	said truncated-record
-	meddle truncated-preload preload truncate
-	said truncated-preload
+	meddle "truncated-$1" "$1" truncate
+	said "truncated-$1"
 }
 
 failed=()
 for c in ${CASES:-tmpfs_fills tmpfs_full ext2_small ext2_roomy ulimit readonly missing_folder deleted truncated}; do
-	start=$SECONDS
-	("case_$c") || failed+=("$c")
-	[ -z "${VERBOSE:-}" ] || echo "case $c: $((SECONDS - start)) s"
+	for how in record preload; do
+		start=$SECONDS
+		("case_$c" "$how") || failed+=("$c:$how")
+		[ -z "${VERBOSE:-}" ] || echo "case $c $how: $((SECONDS - start)) s"
+	done
 done
 [ ${#failed[@]} = 0 ] || fail "failing cases: ${failed[*]}"
 pass
