@@ -5,9 +5,11 @@ Makes N damaged copies of the real traces in SEEDS_DIR (bit flips,
 truncations, zeroed ranges, chunk lengths, counts and sequence numbers
 overwritten, chunks duplicated, header fields changed) and runs every
 reading command of CALLTRACE (built with ASan and UBSan) on each, with a
-time limit.  Each run is a success (exit 0), a clean error (non-zero exit,
-every stderr line "calltrace: ..."), a messy error (non-zero exit without
-that), a crash (a signal, a sanitizer report) or a hang (the time limit).
+time limit; one command an input (a different one each time) also checks
+for leaks, all of them with MUTATE_LEAKS=all.  Each run is a success
+(exit 0), a clean error (non-zero exit, every stderr line "calltrace:
+..."), a messy error (non-zero exit without that), a crash (a signal, a
+sanitizer report) or a hang (the time limit).
 Prints the figures; keeps each crashing or hanging input in
 WORK_DIR/failed/ with the command; exits 1 if there was any crash or hang.
 Random but repeatable: SEED (environment) picks the sequence.  With
@@ -41,6 +43,7 @@ COMMANDS = [["info"], ["replay"], ["report"], ["json"], ["flame", "-o", "-"],
             ["flame", "--folded"], ["seq"], ["graph"], ["chrome"],
             ["speedscope"], ["crash"]]
 TIMEOUT = float(os.environ.get("MUTATE_TIMEOUT", "20"))
+LEAKS_ALWAYS = os.environ.get("MUTATE_LEAKS") == "all"
 
 
 def chunk_offsets(data):
@@ -122,9 +125,9 @@ def classify(proc):
     return "messy_error"
 
 
-def run_command(calltrace, command, trace):
+def run_command(calltrace, command, trace, leaks):
     env = dict(os.environ,
-               ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99",
+               ASAN_OPTIONS="detect_leaks=%d:abort_on_error=0:exitcode=99" % leaks,
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=99")
     try:
         proc = subprocess.run([calltrace] + command + [trace], stdout=subprocess.DEVNULL,
@@ -137,8 +140,11 @@ def run_command(calltrace, command, trace):
 
 def check_input(calltrace, path, failed_dir, index):
     results = []
-    for command in COMMANDS:
-        verdict, err = run_command(calltrace, command, path)
+    for i, command in enumerate(COMMANDS):
+        # The leak check doubles a run's cost: one command an input has it,
+        # a different one each time.
+        leaks = LEAKS_ALWAYS or i == index % len(COMMANDS)
+        verdict, err = run_command(calltrace, command, path, int(leaks))
         results.append(verdict)
         if verdict in ("crash", "hang"):
             keep = os.path.join(failed_dir, "input-%d.trace" % index)
@@ -153,8 +159,10 @@ def check_input(calltrace, path, failed_dir, index):
 def main():
     n, calltrace, seeds_dir, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
     rng = random.Random(int(os.environ.get("SEED", "1")))
+    # Traces of a few MB take a second a command under ASan: left out.
     seeds = sorted(os.path.join(seeds_dir, f) for f in os.listdir(seeds_dir)
-                   if f.endswith(".trace"))
+                   if f.endswith(".trace") and
+                   os.path.getsize(os.path.join(seeds_dir, f)) <= (1 << 20))
     originals = {s: open(s, "rb").read() for s in seeds}
     failed_dir = os.path.join(work, "failed")
     os.makedirs(failed_dir, exist_ok=True)
