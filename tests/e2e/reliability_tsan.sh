@@ -48,13 +48,19 @@ RC=0
 { CALLTRACE_OUTPUT=$WORK/stress.trace TSAN_OPTIONS="halt_on_error=0 exitcode=66 history_size=4" \
 	"$WORK/stress" "$rounds" >"$WORK/stress.out" 2>"$WORK/stress.err" || RC=$?; } 2>/dev/null
 races=$(grep -c '^WARNING: ThreadSanitizer' "$WORK/stress.err" || true)
+died=
+if [ "$RC" -gt 128 ]; then
+	# Where it died, from the runtime's own crash record.
+	"$CALLTRACE" crash "$WORK/stress.trace" >"$WORK/stress.crash" 2>&1 || true
+	died="; it died of $(exit_name "$RC") $(sed -n '2s/^ *//p' "$WORK/stress.crash" | head -c 200)"
+fi
 if [ "$races" != 0 ]; then
 	# One line per report: its kind and the first frame of each of its stacks.
 	awk '/^WARNING: ThreadSanitizer/ { sub(/ \(pid=.*/, ""); printf "\n%s:", $0; n = 0 }
 	     /^    #0 / && n < 2 { printf " %s", $2 " " $3; n++ }' "$WORK/stress.err" | sort | uniq -c >&2
-	fail "ThreadSanitizer reported $races problems (exit $RC); the first: $(grep -m1 -A6 '^WARNING: ThreadSanitizer' "$WORK/stress.err" | tr '\n' ' ' | head -c 600)"
+	fail "ThreadSanitizer reported $races problems$died; the first: $(grep -m1 -A6 '^WARNING: ThreadSanitizer' "$WORK/stress.err" | tr '\n' ' ' | head -c 600)"
 fi
-[ "$RC" = 0 ] || fail "tsan_stress ended with $(exit_name "$RC"): $(head -c 300 "$WORK/stress.err")"
+[ "$RC" = 0 ] || fail "tsan_stress ended with $(exit_name "$RC")$died: $(head -c 300 "$WORK/stress.err")"
 cmp -s "$WORK/stress.out" "$WORK/stress.plain.out" || fail "tsan_stress printed '$(head -c 200 "$WORK/stress.out")'"
 info_of "$WORK/stress.trace" "$WORK/stress.info"
 [ "$(info_field "$WORK/stress.info" problems)" = 0 ] ||
