@@ -43,7 +43,8 @@ mount_tmpfs() {
 
 # mount_ext2 DIR SIZE_MB: an ext2 file system in an image file, loop-mounted.
 mount_ext2() {
-	local img=$WORK/$(basename "$1").img
+	local img
+	img=$WORK/$(basename "$1").img
 	truncate -s "${2}M" "$img"
 	mkfs.ext2 -q -F "$img" >/dev/null 2>&1 || fail "mkfs.ext2 failed"
 	mkdir -p "$1"
