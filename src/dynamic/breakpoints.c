@@ -7,7 +7,8 @@
  * the table is keyed by the address of the int3 a thread stops at.
  * Breakpoints stay in place for the whole run: a hit never removes one
  * (the displaced instruction is emulated or run out of line), so threads
- * never race on a missing breakpoint.  They are removed only at detach.
+ * never race on a missing breakpoint.  They are removed only at detach,
+ * when the jump slots become plain ways through.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,12 +100,26 @@ int bp_insert(struct process *p, struct breakpoint *bp)
 	return mem_poke_code(p, bp->function, patch, JUMP_PATCH_LEN);
 }
 
+/* A jump entry's slot stays mapped: it becomes a way through that neither
+ * stops nor swaps the return address. */
+static int open_slot(struct process *p, const struct breakpoint *bp)
+{
+	uint8_t pass[JUMP_PASS_LEN];
+	if (bp->plan.kind != PLAN_JUMP)
+		return 0;
+	jump_pass_bytes(pass);
+	return mem_poke_code(p, bp->slot + JUMP_STOP_OFFSET, pass, sizeof(pass));
+}
+
 int bp_remove_all(struct process *p)
 {
 	int rc = 0;
 	for (size_t i = 0; i < p->bps.size; i++) {
 		struct breakpoint *bp = &p->bps.slots[i];
-		if (bp->address != 0 && mem_poke_code(p, bp->function, bp->orig, bp->patch_len) < 0)
+		if (bp->address == 0)
+			continue;
+		if (mem_poke_code(p, bp->function, bp->orig, bp->patch_len) < 0 ||
+		    open_slot(p, bp) < 0)
 			rc = -1;
 	}
 	return rc;

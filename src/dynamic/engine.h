@@ -162,7 +162,8 @@ void bp_table_free(struct bp_table *t);
 int bp_insert(struct process *p, struct breakpoint *bp);
 /* Is `address` the return trap of one of the process's scratch regions? */
 int is_trap(const struct process *p, uint64_t address);
-/* Puts every original byte back; 0 or -1. */
+/* Puts every original byte back and turns jump slots into plain ways
+ * through; 0 or -1. */
 int bp_remove_all(struct process *p);
 /* Forgets the breakpoints of module `index` (unloaded: its memory is gone). */
 void bp_forget_module(struct bp_table *t, uint16_t index);

@@ -143,6 +143,11 @@ int jump_fill_slot(const struct jump_plan *jp, uint64_t addr, const uint8_t *cod
 	return 0;
 }
 
+void jump_pass_bytes(uint8_t *out)
+{
+	memset(out, 0x90, JUMP_PASS_LEN); /* nop: every byte is an instruction boundary */
+}
+
 void jump_patch_bytes(uint64_t addr, uint64_t slot, uint8_t *patch)
 {
 	int32_t rel = (int32_t)(slot - (addr + JUMP_PATCH_LEN));

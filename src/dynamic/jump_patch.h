@@ -26,9 +26,10 @@
 
 #define JUMP_SLOT_SIZE 64
 #define JUMP_PATCH_LEN 5
-#define JUMP_SAVED_OFFSET 5  /* %r11 is saved below the stack from here */
-#define JUMP_STOP_OFFSET 9   /* the slot's int3 */
-#define JUMP_MOVED_OFFSET 26 /* where the moved instructions start */
+#define JUMP_SAVED_OFFSET 5    /* %r11 is saved below the stack from here */
+#define JUMP_STOP_OFFSET 9     /* the slot's int3 */
+#define JUMP_RESTORE_OFFSET 21 /* mov -8(%rsp),%r11 */
+#define JUMP_MOVED_OFFSET 26   /* where the moved instructions start */
 #define JUMP_MAX_INSNS 8
 
 struct jump_plan {
@@ -58,6 +59,12 @@ int jump_plan_build(struct jump_plan *jp, uint64_t addr, const uint8_t *code, si
  * 0, or -1 when something cannot reach from there. */
 int jump_fill_slot(const struct jump_plan *jp, uint64_t addr, const uint8_t *code, uint64_t slot,
 		   uint64_t trap, uint8_t *out);
+/* The bytes that turn a slot into a plain way through, once the engine is
+ * gone: nops over its stop and over the swap of the return address, from
+ * JUMP_STOP_OFFSET to JUMP_RESTORE_OFFSET (a thread a signal interrupted in
+ * the slot may come back to it after a detach). */
+#define JUMP_PASS_LEN (JUMP_RESTORE_OFFSET - JUMP_STOP_OFFSET)
+void jump_pass_bytes(uint8_t *out);
 /* The five bytes that replace the function's first ones. */
 void jump_patch_bytes(uint64_t addr, uint64_t slot, uint8_t *patch);
 /* Where a thread stopped at `rip` inside the slot continues in the
