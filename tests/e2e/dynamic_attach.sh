@@ -94,9 +94,11 @@ RC=0
 timeout 60 "$CALLTRACE" attach -p "$LOOP_PID" --duration 30s -o "$WORK/killed.trace" >/dev/null 2>"$WORK/killed.attach.err" &
 attach_job=$!
 sleep 0.5
-kill -KILL "$LOOP_PID"
-wait "$attach_job" || RC=$?
-{ wait "$LOOP_JOB" || true; } 2>/dev/null
+{
+	kill -KILL "$LOOP_PID"
+	wait "$attach_job" || RC=$?
+	wait "$LOOP_JOB" || true
+} 2>/dev/null
 [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q "^calltrace: process $LOOP_PID was killed by signal 9" "$WORK/killed.attach.err" ||
 	fail "attach to a process killed meanwhile: exit $RC, stderr $(head -c 300 "$WORK/killed.attach.err")"
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # dynamic_attach_storm.sh - many short `calltrace attach` runs against
 # programs that call functions in a loop that never sleeps (1 thread and 4
-# threads, -O0 and -O2 builds), so that attach and detach catch threads
+# threads, -O0 and -O2 builds, every other process also interrupted by a
+# timer signal each millisecond), so that attach and detach catch threads
 # anywhere: on a breakpoint, in a jump slot, on the return trap, inside a
-# function's first bytes.  Every target must survive every cycle and end
+# function's first bytes, in a signal handler.  Every target must survive every cycle and end
 # as it would untraced (same output, exit status 3, no round computed
 # wrong); every attach must exit 0, and every trace must read back with
 # calls in it and no problem.
@@ -22,12 +23,19 @@ per_target=${STORM_PER_TARGET:-5}
 build_c busy_O0 "$PROGRAMS/dynamic/busy_calls.c" -O0
 build_c busy_O2 "$PROGRAMS/dynamic/busy_calls.c" -O2
 
-# start_target NAME PROG THREADS: runs PROG in the background until
+# start_target NAME PROG THREADS [signals]: runs PROG in the background until
 # $WORK/NAME.stop exists; its pid in $TARGET_PID, its job in $TARGET_JOB.
 start_target() {
 	local name=$1 prog=$2 threads=$3 i
+	shift 3
 	rm -f "$WORK/$name.pid" "$WORK/$name.stop"
-	"$prog" "$WORK/$name.pid" "$WORK/$name.stop" "$threads" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	# Its status goes to NAME.rc: the shell's notice of a death, nowhere.
+	(
+		rc=0
+		"$prog" "$WORK/$name.pid" "$WORK/$name.stop" "$threads" "$@" >"$WORK/$name.out" \
+			2>"$WORK/$name.err" || rc=$?
+		echo "$rc" >"$WORK/$name.rc"
+	) 2>/dev/null &
 	TARGET_JOB=$!
 	for ((i = 0; i < 200; i++)); do
 		[ -s "$WORK/$name.pid" ] && break
@@ -46,8 +54,8 @@ finish_target() {
 		sleep 0.05
 	done
 	kill -0 "$TARGET_PID" 2>/dev/null && kill -KILL "$TARGET_PID" 2>/dev/null
-	TARGET_RC=0
-	{ wait "$TARGET_JOB" || TARGET_RC=$?; } 2>/dev/null
+	wait "$TARGET_JOB" || true
+	TARGET_RC=$(cat "$WORK/$name.rc" 2>/dev/null || echo none)
 }
 
 # The output each target must end with: its round sums, no bad round.
@@ -107,12 +115,14 @@ check_trace() {
 
 # storm THREADS: $cycles attach/detach cycles, $per_target per process.
 storm() {
-	local threads=$1 done_cycles=0 target=0 name prog c rc
+	local threads=$1 done_cycles=0 target=0 name prog c rc signals
 	while ((done_cycles < cycles)); do
 		prog=$WORK/busy_O0
 		((target % 2)) && prog=$WORK/busy_O2
+		signals=()
+		((target % 4 >= 2)) && signals=(signals)
 		name=t${threads}_$target
-		start_target "$name" "$prog" "$threads"
+		start_target "$name" "$prog" "$threads" "${signals[@]}"
 		for ((c = 0; c < per_target && done_cycles < cycles; c++)); do
 			done_cycles=$((done_cycles + 1))
 			kill -0 "$TARGET_PID" 2>/dev/null || continue # died: the cycles it had left are lost
@@ -131,7 +141,7 @@ storm() {
 		finish_target "$name"
 		if [ "$TARGET_RC" != 3 ] || ! cmp -s "$WORK/$name.out" "$WORK/expect$threads.out"; then
 			deaths=$((deaths + 1))
-			note "$name ($(basename "$prog"), $threads threads): exit $TARGET_RC, output $(tr '\n' ' ' <"$WORK/$name.out" | head -c 120)"
+			note "$name ($(basename "$prog") ${signals[*]}, $threads threads): exit $TARGET_RC, output $(tr '\n' ' ' <"$WORK/$name.out" | head -c 120)"
 		fi
 		target=$((target + 1))
 		targets=$((targets + 1))

@@ -11,14 +11,19 @@
  * Runs rounds until the file STOPFILE exists, then prints the round sum of
  * every thread and the number of bad rounds, and exits with status 3 (1
  * if any round was bad).  Writes its pid to PIDFILE once every thread runs.
+ * With "signals", a timer also interrupts the process every millisecond
+ * with a handler that calls a function too, so that threads are found in
+ * handlers and signals are on their way at attach and detach.
  *
- * Usage: busy_calls PIDFILE STOPFILE THREADS
+ * Usage: busy_calls PIDFILE STOPFILE THREADS [signals]
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 16
@@ -55,6 +60,32 @@ __attribute__((noinline)) static long busy_tail(long x)
 __attribute__((noinline)) static long busy_step(long x)
 {
 	return busy_pushes(x, x >> 1, x >> 2) + busy_big_frame(x) + busy_tail(x);
+}
+
+static volatile sig_atomic_t handled;
+
+__attribute__((noinline)) static void busy_handler(int sig)
+{
+	handled = (sig_atomic_t)busy_leaf(handled + sig) & 0xffff;
+}
+
+static void start_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = busy_handler;
+	sa.sa_flags = SA_RESTART;
+	struct itimerval every_ms = {{0, 1000}, {0, 1000}};
+	if (sigaction(SIGALRM, &sa, NULL) < 0 || setitimer(ITIMER_REAL, &every_ms, NULL) < 0) {
+		perror("busy_calls: timer");
+		exit(2);
+	}
+}
+
+static void stop_signals(void)
+{
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
 }
 
 static long busy_round(void)
@@ -98,12 +129,15 @@ static void announce(const char *path)
 
 int main(int argc, char **argv)
 {
-	int n = argc == 4 ? atoi(argv[3]) : 0;
-	if (n < 1 || n > MAX_THREADS) {
-		fprintf(stderr, "usage: busy_calls PIDFILE STOPFILE THREADS (1 to %d)\n",
+	int n = argc == 4 || argc == 5 ? atoi(argv[3]) : 0;
+	int signals = argc == 5 && strcmp(argv[4], "signals") == 0;
+	if (n < 1 || n > MAX_THREADS || (argc == 5 && !signals)) {
+		fprintf(stderr, "usage: busy_calls PIDFILE STOPFILE THREADS (1 to %d) [signals]\n",
 			MAX_THREADS);
 		return 2;
 	}
+	if (signals)
+		start_signals();
 	stop_path = argv[2];
 	struct worker w[MAX_THREADS];
 	memset(w, 0, sizeof(w));
@@ -114,6 +148,8 @@ int main(int argc, char **argv)
 	announce(argv[1]);
 	worker_main(&w[0]);
 	long bad = w[0].bad;
+	if (signals)
+		stop_signals();
 	for (int i = 1; i < n; i++) {
 		pthread_join(w[i].thread, NULL);
 		bad += w[i].bad;
