@@ -15,12 +15,17 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
 TOOL_LIBS = -ldw -lelf -lstdc++ -lm -lpthread
 
 FORMAT_SRC   := $(wildcard src/format/*.c)
-RUNTIME_SRC  := $(wildcard src/runtime/*.c) src/format/trace_writer.c src/format/trace_clock.c
+# The in-process patching engine (and capstone) goes into libcalltrace.so
+# only: a program that links the runtime is instrumented already.
+PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_stubs.S $(wildcard src/patch/*.c)
+RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
+		src/format/trace_writer.c src/format/trace_clock.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 
 RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
+PATCH_OBJ := $(patsubst %.S,$(BUILD)/rt/%.o,$(PATCH_SRC:%.c=$(BUILD)/rt/%.o))
 LIB_OBJ  := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -40,13 +45,17 @@ $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -c $< -o $@
 
+$(BUILD)/rt/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) -fPIC -c $< -o $@
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
 
-$(RUNTIME_SO): $(RT_OBJ)
+$(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ -ldl -lpthread -Wl,-z,nodelete
+	$(CC) -shared -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
 
 $(RUNTIME_A): $(RT_OBJ)
 	@mkdir -p $(dir $@)

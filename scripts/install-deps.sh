@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(gcc g++ make libc6-dev libdw-dev libelf-dev python3 binutils procps
           uftrace ltrace graphviz python3-seqdiag plantuml default-jre-headless
-          chromium clang libclang-rt-14-dev e2fsprogs)
+          chromium clang libclang-rt-14-dev e2fsprogs libcapstone-dev)
 # Node.js may come from elsewhere (with its own npm): only ask for it if missing.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -22,11 +22,16 @@
 
 int dynamic_record(const struct dynamic_options *o) __attribute__((weak));
 
+enum record_engine { ENGINE_AUTO, ENGINE_RUNTIME, ENGINE_PATCH, ENGINE_PTRACE };
+
 struct record_options {
 	const char *output;
 	uint64_t buffer_size;
 	const char *max_depth;
-	int dynamic, start_off, quiet;
+	int start_off, quiet;
+	enum record_engine engine_choice;
+	/* The dynamic engines' filters as given, for the in-process one. */
+	const char *module, *only, *hide;
 	struct cli_dynamic engine;
 };
 
@@ -37,23 +42,28 @@ static void record_usage(FILE *out)
 		"Runs PROGRAM and records every function call of it, its threads and its\n"
 		"child processes into one trace file.  Programs built with\n"
 		"-finstrument-functions are recorded by the runtime library (preloaded);\n"
-		"others by the dynamic engine, with no recompiling.  The exit status is\n"
-		"the program's own (128 + signal if a signal killed it).\n\n"
+		"others with no recompiling: dynamically linked ones by the in-process\n"
+		"engine (function entries patched inside the process), static ones by the\n"
+		"ptrace engine.  The exit status is the program's own (128 + signal if a\n"
+		"signal killed it).\n\n"
 		"options:\n"
 		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
-		"      --dynamic          use the dynamic engine even on an instrumented program\n"
+		"      --engine ENGINE    runtime, patch (in-process) or ptrace, instead of the\n"
+		"                         one picked for the program\n"
+		"      --dynamic          the same as --engine ptrace\n"
 		"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"
 		"      --max-depth N      record calls at most N deep\n"
 		"      --start-off        load with recording off until calltrace_start()\n"
 		"  -q, --quiet            say nothing on stderr unless something fails\n"
-		"dynamic engine only:\n"
+		"patch and ptrace engines only:\n"
 		"      --module REGEX     also instrument shared libraries matching REGEX\n"
 		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
 		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		"  -v, --verbose          say which engine and what it did (patches, stops)\n"
+		"ptrace engine only:\n"
 		"      --no-follow        do not follow forked children\n"
-		"  -v, --verbose          say what the dynamic engine did (stops, patches)\n"
 		"  -h, --help             this help\n\n"
-		"The dynamic engine runs the program and itself on one CPU: a ptrace stop\n"
+		"The ptrace engine runs the program and itself on one CPU: a ptrace stop\n"
 		"costs 5-10x more across CPUs.  CALLTRACE_NO_PIN=1 turns that off.\n");
 }
 
@@ -73,7 +83,19 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF };
+enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_ENGINE };
+
+static int parse_engine(const char *name, enum record_engine *out)
+{
+	static const char *const names[] = {"runtime", "patch", "ptrace"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0) {
+			*out = (enum record_engine)(ENGINE_RUNTIME + i);
+			return 0;
+		}
+	cli_error("bad --engine '%s' (runtime, patch or ptrace)", name);
+	return -1;
+}
 
 /* Stores one of record's own options; 0, or -1 after an error. */
 static int record_option(struct record_options *o, int opt, int argc, char **argv)
@@ -86,8 +108,10 @@ static int record_option(struct record_options *o, int opt, int argc, char **arg
 		o->quiet = 1;
 		return 0;
 	case OPT_DYNAMIC:
-		o->dynamic = 1;
+		o->engine_choice = ENGINE_PTRACE;
 		return 0;
+	case OPT_ENGINE:
+		return parse_engine(optarg, &o->engine_choice);
 	case OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
@@ -119,6 +143,7 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
 						 {"dynamic", no_argument, 0, OPT_DYNAMIC},
+						 {"engine", required_argument, 0, OPT_ENGINE},
 						 {"buffer-size", required_argument, 0, OPT_BUFFER},
 						 {"max-depth", required_argument, 0, OPT_DEPTH},
 						 {"start-off", no_argument, 0, OPT_START_OFF},
@@ -132,6 +157,12 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+:o:qh" CLI_DYNAMIC_SHORTOPTS, longopts, NULL)) !=
 	       -1) {
 		int rc = cli_dynamic_option(&o->engine, opt, optarg);
+		if (rc > 0 && opt == CLI_OPT_MODULE)
+			o->module = optarg;
+		else if (rc > 0 && opt == 'F')
+			o->only = optarg;
+		else if (rc > 0 && opt == 'N')
+			o->hide = optarg;
 		if (rc < 0 || (rc == 0 && record_option(o, opt, argc, argv) < 0))
 			return -1;
 	}
@@ -215,6 +246,49 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_MAX_DEPTH", o->max_depth, 1);
 	if (o->start_off)
 		setenv("CALLTRACE_START", "off", 1);
+}
+
+/* The in-process engine's settings, for the preloaded runtime. */
+static void set_patch_environment(const struct record_options *o)
+{
+	setenv("CALLTRACE_PATCH", "1", 1);
+	const char *settings[][2] = {{"CALLTRACE_PATCH_MODULES", o->module},
+				     {"CALLTRACE_PATCH_ONLY", o->only},
+				     {"CALLTRACE_PATCH_HIDE", o->hide}};
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (settings[i][1])
+			setenv(settings[i][0], settings[i][1], 1);
+	if (o->engine.dyn.verbose)
+		setenv("CALLTRACE_PATCH_VERBOSE", "1", 1);
+}
+
+/* The engine for `program`: the runtime for an instrumented one, else the
+ * in-process engine when the program is dynamically linked (it preloads
+ * the runtime) and not stripped, else ptrace. */
+static enum record_engine pick_engine(const struct record_options *o, const char *program,
+				      int instrumented)
+{
+	if (o->engine_choice != ENGINE_AUTO)
+		return o->engine_choice;
+	if (instrumented)
+		return ENGINE_RUNTIME;
+	/* A stripped program names its functions only in .eh_frame, which
+	 * the ptrace engine reads. */
+	return elf_file_is_dynamic(program) == 1 && elf_file_has_symtab(program) == 1
+		   ? ENGINE_PATCH
+		   : ENGINE_PTRACE;
+}
+
+static const char *engine_description(enum record_engine e)
+{
+	switch (e) {
+	case ENGINE_PATCH:
+		return "in-process engine (no recompiling: function entries patched)";
+	case ENGINE_PTRACE:
+		return "ptrace engine (no recompiling: breakpoints)";
+	default:
+		return "runtime library (-finstrument-functions)";
+	}
 }
 
 /* Runs the program; its wait status, or -1 if it could not be started. */
@@ -306,6 +380,8 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 			       const char *trace)
 {
 	set_preload_environment(runtime, trace, o);
+	if (o->engine_choice == ENGINE_PATCH)
+		set_patch_environment(o);
 	pid_t child = 0;
 	int status = run_program(program, argv, &child);
 	if (status < 0)
@@ -327,13 +403,11 @@ static int record(struct record_options *o, char **argv, int first)
 	if (unrunnable)
 		return unrunnable;
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
-	int use_dynamic = o->dynamic || !instrumented;
+	o->engine_choice = pick_engine(o, program, instrumented);
+	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
 	if (use_dynamic && !dynamic_record) {
-		if (o->dynamic) {
-			cli_error("the dynamic engine is not built into this calltrace");
-			return 2;
-		}
-		use_dynamic = 0;
+		cli_error("the ptrace engine is not built into this calltrace");
+		return 2;
 	}
 	char runtime[PATH_MAX];
 	if (!use_dynamic && find_runtime(runtime, sizeof(runtime)) < 0) {
@@ -357,8 +431,12 @@ static int record(struct record_options *o, char **argv, int first)
 		snprintf(trace, sizeof(trace), "%s", s.path);
 	if (!o->quiet)
 		cli_error("recording %s with the %s", argv[first],
-			  use_dynamic ? "dynamic engine (no recompiling)"
-				      : "runtime library (-finstrument-functions)");
+			  engine_description(o->engine_choice));
+	if (o->engine.dyn.verbose && o->engine_choice != ENGINE_PTRACE)
+		cli_error("engine: %s, since %s", engine_description(o->engine_choice),
+			  o->engine_choice == ENGINE_RUNTIME
+			      ? "the program is built with -finstrument-functions"
+			      : "the program is dynamically linked and not instrumented");
 	int code;
 	if (use_dynamic) {
 		o->engine.dyn.session = &s;
@@ -371,7 +449,7 @@ static int record(struct record_options *o, char **argv, int first)
 	if (code < 0)
 		return 127;
 	if (!o->quiet)
-		say_summary(trace, instrumented || use_dynamic);
+		say_summary(trace, instrumented || o->engine_choice != ENGINE_RUNTIME);
 	return code;
 }
 

@@ -70,6 +70,12 @@ void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind ki
 		trace_stream_exit(&t->stream, fn, tick);
 }
 
+/* Whether the stream now counts one more open call than `depth`. */
+static int entered(const struct thread_state *t, uint32_t depth)
+{
+	return t->stream.depth == depth + 1;
+}
+
 static void update_fast_depth(struct thread_state *t)
 {
 	uint32_t cap = t->stream.open_cap;
@@ -85,18 +91,19 @@ static void update_fast_depth(struct thread_state *t)
  * a function new to the window, an exit that is not the innermost call,
  * start/stop, the depth limit, calls deferred by a signal handler.  While
  * it works, the thread's generation is RUNTIME_GEN_BUSY. */
-static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t fn,
-						enum hook_kind kind, uint64_t sp)
+static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t fn,
+					       enum hook_kind kind, uint64_t sp)
 {
 	uint32_t seen = t->gen;
+	int counted = 0;
 	if (seen == RUNTIME_GEN_INTERNAL)
-		return; /* the runtime's own doing */
+		return 0; /* the runtime's own doing */
 	if (seen == RUNTIME_GEN_BUSY) {
 		runtime_defer_call(t, fn, kind, sp);
-		return;
+		return 0;
 	}
 	if (t->phase == THREAD_DEAD)
-		return;
+		return 0;
 	int saved_errno = errno;
 	t->gen = RUNTIME_GEN_BUSY;
 	SIGNAL_FENCE();
@@ -115,7 +122,9 @@ static __attribute__((noinline)) void hook_slow(struct thread_state *t, uint64_t
 		notice_new_generation(t, seen);
 	seen = state;
 	runtime_deferred_flush(t);
+	uint32_t depth = t->stream.depth;
 	runtime_record_event(t, fn, kind, tick, sp);
+	counted = kind == HOOK_ENTER && entered(t, depth);
 	runtime_deferred_flush(t); /* a handler may have come meanwhile */
 	update_fast_depth(t);
 	if (t->dropped)
@@ -126,6 +135,14 @@ out:
 	SIGNAL_FENCE();
 	t->gen = seen;
 	errno = saved_errno;
+	return counted;
+}
+
+int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
+{
+	if (t->gen == RUNTIME_GEN_BUSY)
+		return 0; /* an engine that cannot wait: the call goes unrecorded */
+	return hook_slow(t, fn, kind, sp);
 }
 
 /* The fast paths below call nothing but hook_slow, and that as their last

@@ -70,6 +70,8 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	uint64_t target = jump_target_sp(env);
 	if (target <= here || target - here > (1ull << 30))
 		return; /* not a stack pointer above us: unknown mangling */
+	if (runtime_patch_unwind)
+		runtime_patch_unwind(target);
 	if (trace_stream_jump_stays_inside(st, target))
 		return; /* it leaves no call */
 	uint32_t state = runtime_state;

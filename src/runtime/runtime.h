@@ -116,6 +116,10 @@ void runtime_config_load(struct runtime_config *c);
 /* hooks.c: the slow path of one event, for the deferred calls too */
 void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
 			  uint64_t sp);
+/* The hooks' checked path, for engines other than the hooks (patch_engine.c):
+ * returns 1 when an enter was counted (its exit must be reported too); a
+ * thread busy writing drops the event. */
+int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);
 /* deferred.c */
 void runtime_defer_call(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);
 void runtime_deferred_flush(struct thread_state *t);
@@ -130,6 +134,10 @@ void runtime_threads_init(void);
 void runtime_crash_handler_install(void);
 /* longjmp.c */
 void runtime_longjmp_init(void);
+/* patch_engine.c (in libcalltrace.so only: weak elsewhere) */
+void runtime_patch_init(void) __attribute__((weak));
+void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
+void runtime_patch_modules_changed(void);
 /* spawn.c */
 void runtime_spawn_init(void);
 /* modules.c */

@@ -176,6 +176,8 @@ static int init_once(void)
 	runtime_threads_init();
 	runtime_crash_handler_install();
 	pthread_atfork(NULL, NULL, fork_child);
+	if (runtime_patch_init)
+		runtime_patch_init();
 	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
 	return 0;
 }

@@ -57,3 +57,49 @@ int elf_file_references(const char *path, const char *symbol_name)
 	close(fd);
 	return result;
 }
+
+int elf_file_is_dynamic(const char *path)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n;
+	int found = -1;
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0) {
+		found = 0;
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				found = 1;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+int elf_file_has_symtab(const char *path)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int found = -1;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		found = 0;
+		Elf_Scn *scn = NULL;
+		GElf_Shdr shdr;
+		while (!found && (scn = elf_nextscn(elf, scn)) != NULL)
+			found = gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}

@@ -50,4 +50,12 @@ const char *symbol_demangle(const char *name, char *buf, size_t buflen);
  * references "__cyg_profile_func_enter". */
 int elf_file_references(const char *path, const char *symbol_name);
 
+/* 1 if the ELF file at `path` is dynamically linked (has an interpreter),
+ * 0 if static, -1 if it is not a readable ELF file. */
+int elf_file_is_dynamic(const char *path);
+
+/* 1 if the ELF file at `path` has a full symbol table (.symtab: it is not
+ * stripped), 0 if not, -1 if it is not a readable ELF file. */
+int elf_file_has_symtab(const char *path);
+
 #endif

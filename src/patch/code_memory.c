@@ -1,0 +1,109 @@
+/*
+ * code_memory.c - memory for trampolines, within rel32 reach (2 GiB) of
+ * the functions that jump to them, and the writing of the entry jump.
+ *
+ * Regions are mapped read-write-execute while trampolines are written into
+ * them and sealed read-execute afterwards; they are never unmapped, since
+ * a stack may still return through one.
+ */
+#include "patch.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define REGION_SIZE (1u << 20)
+#define MAX_REGIONS 256
+#define REACH (1ull << 31)
+
+struct code_region {
+	uint8_t *base;
+	size_t used;
+	int sealed;
+};
+
+static struct code_region regions[MAX_REGIONS];
+static unsigned nregions;
+
+static int within_reach(uint64_t a, uint64_t b, size_t len)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b + len : a + len;
+	return hi - lo < REACH - (1u << 20);
+}
+
+static struct code_region *map_region_near(uint64_t near)
+{
+	if (nregions == MAX_REGIONS)
+		return NULL;
+	/* Below the module first (the heap is often above the executable),
+	 * then above, at growing distances. */
+	static const int64_t steps[] = {-(64ll << 20), 64ll << 20,   -(256ll << 20),
+					256ll << 20,   -(1ll << 30), 1ll << 30};
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		uint64_t hint = (near + (uint64_t)steps[i]) & ~(uint64_t)0xfffff;
+		void *m = mmap((void *)hint, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (m == MAP_FAILED)
+			continue;
+		if (!within_reach((uint64_t)m, near, REGION_SIZE)) {
+			munmap(m, REGION_SIZE);
+			continue;
+		}
+		struct code_region *r = &regions[nregions++];
+		r->base = m;
+		r->used = 0;
+		r->sealed = 0;
+		return r;
+	}
+	return NULL;
+}
+
+uint8_t *patch_code_alloc(uint64_t near, size_t len)
+{
+	len = (len + 15) & ~(size_t)15;
+	for (unsigned i = 0; i < nregions; i++) {
+		struct code_region *r = &regions[i];
+		if (!r->sealed && r->used + len <= REGION_SIZE &&
+		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
+			uint8_t *p = r->base + r->used;
+			r->used += len;
+			return p;
+		}
+	}
+	struct code_region *r = map_region_near(near);
+	if (!r)
+		return NULL;
+	r->used = len;
+	return r->base;
+}
+
+void patch_code_seal(void)
+{
+	for (unsigned i = 0; i < nregions; i++) {
+		if (regions[i].sealed)
+			continue;
+		mprotect(regions[i].base, REGION_SIZE, PROT_READ | PROT_EXEC);
+		regions[i].sealed = 1;
+	}
+}
+
+int patch_write_jump(uint64_t address, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (address + PATCH_JUMP_LEN));
+	if (d < INT32_MIN || d > INT32_MAX) {
+		errno = ERANGE;
+		return -1;
+	}
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t first = address & ~(uint64_t)(page - 1);
+	size_t len = (size_t)(address + PATCH_JUMP_LEN - first);
+	if (mprotect((void *)first, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -1;
+	uint8_t jump[PATCH_JUMP_LEN] = {0xe9};
+	int32_t rel = (int32_t)d;
+	memcpy(jump + 1, &rel, 4);
+	memcpy((void *)address, jump, PATCH_JUMP_LEN);
+	__builtin___clear_cache((char *)address, (char *)address + PATCH_JUMP_LEN);
+	return mprotect((void *)first, len, PROT_READ | PROT_EXEC);
+}

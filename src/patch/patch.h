@@ -1,0 +1,69 @@
+/*
+ * patch.h - the patching core: decide whether a function's entry can be
+ * rewritten into a jump, move the instructions it displaces into a
+ * trampoline (relocated: rip-relative operands fixed, branches widened,
+ * a call emulated), and write the jump.
+ *
+ * x86-64 only.  Instructions are decoded with capstone.  Nothing here
+ * allocates with malloc (capstone is given an allocator of its own): the
+ * code runs inside the traced program.
+ */
+#ifndef CALLTRACE_PATCH_H
+#define CALLTRACE_PATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PATCH_JUMP_LEN 5	/* jmp rel32 */
+#define PATCH_DISPLACED_MAX 32	/* bytes of instructions displaced, at most */
+#define PATCH_RELOCATED_MAX 160 /* bytes they may take relocated */
+
+enum patch_verdict {
+	PATCH_OK = 0,
+	PATCH_TOO_SHORT,     /* ends before 5 bytes, and no padding after it */
+	PATCH_UNDECODABLE,   /* capstone does not know the bytes */
+	PATCH_BRANCH_INSIDE, /* a jump of the function lands in the bytes rewritten */
+	PATCH_UNRELOCATABLE, /* an instruction that cannot move (loop, far rip offset) */
+	PATCH_NO_MEMORY,     /* no trampoline memory near the function */
+	PATCH_VERDICTS
+};
+
+const char *patch_verdict_text(enum patch_verdict v);
+
+/* Sets capstone up; 0, or -1 when it cannot be. */
+int patch_decoder_init(void);
+
+/* Which instructions the jump at `address` displaces.  `code` holds the
+ * function's `size` bytes followed by `pad` bytes of padding that no code
+ * reaches (0 when unknown).  On PATCH_OK, *displaced is the bytes of whole
+ * instructions to move out: at least PATCH_JUMP_LEN, or all of a function
+ * shorter than that which ends in a ret or jmp and is followed by enough
+ * padding. */
+enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint64_t address,
+			      size_t *displaced);
+
+/* How many of the first `max` bytes at `code` are padding (nop, int3). */
+size_t patch_padding_after(const uint8_t *code, size_t max);
+
+/* Writes the `displaced` bytes of instructions at `code` (from `address`),
+ * relocated to run at `out_address`, then a jump back to address +
+ * displaced, into `out` (PATCH_RELOCATED_MAX bytes).  *out_len: bytes
+ * written. */
+enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_t address,
+				  uint8_t *out, uint64_t out_address, size_t *out_len);
+
+/* Writes a jump from `from` to `to` at `out`: jmp rel32 when it reaches,
+ * else jmp through an absolute address (14 bytes).  Returns the end. */
+uint8_t *patch_emit_jump(uint8_t *out, uint64_t from, uint64_t to);
+
+/* Memory for trampolines within reach of a rel32 jump from `near`; the
+ * pages are read-write-execute until patch_code_seal().  NULL when none. */
+uint8_t *patch_code_alloc(uint64_t near, size_t len);
+/* Makes every trampoline page read-execute. */
+void patch_code_seal(void);
+
+/* Rewrites the first bytes of the function at `address` into a jump to
+ * `target` (which must be within rel32 reach).  0, or -1 with errno. */
+int patch_write_jump(uint64_t address, uint64_t target);
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * relocate.c - which instructions a function's entry jump displaces, and
+ * how they run elsewhere (see patch.h).
+ *
+ * capstone decodes; its memory comes from pages of our own, never from the
+ * traced program's malloc.  A displaced instruction is copied as it is,
+ * except: a rip-relative operand gets a new displacement; a jmp or jcc is
+ * rewritten to reach its target from the trampoline; a call is emulated by
+ * pushing the original return address and jumping, so that the callee
+ * returns straight into the function.
+ */
+#include "patch.h"
+
+#include <capstone/capstone.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* ---- capstone's memory ------------------------------------------------- */
+
+#define ARENA_SIZE (4u << 20)
+
+static uint8_t *arena;
+static size_t arena_used;
+
+static void *arena_malloc(size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!arena) {
+		void *m = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		arena = m;
+	}
+	if (arena_used + n + 16 > ARENA_SIZE)
+		return NULL;
+	uint8_t *p = arena + arena_used;
+	memcpy(p, &n, sizeof(n)); /* its size, for realloc */
+	arena_used += n + 16;
+	return p + 16;
+}
+
+static void *arena_calloc(size_t count, size_t size)
+{
+	void *p = arena_malloc(count * size);
+	if (p)
+		memset(p, 0, count * size);
+	return p;
+}
+
+static void *arena_realloc(void *old, size_t n)
+{
+	void *p = arena_malloc(n);
+	if (p && old) {
+		size_t had;
+		memcpy(&had, (uint8_t *)old - 16, sizeof(had));
+		memcpy(p, old, had < n ? had : n);
+	}
+	return p;
+}
+
+static void arena_free(void *p)
+{
+	(void)p; /* capstone frees little; one handle lives for the process */
+}
+
+static int arena_vsnprintf(char *s, size_t n, const char *fmt, va_list ap)
+{
+	(void)fmt;
+	(void)ap;
+	if (n)
+		s[0] = '\0'; /* mnemonics are not needed */
+	return 0;
+}
+
+static csh handle;
+static int handle_ready;
+
+int patch_decoder_init(void)
+{
+	if (handle_ready)
+		return 0;
+	cs_opt_mem mem = {arena_malloc, arena_calloc, arena_realloc, arena_free, arena_vsnprintf};
+	if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return -1;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	handle_ready = 1;
+	return 0;
+}
+
+const char *patch_verdict_text(enum patch_verdict v)
+{
+	static const char *const text[PATCH_VERDICTS] = {
+	    "patched",
+	    "too short to hold a jump",
+	    "instructions not decoded",
+	    "a jump inside the function lands in its first bytes",
+	    "an entry instruction that cannot be moved",
+	    "no trampoline memory within reach",
+	};
+	return v < PATCH_VERDICTS ? text[v] : "?";
+}
+
+/* ---- reading instructions ---------------------------------------------- */
+
+/* One instruction at `code` (which runs at `address`), into `insn`. */
+static int decode_one(const uint8_t **code, size_t *len, uint64_t *address, cs_insn *insn)
+{
+	return cs_disasm_iter(handle, code, len, address, insn) ? 0 : -1;
+}
+
+static int is_group(const cs_insn *insn, uint8_t group)
+{
+	const cs_detail *d = insn->detail;
+	for (uint8_t i = 0; i < d->groups_count; i++)
+		if (d->groups[i] == group)
+			return 1;
+	return 0;
+}
+
+/* The target of a direct jump or call, or 0 when it is not one. */
+static uint64_t branch_target(const cs_insn *insn)
+{
+	if (!is_group(insn, CS_GRP_JUMP) && !is_group(insn, CS_GRP_CALL))
+		return 0;
+	const cs_x86 *x = &insn->detail->x86;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return 0;
+	return (uint64_t)x->operands[0].imm;
+}
+
+static int ends_flow(const cs_insn *insn)
+{
+	return is_group(insn, CS_GRP_RET) ||
+	       (insn->id == X86_INS_JMP && insn->detail->x86.op_count == 1);
+}
+
+/* Whether a direct branch anywhere in the function lands in (address,
+ * address + len). */
+static int branches_into(const uint8_t *code, size_t size, uint64_t address, size_t len,
+			 cs_insn *insn)
+{
+	const uint8_t *p = code;
+	size_t left = size;
+	uint64_t at = address;
+	while (left > 0) {
+		if (decode_one(&p, &left, &at, insn) < 0) {
+			/* Data or padding: skip a byte and go on. */
+			p++;
+			left--;
+			at++;
+			continue;
+		}
+		uint64_t t = branch_target(insn);
+		if (t > address && t < address + len)
+			return 1;
+	}
+	return 0;
+}
+
+enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint64_t address,
+			      size_t *displaced)
+{
+	if (patch_decoder_init() < 0)
+		return PATCH_UNDECODABLE;
+	cs_insn *insn = cs_malloc(handle);
+	if (!insn)
+		return PATCH_UNDECODABLE;
+	const uint8_t *p = code;
+	size_t left = size, moved = 0;
+	uint64_t at = address;
+	enum patch_verdict v = PATCH_OK;
+	while (moved < PATCH_JUMP_LEN) {
+		if (left == 0) {
+			/* The function ended: fine if the jump fits over padding. */
+			v = size + pad >= PATCH_JUMP_LEN && moved > 0 ? PATCH_OK : PATCH_TOO_SHORT;
+			break;
+		}
+		if (decode_one(&p, &left, &at, insn) < 0) {
+			v = PATCH_UNDECODABLE;
+			break;
+		}
+		moved += insn->size;
+		if (moved < PATCH_JUMP_LEN && ends_flow(insn) && size + pad < PATCH_JUMP_LEN) {
+			v = PATCH_TOO_SHORT;
+			break;
+		}
+		if (moved < PATCH_JUMP_LEN && ends_flow(insn) && left > 0) {
+			v = PATCH_TOO_SHORT; /* code follows the ret: it is reached */
+			break;
+		}
+	}
+	if (v == PATCH_OK && moved > PATCH_DISPLACED_MAX)
+		v = PATCH_UNRELOCATABLE;
+	if (v == PATCH_OK && branches_into(code, size, address, PATCH_JUMP_LEN, insn))
+		v = PATCH_BRANCH_INSIDE;
+	cs_free(insn, 1);
+	*displaced = moved;
+	return v;
+}
+
+size_t patch_padding_after(const uint8_t *code, size_t max)
+{
+	if (patch_decoder_init() < 0)
+		return 0;
+	cs_insn *insn = cs_malloc(handle);
+	if (!insn)
+		return 0;
+	const uint8_t *p = code;
+	size_t left = max;
+	uint64_t at = 0;
+	while (left > 0 && decode_one(&p, &left, &at, insn) == 0 &&
+	       (insn->id == X86_INS_NOP || insn->id == X86_INS_INT3))
+		;
+	size_t n = (size_t)(p - code);
+	if (left < max && !(insn->id == X86_INS_NOP || insn->id == X86_INS_INT3))
+		n -= insn->size; /* the last one decoded is not padding */
+	cs_free(insn, 1);
+	return n;
+}
+
+/* ---- writing them elsewhere -------------------------------------------- */
+
+static int fits_rel32(int64_t d)
+{
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+uint8_t *patch_emit_jump(uint8_t *out, uint64_t from, uint64_t to)
+{
+	int64_t d = (int64_t)(to - (from + 5));
+	if (fits_rel32(d)) {
+		int32_t rel = (int32_t)d;
+		*out++ = 0xe9;
+		memcpy(out, &rel, 4);
+		return out + 4;
+	}
+	static const uint8_t jmp_abs[6] = {0xff, 0x25, 0, 0, 0, 0}; /* jmp *0(%rip) */
+	memcpy(out, jmp_abs, 6);
+	memcpy(out + 6, &to, 8);
+	return out + 14;
+}
+
+/* call target, as push of the original return address and a jump. */
+static uint8_t *emit_call(uint8_t *out, uint64_t out_address, uint64_t return_to, uint64_t target)
+{
+	static const uint8_t lea_rsp[5] = {0x48, 0x8d, 0x64, 0x24, 0xf8}; /* lea -8(%rsp),%rsp */
+	uint32_t lo = (uint32_t)return_to, hi = (uint32_t)(return_to >> 32);
+	uint8_t *start = out;
+	memcpy(out, lea_rsp, 5);
+	out += 5;
+	*out++ = 0xc7; /* movl $lo,(%rsp) */
+	*out++ = 0x04;
+	*out++ = 0x24;
+	memcpy(out, &lo, 4);
+	out += 4;
+	*out++ = 0xc7; /* movl $hi,4(%rsp) */
+	*out++ = 0x44;
+	*out++ = 0x24;
+	*out++ = 0x04;
+	memcpy(out, &hi, 4);
+	out += 4;
+	return patch_emit_jump(out, out_address + (uint64_t)(out - start), target);
+}
+
+/* jcc target: the inverse condition skips an absolute jump. */
+static uint8_t *emit_jcc(uint8_t *out, uint64_t out_address, uint8_t cc, uint64_t target)
+{
+	int64_t d = (int64_t)(target - (out_address + 6));
+	if (fits_rel32(d)) {
+		int32_t rel = (int32_t)d;
+		*out++ = 0x0f;
+		*out++ = (uint8_t)(0x80 | cc);
+		memcpy(out, &rel, 4);
+		return out + 4;
+	}
+	*out++ = (uint8_t)(0x70 | (cc ^ 1)); /* j!cc over the 14-byte jump */
+	*out++ = 14;
+	return patch_emit_jump(out, out_address + 2, target);
+}
+
+/* The condition code of a jcc (short 0x7X or near 0x0f 0x8X). */
+static int jcc_condition(const cs_insn *insn)
+{
+	const uint8_t *b = insn->bytes;
+	size_t i = 0;
+	while (i < insn->size && (b[i] == 0x2e || b[i] == 0x3e || b[i] == 0xf2))
+		i++; /* branch hints, bnd */
+	if (i < insn->size && (b[i] & 0xf0) == 0x70)
+		return b[i] & 0x0f;
+	if (i + 1 < insn->size && b[i] == 0x0f && (b[i + 1] & 0xf0) == 0x80)
+		return b[i + 1] & 0x0f;
+	return -1;
+}
+
+static int rip_relative(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	for (uint8_t i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
+			return 1;
+	return 0;
+}
+
+/* One instruction, moved from insn->address to `to`; NULL when it cannot. */
+static uint8_t *move_one(const cs_insn *insn, uint8_t *out, uint64_t to)
+{
+	uint64_t target = branch_target(insn);
+	if (target) {
+		if (insn->id == X86_INS_CALL)
+			return emit_call(out, to, insn->address + insn->size, target);
+		if (insn->id == X86_INS_JMP)
+			return patch_emit_jump(out, to, target);
+		int cc = jcc_condition(insn);
+		return cc < 0 ? NULL : emit_jcc(out, to, (uint8_t)cc, target);
+	}
+	memcpy(out, insn->bytes, insn->size);
+	if (rip_relative(insn)) {
+		const cs_x86 *x = &insn->detail->x86;
+		uint8_t at = x->encoding.disp_offset;
+		if (at == 0 || x->encoding.disp_size != 4)
+			return NULL;
+		int64_t d = (int64_t)(insn->address + insn->size + (uint64_t)x->disp) -
+			    (int64_t)(to + insn->size);
+		if (!fits_rel32(d))
+			return NULL;
+		int32_t disp = (int32_t)d;
+		memcpy(out + at, &disp, 4);
+	}
+	return out + insn->size;
+}
+
+enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_t address,
+				  uint8_t *out, uint64_t out_address, size_t *out_len)
+{
+	if (patch_decoder_init() < 0)
+		return PATCH_UNDECODABLE;
+	cs_insn *insn = cs_malloc(handle);
+	if (!insn)
+		return PATCH_UNDECODABLE;
+	const uint8_t *p = code;
+	size_t left = displaced;
+	uint64_t at = address;
+	uint8_t *o = out;
+	enum patch_verdict v = PATCH_OK;
+	while (left > 0) {
+		if (decode_one(&p, &left, &at, insn) < 0) {
+			v = PATCH_UNDECODABLE;
+			break;
+		}
+		uint8_t *next = move_one(insn, o, out_address + (uint64_t)(o - out));
+		if (!next || next - out > PATCH_RELOCATED_MAX - 14) {
+			v = PATCH_UNRELOCATABLE;
+			break;
+		}
+		o = next;
+	}
+	if (v == PATCH_OK)
+		o = patch_emit_jump(o, out_address + (uint64_t)(o - out), address + displaced);
+	cs_free(insn, 1);
+	*out_len = (size_t)(o - out);
+	return v;
+}

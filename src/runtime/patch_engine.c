@@ -1,0 +1,413 @@
+/*
+ * patch_engine.c - tracing without recompiling, inside the process: the
+ * entry of every chosen function is rewritten into a jump to a trampoline
+ * (src/patch/), which records the enter as the -finstrument-functions hooks
+ * do (same streams, same records) and hijacks the return address, so that
+ * the return comes through runtime_patch_return_stub and records the exit.
+ * Each thread keeps the real return addresses on a shadow stack.
+ *
+ * Turned on by CALLTRACE_PATCH=1 (`calltrace record` sets it for programs
+ * built without instrumentation); CALLTRACE_PATCH_MODULES=REGEX adds the
+ * shared libraries whose path matches to the main executable, and
+ * CALLTRACE_PATCH_ONLY / CALLTRACE_PATCH_HIDE=REGEX keep only / leave out
+ * the functions whose name matches.  Modules loaded later are
+ * patched when the dynamic linker says they are ready (it calls
+ * _dl_debug_state, whose entry is patched too).  Patching happens while the
+ * program has one thread (the runtime's constructor) or, for a dlopen'd
+ * module, before any of its code has run.
+ *
+ * A longjmp drops the shadow frames it leaves (longjmp.c); a C++ exception
+ * gets the real return addresses back before the unwinder reads the stack,
+ * and the frames it left are dropped when the exception is caught.
+ */
+#include "runtime.h"
+#include "../patch/elf_functions.h"
+#include "../patch/patch.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct patch_record {
+	uint64_t address; /* the function */
+	uint64_t resume;  /* its displaced instructions, relocated */
+};
+
+struct shadow_frame {
+	uint64_t *slot;	   /* where the return address was */
+	uint64_t original; /* the return address */
+	uint64_t function;
+};
+
+#define SHADOW_FIRST 1024
+
+static __thread struct shadow_frame *shadow __attribute__((tls_model("initial-exec")));
+static __thread uint32_t shadow_depth __attribute__((tls_model("initial-exec")));
+static __thread uint32_t shadow_cap __attribute__((tls_model("initial-exec")));
+/* An exception is on its way up this thread's stack: frames below a call
+ * being made are frames it has left. */
+static __thread int unwinding __attribute__((tls_model("initial-exec")));
+
+extern void runtime_patch_enter_stub(void);
+extern void runtime_patch_return_stub(void);
+
+static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
+static regex_t module_pattern, only_pattern, hide_pattern;
+static int module_pattern_set, only_pattern_set, hide_pattern_set;
+static uint32_t verdicts[PATCH_VERDICTS];
+
+/* ---- the shadow stack --------------------------------------------------- */
+
+static int shadow_push(uint64_t *slot, uint64_t function)
+{
+	if (shadow_depth == shadow_cap) {
+		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
+		void *m = shadow ? mremap(shadow, shadow_cap * sizeof(*shadow),
+					  cap * sizeof(*shadow), MREMAP_MAYMOVE)
+				 : mmap(NULL, cap * sizeof(*shadow), PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		shadow = m;
+		shadow_cap = cap;
+	}
+	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function};
+	return 0;
+}
+
+/* The frames whose return address lies below `limit` were left by an
+ * exception: their calls end now, as the hooks' do when it passes them. */
+static void end_frames_below(uint64_t limit)
+{
+	struct thread_state *t = &runtime_thread;
+	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
+		struct shadow_frame f = shadow[--shadow_depth];
+		if (t->gen != RUNTIME_GEN_INTERNAL)
+			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	}
+}
+
+__attribute__((visibility("hidden"))) uint64_t
+runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *registers)
+{
+	(void)registers;
+	struct thread_state *t = &runtime_thread;
+	int saved = errno;
+	if (r->address == loader_notice) {
+		runtime_patch_modules_changed();
+		errno = saved;
+		return r->resume;
+	}
+	if (unwinding) /* a call from the frame of a call it left: that one is over */
+		end_frames_below((uint64_t)slot + 1);
+	uint32_t state = runtime_state;
+	if (state != 0 && t->gen != RUNTIME_GEN_INTERNAL &&
+	    runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot)) {
+		if (shadow_push(slot, r->address) == 0)
+			*slot = (uint64_t)runtime_patch_return_stub;
+	}
+	errno = saved;
+	return r->resume;
+}
+
+__attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *registers, uint64_t sp)
+{
+	(void)registers;
+	struct thread_state *t = &runtime_thread;
+	int saved = errno;
+	/* Frames below this one were left without returning (a jump the
+	 * runtime did not see): they are dropped. */
+	while (shadow_depth > 1 && (uint64_t)(shadow[shadow_depth - 1].slot + 1) < sp)
+		shadow_depth--;
+	if (shadow_depth == 0) {
+		static const char msg[] = "calltrace: a patched function returned with no "
+					  "return address kept; aborting\n";
+		ssize_t unused = write(2, msg, sizeof(msg) - 1);
+		(void)unused;
+		abort();
+	}
+	struct shadow_frame f = shadow[--shadow_depth];
+	if (t->gen != RUNTIME_GEN_INTERNAL)
+		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	errno = saved;
+	return f.original;
+}
+
+/* A longjmp to the frame whose stack pointer is `sp`: the frames below it
+ * never return. */
+void runtime_patch_unwind(uint64_t sp)
+{
+	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < sp)
+		shadow_depth--;
+}
+
+/* ---- exceptions ---------------------------------------------------------- */
+
+/* The unwinder reads return addresses to find frames: it gets the real
+ * ones back for the whole stack. */
+static void shadow_restore_all(void)
+{
+	unwinding = 1;
+	for (uint32_t i = 0; i < shadow_depth; i++)
+		if (*shadow[i].slot == (uint64_t)runtime_patch_return_stub)
+			*shadow[i].slot = shadow[i].original;
+}
+
+/* After a catch at stack pointer `sp`: the frames below are gone (their
+ * calls end now, as the hooks' do when an exception passes), the others
+ * return through the stub again. */
+static void shadow_resume_after_catch(uint64_t sp)
+{
+	end_frames_below(sp);
+	unwinding = 0;
+	for (uint32_t i = 0; i < shadow_depth; i++)
+		if (*shadow[i].slot == shadow[i].original)
+			*shadow[i].slot = (uint64_t)runtime_patch_return_stub;
+}
+
+typedef int (*raise_fn)(void *);
+typedef void *(*catch_fn)(void *);
+
+RUNTIME_EXPORT int _Unwind_RaiseException(void *exception)
+{
+	static raise_fn real;
+	if (!real)
+		real = (raise_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
+	shadow_restore_all();
+	return real ? real(exception) : 5 /* _URC_END_OF_STACK */;
+}
+
+RUNTIME_EXPORT int _Unwind_Resume_or_Rethrow(void *exception)
+{
+	static raise_fn real;
+	if (!real)
+		real = (raise_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
+	shadow_restore_all();
+	return real ? real(exception) : 5;
+}
+
+RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
+{
+	static catch_fn real;
+	if (!real)
+		real = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+	if (shadow_depth || unwinding)
+		shadow_resume_after_catch((uint64_t)__builtin_frame_address(0) + 16);
+	return real ? real(exception) : NULL;
+}
+
+/* ---- patching a module --------------------------------------------------- */
+
+struct module_job {
+	uint64_t bias;
+	uint64_t entry; /* the program's entry point (no return address there) */
+	const char *path;
+};
+
+static int never_patched(const struct elf_function *f, const struct module_job *m)
+{
+	return (m->entry && f->address == m->entry) || strcmp(f->name, "_start") == 0 ||
+	       strncmp(f->name, "__cyg_profile_func_", 19) == 0 ||
+	       strcmp(f->name, "_dl_debug_state") == 0;
+}
+
+/* Trampoline: the record, then `push %r11; movabs $record, %r11; jmp
+ * stub`, then the displaced instructions and the jump back. */
+static enum patch_verdict patch_one(uint64_t address, const uint8_t *code, size_t size,
+				    size_t padding, uint64_t stub)
+{
+	size_t displaced;
+	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
+	if (v != PATCH_OK)
+		return v;
+	uint8_t *tramp = patch_code_alloc(address, 16 + 12 + 14 + PATCH_RELOCATED_MAX);
+	if (!tramp)
+		return PATCH_NO_MEMORY;
+	struct patch_record *rec = (struct patch_record *)tramp;
+	uint8_t *p = tramp + 16;
+	uint64_t entry_at = (uint64_t)p;
+	*p++ = 0x41; /* push %r11 */
+	*p++ = 0x53;
+	*p++ = 0x49; /* movabs $rec, %r11 */
+	*p++ = 0xbb;
+	uint64_t rec_address = (uint64_t)rec;
+	memcpy(p, &rec_address, 8);
+	p += 8;
+	p = patch_emit_jump(p, (uint64_t)p, stub);
+	size_t relocated;
+	v = patch_relocate(code, displaced, address, p, (uint64_t)p, &relocated);
+	if (v != PATCH_OK)
+		return v;
+	rec->address = address;
+	rec->resume = (uint64_t)p;
+	if (patch_write_jump(address, entry_at) < 0)
+		return PATCH_NO_MEMORY;
+	return PATCH_OK;
+}
+
+static void patch_function(const struct elf_function *f, void *ctx)
+{
+	const struct module_job *m = ctx;
+	if (never_patched(f, m) ||
+	    (only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
+	    (hide_pattern_set && regexec(&hide_pattern, f->name, 0, NULL, 0) == 0))
+		return;
+	uint64_t address = m->bias + f->address;
+	size_t padding = f->padding > 16 ? 16 : (size_t)f->padding;
+	enum patch_verdict v = patch_one(address, (const uint8_t *)address, (size_t)f->size,
+					 padding, (uint64_t)runtime_patch_enter_stub);
+	verdicts[v]++;
+}
+
+static void patch_module(const char *path, uint64_t bias, uint64_t entry)
+{
+	struct module_job job = {bias, entry, path};
+	if (elf_functions_each(path, patch_function, &job, NULL) < 0)
+		runtime_debug("cannot read the functions of %s", path);
+}
+
+/* ---- which modules ------------------------------------------------------- */
+
+#define MAX_PATCHED_MODULES 1024
+static uint64_t patched_bias[MAX_PATCHED_MODULES];
+static uint32_t npatched;
+
+static int already_patched(uint64_t bias)
+{
+	for (uint32_t i = 0; i < npatched; i++)
+		if (patched_bias[i] == bias)
+			return 1;
+	return 0;
+}
+
+static int chosen(const char *path, int is_main)
+{
+	return is_main || (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0);
+}
+
+static int is_runtime_itself(const struct link_map *l)
+{
+	Dl_info info;
+	return dladdr((void *)runtime_patch_enter_stub, &info) && info.dli_fbase &&
+	       (uint64_t)info.dli_fbase == l->l_addr;
+}
+
+/* Patches every chosen module not patched yet (the program's modules are
+ * in the dynamic linker's list, main executable first). */
+static void patch_new_modules(void)
+{
+	struct link_map *l = _r_debug.r_map;
+	char exe[4096];
+	for (int first = 1; l; l = l->l_next, first = 0) {
+		const char *path = l->l_name;
+		if (first) {
+			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			exe[n > 0 ? n : 0] = '\0';
+			path = exe;
+		}
+		if (!path || !*path || already_patched(l->l_addr) || is_runtime_itself(l) ||
+		    npatched == MAX_PATCHED_MODULES || !chosen(path, first))
+			continue;
+		patched_bias[npatched++] = l->l_addr;
+		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
+		patch_module(path, l->l_addr, entry);
+	}
+	patch_code_seal();
+}
+
+/* The dynamic linker's notice: the list of modules changes (RT_ADD,
+ * RT_DELETE) or is whole again (RT_CONSISTENT), when new modules are
+ * mapped but none of their code has run. */
+void runtime_patch_modules_changed(void)
+{
+	if (_r_debug.r_state != RT_CONSISTENT)
+		return;
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
+	patch_new_modules();
+	runtime_internal_end(&runtime_thread, gen);
+}
+
+/* Patches the dynamic linker's notice function, so that dlopen'd modules
+ * are patched when they are ready. */
+static void watch_loader(void)
+{
+	uint64_t address = _r_debug.r_brk;
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!address || !dladdr1((void *)address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return;
+	const uint8_t *code = (const uint8_t *)address;
+	size_t size = sym->st_size ? (size_t)sym->st_size : 1;
+	size_t padding = patch_padding_after(code + size, 16);
+	if (patch_one(address, code, size, padding, (uint64_t)runtime_patch_enter_stub) == PATCH_OK)
+		loader_notice = address;
+	else
+		runtime_debug("cannot watch the dynamic linker: modules loaded later are not "
+			      "traced");
+}
+
+static void say_verdicts(void)
+{
+	uint32_t total = 0;
+	for (int v = 0; v < PATCH_VERDICTS; v++)
+		total += verdicts[v];
+	char line[512];
+	int n = snprintf(line, sizeof(line),
+			 "calltrace: in-process engine: %u of %u functions "
+			 "patched",
+			 verdicts[PATCH_OK], total);
+	for (int v = 1; v < PATCH_VERDICTS && n < (int)sizeof(line); v++)
+		if (verdicts[v])
+			n += snprintf(line + n, sizeof(line) - (size_t)n, "; %u %s", verdicts[v],
+				      patch_verdict_text((enum patch_verdict)v));
+	if (n < (int)sizeof(line) - 1)
+		line[n++] = '\n';
+	ssize_t unused = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
+	(void)unused;
+}
+
+/* A regular expression from the environment; 1 when there is one. */
+static int compile_setting(const char *name, regex_t *re)
+{
+	const char *v = runtime_getenv(name);
+	if (!v || !*v)
+		return 0;
+	if (regcomp(re, v, REG_EXTENDED | REG_NOSUB) == 0)
+		return 1;
+	char msg[256];
+	int n =
+	    snprintf(msg, sizeof(msg), "calltrace: bad regular expression in %s: %s\n", name, v);
+	ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
+	(void)unused;
+	return 0;
+}
+
+void runtime_patch_init(void)
+{
+	const char *on = runtime_getenv("CALLTRACE_PATCH");
+	if (!on || !*on || strcmp(on, "0") == 0)
+		return;
+	module_pattern_set = compile_setting("CALLTRACE_PATCH_MODULES", &module_pattern);
+	only_pattern_set = compile_setting("CALLTRACE_PATCH_ONLY", &only_pattern);
+	hide_pattern_set = compile_setting("CALLTRACE_PATCH_HIDE", &hide_pattern);
+	if (patch_decoder_init() < 0) {
+		static const char msg[] = "calltrace: cannot set up the disassembler: nothing "
+					  "is traced\n";
+		ssize_t unused = write(2, msg, sizeof(msg) - 1);
+		(void)unused;
+		return;
+	}
+	patch_new_modules();
+	watch_loader();
+	patch_code_seal();
+	const char *verbose = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
+	if (runtime_config.debug || (verbose && *verbose && strcmp(verbose, "0") != 0))
+		say_verdicts();
+}

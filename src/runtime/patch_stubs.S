@@ -1,0 +1,160 @@
+/*
+ * patch_stubs.S - where a patched function's entry jump and its hijacked
+ * return land (patch_engine.c).
+ *
+ * Both keep every register a call may clobber: a compiler that knows its
+ * callee (gcc -fipa-ra) keeps values in the ones the callee leaves alone,
+ * so the runtime's code in between must leave them as they were.
+ *
+ * runtime_patch_enter_stub: reached from a function's trampoline, which
+ * pushed %r11 and put its struct patch_record in %r11; above that is the
+ * call's return address.  Saves the registers (the argument registers as
+ * the function got them, for runtime_patch_on_enter to read), calls
+ * runtime_patch_on_enter(record, &return address, registers), puts every
+ * register back and jumps where it said: the displaced instructions.
+ *
+ * runtime_patch_return_stub: a patched call's return address while it
+ * runs.  Asks runtime_patch_on_return(registers, stack pointer) for the
+ * real return address and returns there, every register as it was.
+ */
+	.text
+	.globl runtime_patch_enter_stub
+	.hidden runtime_patch_enter_stub
+	.type runtime_patch_enter_stub, @function
+runtime_patch_enter_stub:
+	pushq %rbp            /* 8(%rbp): the caller's %r11, 16(%rbp): return address */
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	subq $320, %rsp
+	movq %rdi, 0(%rsp)
+	movq %rsi, 8(%rsp)
+	movq %rdx, 16(%rsp)
+	movq %rcx, 24(%rsp)
+	movq %r8, 32(%rsp)
+	movq %r9, 40(%rsp)
+	movq %rax, 48(%rsp)
+	movq %r10, 56(%rsp)
+	movdqu %xmm0, 64(%rsp)
+	movdqu %xmm1, 80(%rsp)
+	movdqu %xmm2, 96(%rsp)
+	movdqu %xmm3, 112(%rsp)
+	movdqu %xmm4, 128(%rsp)
+	movdqu %xmm5, 144(%rsp)
+	movdqu %xmm6, 160(%rsp)
+	movdqu %xmm7, 176(%rsp)
+	movdqu %xmm8, 192(%rsp)
+	movdqu %xmm9, 208(%rsp)
+	movdqu %xmm10, 224(%rsp)
+	movdqu %xmm11, 240(%rsp)
+	movdqu %xmm12, 256(%rsp)
+	movdqu %xmm13, 272(%rsp)
+	movdqu %xmm14, 288(%rsp)
+	movdqu %xmm15, 304(%rsp)
+	movq %r11, %rdi
+	leaq 16(%rbp), %rsi
+	movq %rsp, %rdx
+	call runtime_patch_on_enter
+	movq 8(%rbp), %r11    /* the caller's */
+	movq %rax, 8(%rbp)    /* where to go on */
+	movq 0(%rsp), %rdi
+	movq 8(%rsp), %rsi
+	movq 16(%rsp), %rdx
+	movq 24(%rsp), %rcx
+	movq 32(%rsp), %r8
+	movq 40(%rsp), %r9
+	movq 48(%rsp), %rax
+	movq 56(%rsp), %r10
+	movdqu 64(%rsp), %xmm0
+	movdqu 80(%rsp), %xmm1
+	movdqu 96(%rsp), %xmm2
+	movdqu 112(%rsp), %xmm3
+	movdqu 128(%rsp), %xmm4
+	movdqu 144(%rsp), %xmm5
+	movdqu 160(%rsp), %xmm6
+	movdqu 176(%rsp), %xmm7
+	movdqu 192(%rsp), %xmm8
+	movdqu 208(%rsp), %xmm9
+	movdqu 224(%rsp), %xmm10
+	movdqu 240(%rsp), %xmm11
+	movdqu 256(%rsp), %xmm12
+	movdqu 272(%rsp), %xmm13
+	movdqu 288(%rsp), %xmm14
+	movdqu 304(%rsp), %xmm15
+	movq %rbp, %rsp
+	popq %rbp
+	leaq 8(%rsp), %rsp    /* no flags touched; the target stays in the red zone */
+	jmp *-8(%rsp)
+	.size runtime_patch_enter_stub, . - runtime_patch_enter_stub
+
+	.globl runtime_patch_return_stub
+	.hidden runtime_patch_return_stub
+	.type runtime_patch_return_stub, @function
+	/* One byte before the label, so that an unwinder that looks up the
+	 * return address minus one finds this function, not the one before. */
+	nop
+runtime_patch_return_stub:
+	subq $8, %rsp         /* the slot the real return address goes in */
+	pushq %rbp
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	subq $336, %rsp
+	movq %rax, 0(%rsp)
+	movq %rdx, 8(%rsp)
+	movq %rcx, 16(%rsp)
+	movq %rsi, 24(%rsp)
+	movq %rdi, 32(%rsp)
+	movq %r8, 40(%rsp)
+	movq %r9, 48(%rsp)
+	movq %r10, 56(%rsp)
+	movq %r11, 64(%rsp)
+	movdqu %xmm0, 80(%rsp)
+	movdqu %xmm1, 96(%rsp)
+	movdqu %xmm2, 112(%rsp)
+	movdqu %xmm3, 128(%rsp)
+	movdqu %xmm4, 144(%rsp)
+	movdqu %xmm5, 160(%rsp)
+	movdqu %xmm6, 176(%rsp)
+	movdqu %xmm7, 192(%rsp)
+	movdqu %xmm8, 208(%rsp)
+	movdqu %xmm9, 224(%rsp)
+	movdqu %xmm10, 240(%rsp)
+	movdqu %xmm11, 256(%rsp)
+	movdqu %xmm12, 272(%rsp)
+	movdqu %xmm13, 288(%rsp)
+	movdqu %xmm14, 304(%rsp)
+	movdqu %xmm15, 320(%rsp)
+	movq %rsp, %rdi
+	leaq 16(%rbp), %rsi
+	call runtime_patch_on_return
+	movq %rax, 8(%rbp)
+	movq 0(%rsp), %rax
+	movq 8(%rsp), %rdx
+	movq 16(%rsp), %rcx
+	movq 24(%rsp), %rsi
+	movq 32(%rsp), %rdi
+	movq 40(%rsp), %r8
+	movq 48(%rsp), %r9
+	movq 56(%rsp), %r10
+	movq 64(%rsp), %r11
+	movdqu 80(%rsp), %xmm0
+	movdqu 96(%rsp), %xmm1
+	movdqu 112(%rsp), %xmm2
+	movdqu 128(%rsp), %xmm3
+	movdqu 144(%rsp), %xmm4
+	movdqu 160(%rsp), %xmm5
+	movdqu 176(%rsp), %xmm6
+	movdqu 192(%rsp), %xmm7
+	movdqu 208(%rsp), %xmm8
+	movdqu 224(%rsp), %xmm9
+	movdqu 240(%rsp), %xmm10
+	movdqu 256(%rsp), %xmm11
+	movdqu 272(%rsp), %xmm12
+	movdqu 288(%rsp), %xmm13
+	movdqu 304(%rsp), %xmm14
+	movdqu 320(%rsp), %xmm15
+	movq %rbp, %rsp
+	popq %rbp
+	ret
+	.size runtime_patch_return_stub, . - runtime_patch_return_stub
+
+	.section .note.GNU-stack, "", @progbits
