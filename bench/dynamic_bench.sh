@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dynamic_bench.sh - cost per call of tracing an unmodified binary: the
-# calltrace dynamic engine (ptrace) beside ltrace (per library call) and
-# uftrace's dynamic patching (`uftrace record -P .`), every run pinned to
+# calltrace in-process engine (entries patched) and ptrace engine beside
+# ltrace (per library call) and uftrace's dynamic patching (`uftrace record
+# -P .`, no library calls, so that both count the same calls), every run pinned to
 # one CPU with `taskset -c 0`, repeated, medians.  The figure is
 # (traced time - untraced time) / calls.  The engine's stops per call come
 # from its own count; the cost of one bare ptrace stop is shown beside it.
@@ -18,9 +19,9 @@ cd "$root"
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	reps=${BENCH_REPS:-3} n_ct=10000 n_lt=2000 n_uf=300000
+	reps=${BENCH_REPS:-3} n_ct=10000 n_lt=2000 n_uf=300000 n_pt=1000000
 else
-	reps=${BENCH_REPS:-5} n_ct=100000 n_lt=5000 n_uf=1000000
+	reps=${BENCH_REPS:-5} n_ct=100000 n_lt=5000 n_uf=1000000 n_pt=3000000
 fi
 
 [ -x "$CALLTRACE" ] || { echo "dynamic_bench: no calltrace at $CALLTRACE (make)" >&2; exit 1; }
@@ -65,16 +66,19 @@ command -v uftrace >/dev/null && have_uftrace=1
 # The tools take turns in every repetition, so that a change in the load of
 # the machine touches them alike.
 for ((i = 0; i < reps; i++)); do
+	one "$n_pt" calls "$CALLTRACE" record -q --engine patch -o "$tmp/pt.trace" "$tmp/bench" calls \
+		"$n_pt" >>"$tmp/pt.times" || true
 	one "$n_ct" calls "$CALLTRACE" record -q --dynamic -o "$tmp/ct.trace" "$tmp/bench" calls "$n_ct" \
 		>>"$tmp/ct.times" || true
 	[ "$have_ltrace" = 0 ] ||
 		one "$n_lt" libcalls ltrace -o "$tmp/lt.out" "$tmp/bench" libcalls "$n_lt" >>"$tmp/lt.times" || true
 	[ "$have_uftrace" = 0 ] ||
-		one "$n_uf" calls uftrace record -d "$tmp/uftrace.data" -P . "$tmp/bench" calls "$n_uf" \
+		one "$n_uf" calls uftrace record -d "$tmp/uftrace.data" -P . --no-libcall "$tmp/bench" calls "$n_uf" \
 			>>"$tmp/uf.times" || true
 	taskset -c 0 "$tmp/stop_cost" 20000 >>"$tmp/stop.times" 2>/dev/null || true
 done
-touch "$tmp/ct.times" "$tmp/lt.times" "$tmp/uf.times" "$tmp/stop.times"
+touch "$tmp/pt.times" "$tmp/ct.times" "$tmp/lt.times" "$tmp/uf.times" "$tmp/stop.times"
+pt=$(median <"$tmp/pt.times")
 ct=$(median <"$tmp/ct.times")
 lt=$(median <"$tmp/lt.times")
 uf=$(median <"$tmp/uf.times")
@@ -86,10 +90,21 @@ if [ "$have_uftrace" = 1 ]; then
 fi
 stats=$(CALLTRACE_DEBUG=1 taskset -c 0 "$CALLTRACE" record -q --dynamic -o "$tmp/ct.trace" \
 	"$tmp/bench" calls "$n_ct" 2>&1 >/dev/null | grep -o '[0-9.]* stops per call' || true)
-printf '  %-36s %10s us per call   (%s)\n' "calltrace record --dynamic" "$ct" "${stats:-stops n/a}"
+# Only a figure if every call was recorded, and the bytes each took.
+pt_calls=$("$CALLTRACE" report "$tmp/pt.trace" 2>/dev/null | awk '$NF == "bench_leaf" { print $5 }')
+[ "${pt_calls:-0}" = "$n_pt" ] || pt=nan
+pt_bytes=$("$CALLTRACE" info "$tmp/pt.trace" 2>/dev/null | sed -n 's/.*, \([0-9.]*\) bytes per call.*/\1/p')
+printf '  %-36s %10s us per call   (%s bytes per call)\n' "calltrace record --engine patch" "$pt" \
+	"${pt_bytes:-n/a}"
+printf '  %-36s %10s us per call   (%s)\n' "calltrace record --engine ptrace" "$ct" "${stats:-stops n/a}"
 printf '  %-36s %10s us per call   (output to a file)\n' "ltrace, per library call" "$lt"
 printf '  %-36s %10s us per call   (in-process patching)\n' "uftrace record -P ." "$uf"
 printf '  %-36s %10s us            (the floor: two per call)\n' "one ptrace stop here" "$stop"
+awk -v p="$pt" -v u="$uf" 'BEGIN {
+	if (p == "nan" || u == "nan" || p <= 0) { print "  in-process vs uftrace -P .: n/a"; exit }
+	r = u / p
+	verdict = (r >= 3) ? "PASS" : "MISS"
+	printf "  in-process engine vs uftrace -P .: %.1fx less per call (target >= 3x): %s\n", r, verdict }'
 awk -v c="$ct" -v l="$lt" 'BEGIN {
 	if (c == "nan" || l == "nan" || c <= 0) { print "  calltrace vs ltrace: n/a"; exit }
 	r = l / c
