@@ -11,7 +11,7 @@
  * out, every return address still swapped is written back, threads inside
  * a slot are moved to the same place in the original code, each thread
  * gets its CPU affinity back, and the threads are let go with only their
- * own signals pending.
+ * own signals pending (one held back at an event stop is sent again).
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "engine.h"
 
 #define SIGTRAP_TRIES 8 /* and two more a thread */
@@ -93,12 +95,26 @@ static int take_queued_sigtraps(struct engine *e)
 	return 0;
 }
 
+/* Is the thread stopped at the delivery of `sig` (where PTRACE_DETACH
+ * delivers it), rather than at an event stop (where it would be lost)? */
+static int at_delivery_of(const struct thread *t, int sig)
+{
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+		return 0;
+	return si.si_signo == sig && si.si_code <= 0xff; /* not SIGTRAP | event << 8 */
+}
+
 static void let_go(struct engine *e, struct thread *t)
 {
+	int sig = t->pending_sig;
+	int requeue = sig && !at_delivery_of(t, sig);
 	return_restore(e, t);
 	affinity_restore_thread(t);
 	thread_end_stream(t, 0);
-	ptrace(PTRACE_DETACH, t->tid, 0, (long)t->pending_sig);
+	ptrace(PTRACE_DETACH, t->tid, 0, requeue ? 0 : (long)sig);
+	if (requeue) /* the program's own signal, held back while we drained ours */
+		syscall(SYS_tgkill, (int)t->proc->pid, (int)t->tid, sig);
 }
 
 int engine_detach_all(struct engine *e)
