@@ -3,8 +3,9 @@
  * the functions that jump to them, and the writing of the entry jump.
  *
  * Regions are mapped read-write-execute while trampolines are written into
- * them and sealed read-execute afterwards; they are never unmapped, since
- * a stack may still return through one.
+ * them and sealed read-execute afterwards (opened again, never without
+ * execute, when more trampolines go in); they are never unmapped, since a
+ * stack may still return through one.
  */
 #include "patch.h"
 
@@ -38,10 +39,10 @@ static struct code_region *map_region_near(uint64_t near)
 		return NULL;
 	/* Below the module first (the heap is often above the executable),
 	 * then above, at growing distances. */
-	static const int64_t steps[] = {-(64ll << 20), 64ll << 20,   -(256ll << 20),
-					256ll << 20,   -(1ll << 30), 1ll << 30};
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		uint64_t hint = (near + (uint64_t)steps[i]) & ~(uint64_t)0xfffff;
+	for (int i = 0; i < 64; i++) {
+		int64_t distance = (int64_t)(i / 2 + 1) * (16ll << 20);
+		uint64_t hint =
+		    (near + (uint64_t)(i % 2 ? distance : -distance)) & ~(uint64_t)0xfffff;
 		void *m = mmap((void *)hint, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 		if (m == MAP_FAILED)
@@ -64,8 +65,14 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 	len = (len + 15) & ~(size_t)15;
 	for (unsigned i = 0; i < nregions; i++) {
 		struct code_region *r = &regions[i];
-		if (!r->sealed && r->used + len <= REGION_SIZE &&
+		if (r->used + len <= REGION_SIZE &&
 		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
+			if (r->sealed) {
+				if (mprotect(r->base, REGION_SIZE,
+					     PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+					continue;
+				r->sealed = 0;
+			}
 			uint8_t *p = r->base + r->used;
 			r->used += len;
 			return p;

@@ -75,6 +75,10 @@ static int arena_vsnprintf(char *s, size_t n, const char *fmt, va_list ap)
 
 static csh handle;
 static int handle_ready;
+/* The one instruction buffer: patching happens on one thread at a time (at
+ * start, or under the dynamic linker's lock), and capstone's memory is
+ * never given back, so it is made once. */
+static cs_insn *scratch;
 
 int patch_decoder_init(void)
 {
@@ -85,6 +89,9 @@ int patch_decoder_init(void)
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return -1;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	scratch = cs_malloc(handle);
+	if (!scratch)
+		return -1;
 	handle_ready = 1;
 	return 0;
 }
@@ -164,9 +171,7 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 {
 	if (patch_decoder_init() < 0)
 		return PATCH_UNDECODABLE;
-	cs_insn *insn = cs_malloc(handle);
-	if (!insn)
-		return PATCH_UNDECODABLE;
+	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = size, moved = 0;
 	uint64_t at = address;
@@ -195,7 +200,6 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 		v = PATCH_UNRELOCATABLE;
 	if (v == PATCH_OK && branches_into(code, size, address, PATCH_JUMP_LEN, insn))
 		v = PATCH_BRANCH_INSIDE;
-	cs_free(insn, 1);
 	*displaced = moved;
 	return v;
 }
@@ -204,9 +208,7 @@ size_t patch_padding_after(const uint8_t *code, size_t max)
 {
 	if (patch_decoder_init() < 0)
 		return 0;
-	cs_insn *insn = cs_malloc(handle);
-	if (!insn)
-		return 0;
+	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = max;
 	uint64_t at = 0;
@@ -216,7 +218,6 @@ size_t patch_padding_after(const uint8_t *code, size_t max)
 	size_t n = (size_t)(p - code);
 	if (left < max && !(insn->id == X86_INS_NOP || insn->id == X86_INS_INT3))
 		n -= insn->size; /* the last one decoded is not padding */
-	cs_free(insn, 1);
 	return n;
 }
 
@@ -336,9 +337,7 @@ enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_
 {
 	if (patch_decoder_init() < 0)
 		return PATCH_UNDECODABLE;
-	cs_insn *insn = cs_malloc(handle);
-	if (!insn)
-		return PATCH_UNDECODABLE;
+	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = displaced;
 	uint64_t at = address;
@@ -358,7 +357,6 @@ enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_
 	}
 	if (v == PATCH_OK)
 		o = patch_emit_jump(o, out_address + (uint64_t)(o - out), address + displaced);
-	cs_free(insn, 1);
 	*out_len = (size_t)(o - out);
 	return v;
 }

@@ -269,8 +269,12 @@ static void patch_function(const struct elf_function *f, void *ctx)
 static void patch_module(const char *path, uint64_t bias, uint64_t entry)
 {
 	struct module_job job = {bias, entry, path};
+	uint32_t before = verdicts[PATCH_OK];
 	if (elf_functions_each(path, patch_function, &job, NULL) < 0)
 		runtime_debug("cannot read the functions of %s", path);
+	else
+		runtime_debug("patched %u functions of %s at %#lx", verdicts[PATCH_OK] - before,
+			      path, (unsigned long)bias);
 }
 
 /* ---- which modules ------------------------------------------------------- */
@@ -285,6 +289,21 @@ static int already_patched(uint64_t bias)
 		if (patched_bias[i] == bias)
 			return 1;
 	return 0;
+}
+
+/* Forgets the modules no longer loaded: another one may come at their
+ * address, and must be patched then. */
+static void forget_unloaded(void)
+{
+	for (uint32_t i = 0; i < npatched;) {
+		const struct link_map *l = _r_debug.r_map;
+		while (l && l->l_addr != patched_bias[i])
+			l = l->l_next;
+		if (l)
+			i++;
+		else
+			patched_bias[i] = patched_bias[--npatched];
+	}
 }
 
 static int chosen(const char *path, int is_main)
@@ -330,6 +349,7 @@ void runtime_patch_modules_changed(void)
 	if (_r_debug.r_state != RT_CONSISTENT)
 		return;
 	uint32_t gen = runtime_internal_begin(&runtime_thread);
+	forget_unloaded();
 	patch_new_modules();
 	runtime_internal_end(&runtime_thread, gen);
 }
