@@ -117,23 +117,46 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	return r->resume;
 }
 
+/* Frames on one stack lie within this distance of each other; a frame
+ * farther away is on another stack (a coroutine's, after swapcontext; a
+ * signal stack) and is left alone. */
+#define SAME_STACK (64ull << 20)
+
+static int below_on_same_stack(const struct shadow_frame *f, uint64_t sp)
+{
+	uint64_t slot = (uint64_t)f->slot;
+	return slot < sp && sp - slot < SAME_STACK;
+}
+
+/* Removes shadow[i] and the frames above it that lie below `sp` on the same
+ * stack (left without returning: a jump the runtime did not see); frames of
+ * other stacks stay, in order. */
+static void shadow_remove(uint32_t i, uint64_t sp)
+{
+	uint32_t kept = i;
+	for (uint32_t j = i + 1; j < shadow_depth; j++)
+		if (!below_on_same_stack(&shadow[j], sp))
+			shadow[kept++] = shadow[j];
+	shadow_depth = kept;
+}
+
 __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *registers, uint64_t sp)
 {
 	(void)registers;
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
-	/* Frames below this one were left without returning (a jump the
-	 * runtime did not see): they are dropped. */
-	while (shadow_depth > 1 && (uint64_t)(shadow[shadow_depth - 1].slot + 1) < sp)
-		shadow_depth--;
-	if (shadow_depth == 0) {
+	uint32_t i = shadow_depth;
+	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
+		i--;
+	if (i == 0) {
 		static const char msg[] = "calltrace: a patched function returned with no "
 					  "return address kept; aborting\n";
 		ssize_t unused = write(2, msg, sizeof(msg) - 1);
 		(void)unused;
 		abort();
 	}
-	struct shadow_frame f = shadow[--shadow_depth];
+	struct shadow_frame f = shadow[i - 1];
+	shadow_remove(i - 1, sp);
 	if (t->gen != RUNTIME_GEN_INTERNAL)
 		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	errno = saved;
@@ -141,11 +164,14 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 }
 
 /* A longjmp to the frame whose stack pointer is `sp`: the frames below it
- * never return. */
+ * on its stack never return. */
 void runtime_patch_unwind(uint64_t sp)
 {
-	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < sp)
-		shadow_depth--;
+	uint32_t kept = 0;
+	for (uint32_t j = 0; j < shadow_depth; j++)
+		if (!below_on_same_stack(&shadow[j], sp))
+			shadow[kept++] = shadow[j];
+	shadow_depth = kept;
 }
 
 /* ---- exceptions ---------------------------------------------------------- */
