@@ -28,12 +28,12 @@ __thread struct thread_state runtime_thread __attribute__((tls_model("initial-ex
  * again, since another module may now be loaded there. */
 static void notice_new_generation(struct thread_state *t, uint32_t seen)
 {
-	uint32_t start_gen = runtime_start_gen;
+	uint32_t start_gen = RUNTIME_LOAD(runtime_start_gen);
 	if (t->start_gen != start_gen || seen == RUNTIME_GEN_STALE) {
 		trace_stream_pause(&t->stream, trace_clock_tick());
 		t->start_gen = start_gen;
 	}
-	uint32_t epoch = runtime_module_epoch;
+	uint32_t epoch = RUNTIME_LOAD(runtime_module_epoch);
 	if (t->module_epoch != epoch) {
 		trace_stream_forget_functions(&t->stream);
 		t->module_epoch = epoch;
@@ -109,7 +109,7 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	SIGNAL_FENCE();
 	uint64_t tick = trace_clock_tick();
 	uint32_t state;
-	if (runtime_init() < 0 || (state = runtime_state) == 0)
+	if (runtime_init() < 0 || (state = RUNTIME_LOAD(runtime_state)) == 0)
 		goto out;
 	if (t->phase == THREAD_NEW) {
 		uint32_t busy = runtime_internal_begin(t);
@@ -153,7 +153,7 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
 	struct trace_stream *st = &t->stream;
-	uint32_t state = runtime_state;
+	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (unlikely(state != t->gen))
 		goto slow;
 	t->gen = RUNTIME_GEN_BUSY;
@@ -183,7 +183,7 @@ RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_e
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
 	struct trace_stream *st = &t->stream;
-	uint32_t state = runtime_state;
+	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (unlikely(state != t->gen))
 		goto slow;
 	t->gen = RUNTIME_GEN_BUSY;

@@ -74,7 +74,7 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 		runtime_patch_unwind(target);
 	if (trace_stream_jump_stays_inside(st, target))
 		return; /* it leaves no call */
-	uint32_t state = runtime_state;
+	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (t->gen == RUNTIME_GEN_BUSY) {
 		/* Out of a handler that interrupted a hook: the calls the
 		 * handler made are kept aside, and are written below, before

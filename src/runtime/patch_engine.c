@@ -107,7 +107,7 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	}
 	if (unwinding) /* a call from the frame of a call it left: that one is over */
 		end_frames_below((uint64_t)slot + 1);
-	uint32_t state = runtime_state;
+	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (state != 0 && t->gen != RUNTIME_GEN_INTERNAL &&
 	    runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot)) {
 		if (shadow_push(slot, r->address) == 0)

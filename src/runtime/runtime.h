@@ -81,6 +81,8 @@ extern __thread struct thread_state runtime_thread __attribute__((tls_model("ini
  * whenever every thread must look again (a module unloaded), so that their
  * next hook takes the slow path (see hooks.c). */
 extern volatile uint32_t runtime_state;
+/* A plain load (one mov), that the thread sanitizer knows to be atomic. */
+#define RUNTIME_LOAD(v) __atomic_load_n(&(v), __ATOMIC_RELAXED)
 extern volatile uint32_t runtime_start_gen;    /* changes at every start */
 extern volatile uint32_t runtime_module_epoch; /* changes when a module goes */
 extern uint32_t runtime_max_depth;	       /* UINT32_MAX: unlimited */

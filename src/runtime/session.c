@@ -198,11 +198,9 @@ int runtime_init(void)
 	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	int ok = init_once() == 0;
 	runtime_internal_end(&runtime_thread, gen);
-	runtime_start_gen = generation;
-	if (ok)
-		runtime_state = runtime_config.start_off ? 0 : generation;
-	else
-		runtime_state = 0;
+	__atomic_store_n(&runtime_start_gen, generation, __ATOMIC_RELEASE);
+	__atomic_store_n(&runtime_state, ok && !runtime_config.start_off ? generation : 0,
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&init_phase, ok ? INIT_DONE : INIT_FAILED, __ATOMIC_RELEASE);
 	return ok ? 0 : -1;
 }
@@ -255,7 +253,7 @@ RUNTIME_EXPORT void calltrace_stop(void)
 
 RUNTIME_EXPORT int calltrace_enabled(void)
 {
-	return runtime_state != 0 && init_phase == INIT_DONE;
+	return RUNTIME_LOAD(runtime_state) != 0 && init_phase == INIT_DONE;
 }
 
 RUNTIME_EXPORT void calltrace_flush(void)
@@ -271,7 +269,7 @@ RUNTIME_EXPORT void calltrace_mark(const char *text)
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
 	uint32_t seen = t->gen;
-	if (runtime_init() == 0 && runtime_state != 0 && seen != RUNTIME_GEN_BUSY &&
+	if (runtime_init() == 0 && RUNTIME_LOAD(runtime_state) != 0 && seen != RUNTIME_GEN_BUSY &&
 	    seen != RUNTIME_GEN_INTERNAL) {
 		t->gen = RUNTIME_GEN_BUSY;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);

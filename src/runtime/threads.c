@@ -77,11 +77,12 @@ static void deferred_queue_take_back(struct thread_state *t)
 
 /* Other thread-specific destructors run after ours when their keys are
  * newer (a program's keys usually are), and may call instrumented code: so
- * the thread is ended only in the last round of destructors. */
+ * the thread is ended only in a later round of destructors (the one before
+ * the last: sanitizers end their own thread state in the last). */
 static void thread_end(void *state)
 {
 	struct thread_state *t = &runtime_thread;
-	if (++t->end_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+	if (++t->end_rounds < PTHREAD_DESTRUCTOR_ITERATIONS - 1) {
 		pthread_setspecific(thread_end_key, state);
 		return;
 	}
@@ -111,10 +112,13 @@ void runtime_threads_init(void)
  * another thread gets its name in the trace when it ends. */
 RUNTIME_EXPORT int pthread_setname_np(pthread_t thread, const char *name)
 {
-	static int (*real_setname)(pthread_t, const char *);
-	if (!real_setname)
-		real_setname =
-		    (int (*)(pthread_t, const char *))dlsym(RTLD_NEXT, "pthread_setname_np");
+	typedef int (*setname_fn)(pthread_t, const char *);
+	static setname_fn real_setname_cached;
+	setname_fn real_setname = __atomic_load_n(&real_setname_cached, __ATOMIC_ACQUIRE);
+	if (!real_setname) {
+		real_setname = (setname_fn)dlsym(RTLD_NEXT, "pthread_setname_np");
+		__atomic_store_n(&real_setname_cached, real_setname, __ATOMIC_RELEASE);
+	}
 	if (!real_setname)
 		return ENOSYS;
 	int rc = real_setname(thread, name);
@@ -136,8 +140,8 @@ int runtime_thread_begin(struct thread_state *t)
 		return -1;
 	}
 	t->stream.on_define = runtime_module_check;
-	t->start_gen = runtime_start_gen;
-	t->module_epoch = runtime_module_epoch;
+	t->start_gen = RUNTIME_LOAD(runtime_start_gen);
+	t->module_epoch = RUNTIME_LOAD(runtime_module_epoch);
 	deferred_queue_give(t);
 	altstack_give(t);
 	t->phase = THREAD_ACTIVE;

@@ -7,8 +7,10 @@
 # where the trace could not be written whole, a "calltrace: " line on
 # stderr says so and `calltrace info` reads what there is without crashing
 # and reports the trace incomplete.  The ext2 image that is big enough
-# holds every call.  Each case runs on its own, with `calltrace record` and
-# with LD_PRELOAD; the failing ones are listed.
+# holds every call.  Where the trace cannot even be created (a full disk, a
+# read-only or missing folder), `calltrace record` refuses to start, as
+# strace -o does, and says why.  Each case runs on its own, with
+# `calltrace record` and with LD_PRELOAD; the failing ones are listed.
 # Mounting needs root: skipped without it.  CASES="..." runs only these
 # cases; VERBOSE=1 prints each case's time.  TORTURE=1: 10 times the calls.
 # shellcheck source=tests/e2e/lib.sh
@@ -83,6 +85,29 @@ unchanged() {
 		fail "$1: stderr has more than calltrace's lines: $(head -c 300 "$WORK/$1.err.prog")"
 }
 
+# refused NAME: `calltrace record` could not even create the trace, so it
+# did not run the program (as strace -o does): exit 2, nothing on stdout,
+# one "calltrace: " line that says why.
+refused() {
+	local rc
+	rc=$(cat "$WORK/$1.rc")
+	[ "$rc" = 2 ] || fail "$1: record exited $rc, not 2, when it could not create the trace: $(tr '\n' ' ' <"$WORK/$1.err" | head -c 300)"
+	[ ! -s "$WORK/$1.out" ] || fail "$1: the program ran although record could not create the trace"
+	grep -qE '^calltrace: cannot write trace .*: (No space left on device|Read-only file system|No such file or directory)$' "$WORK/$1.err" ||
+		fail "$1: no line says why the trace cannot be written: $(tr '\n' ' ' <"$WORK/$1.err" | head -c 300)"
+}
+
+# unwritable NAME HOW: a trace that cannot be created: preloaded by hand,
+# the program runs on and the runtime says why; record refuses to start.
+unwritable() {
+	if [ "$2" = record ]; then
+		refused "$1"
+	else
+		unchanged "$1"
+		said "$1"
+	fi
+}
+
 # said NAME: a "calltrace: " line on stderr tells what went wrong.
 said() {
 	grep -qiE '^calltrace: .*(space|too large|limit|cannot|could not|read-only|no such|lost|incomplete|truncat|deleted|removed|stopped|fail|error)' \
@@ -127,7 +152,8 @@ case_tmpfs_fills() {
 case_tmpfs_full() {
 	mount_tmpfs "$WORK/full-$1" size=1m
 	dd if=/dev/zero of="$WORK/full-$1/filler" bs=64k 2>/dev/null || true
-	full_disk "full-$1" "$1" "$WORK/full-$1/a.trace"
+	traced "full-$1" "$1" "$WORK/full-$1/a.trace"
+	unwritable "full-$1" "$1"
 }
 
 case_ext2_small() {
@@ -154,14 +180,12 @@ case_ulimit() {
 case_readonly() {
 	mount_tmpfs "$WORK/ro-$1" ro,size=1m
 	traced "ro-$1" "$1" "$WORK/ro-$1/a.trace"
-	unchanged "ro-$1"
-	said "ro-$1"
+	unwritable "ro-$1" "$1"
 }
 
 case_missing_folder() {
 	traced "missing-$1" "$1" "$WORK/missing/dir/a.trace"
-	unchanged "missing-$1"
-	said "missing-$1"
+	unwritable "missing-$1" "$1"
 }
 
 # meddle NAME HOW ACTION: ACTION (rm, truncate) on the trace half way.
