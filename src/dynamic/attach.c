@@ -25,7 +25,7 @@
 	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |     \
 	 PTRACE_O_TRACEEXIT)
 
-static uint64_t deadline_ns;
+static volatile uint64_t deadline_ns; /* read by the signal handler */
 
 static uint64_t now_ns(void)
 {
@@ -212,13 +212,13 @@ static int start_tracing(struct engine *e, struct process *p)
 	return 0;
 }
 
-static void set_stop_signals(uint64_t duration_ns, struct sigaction *old)
+static void set_stop_signals(struct sigaction *old)
 {
 	struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART */
 	sigaction(SIGINT, &sa, &old[0]);
 	sigaction(SIGTERM, &sa, &old[1]);
 	sigaction(SIGALRM, &sa, &old[2]);
-	deadline_ns = duration_ns ? now_ns() + duration_ns : 0;
+	deadline_ns = 0; /* the duration counts once the breakpoints are in */
 	/* A periodic tick also ends a waitpid that started just after a signal. */
 	struct itimerval tick = {{0, 100000}, {0, 100000}};
 	setitimer(ITIMER_REAL, &tick, NULL);
@@ -263,11 +263,15 @@ int dynamic_attach(const struct dynamic_options *o)
 	struct process *p = process_new(&e, o->pid);
 	if (!p)
 		return ATTACH_FAILED;
-	set_stop_signals(o->duration_ns, old);
+	set_stop_signals(old);
 	int rc = ATTACH_REFUSED;
-	if (seize_all(&e, p) == 0)
-		rc = start_tracing(&e, p) < 0 || event_loop(&e) < 0 ? ATTACH_FAILED
-								    : ATTACH_DETACHED;
+	if (seize_all(&e, p) == 0) {
+		rc = ATTACH_FAILED;
+		if (start_tracing(&e, p) == 0) {
+			deadline_ns = o->duration_ns ? now_ns() + o->duration_ns : 0;
+			rc = event_loop(&e) < 0 ? ATTACH_FAILED : ATTACH_DETACHED;
+		}
+	}
 	if (e.procs && engine_detach_all(&e) < 0 && rc == ATTACH_DETACHED)
 		rc = ATTACH_FAILED;
 	restore_signals(old);

@@ -82,7 +82,7 @@ start_loop() {
 	LOOP_PID=$(cat "$WORK/$1.pid")
 }
 
-start_loop exits 40 # 0.8 s
+start_loop exits 100 # 2 s
 RC=0
 timeout 60 "$CALLTRACE" attach -p "$LOOP_PID" --duration 30s -o "$WORK/exits.trace" >/dev/null 2>"$WORK/exits.attach.err" || RC=$?
 wait "$LOOP_JOB" || true
