@@ -5,7 +5,9 @@
 # $CALLTRACE) with a time limit.  Prints the figures: inputs, commands run,
 # successes, clean errors, crashes, hangs.  Exits 1 if any command crashed
 # (a signal, an ASan or UBSan report, a leak) or hung, with the inputs kept
-# in build/fuzz/mutations/failed/; 77 if python3 or the tools are missing.
+# in build/fuzz/mutations.*/failed/; 77 if python3 or the tools are missing.
+# Each run has its own folder (removed when nothing failed): runs at the
+# same time do not meet.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 n=${1:?usage: mutate_traces.sh N}
@@ -24,9 +26,10 @@ if ! BUILD=$ROOT/build bash "$ROOT/tests/fuzz/make_seeds.sh" "$out/seeds" >"$out
 	echo "mutate_traces: cannot record the seed traces: $(tail -n 1 "$out/seeds.log")"
 	exit 1
 fi
-work=$out/mutations
-rm -rf "$work"
-mkdir -p "$work"
+work=$(mktemp -d "$out/mutations.XXXXXX") || exit 1
 # A copy: a rebuild of the tools meanwhile must not pull it away.
 cp "$CALLTRACE" "$work/calltrace" || exit 1
 python3 "$ROOT/tests/fuzz/mutate_traces.py" "$n" "$work/calltrace" "$out/seeds" "$work"
+rc=$?
+[ "$rc" != 0 ] || rm -rf "$work"
+exit "$rc"
