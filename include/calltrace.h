@@ -13,6 +13,14 @@
 extern "C" {
 #endif
 
+/* Set the runtime up and start recording (calltrace-rs's name; the runtime
+ * does this by itself when the program starts, so calling it is optional).
+ * Honours CALLTRACE_START=off: then recording waits for calltrace_start(). */
+void calltrace_init(void);
+/* End recording and make the trace durable: calls still open end here
+ * (calltrace-rs's name; done by itself at exit as far as a crash-safe
+ * trace needs). */
+void calltrace_cleanup(void);
 /* Start (or resume) recording calls, in every thread. */
 void calltrace_start(void);
 /* Stop recording; calls still open in each thread end at this point. */

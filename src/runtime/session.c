@@ -9,6 +9,7 @@
  * without allocating and an exec'd program finds the session and appends.
  */
 #include "runtime.h"
+#include "calltrace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -244,6 +245,19 @@ RUNTIME_EXPORT void calltrace_start(void)
 	uint32_t next = __atomic_add_fetch(&generation, 2, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&runtime_start_gen, next, __ATOMIC_RELEASE);
 	__atomic_store_n(&runtime_state, next, __ATOMIC_RELEASE);
+}
+
+RUNTIME_EXPORT void calltrace_init(void)
+{
+	int saved = errno;
+	runtime_init();
+	errno = saved;
+}
+
+RUNTIME_EXPORT void calltrace_cleanup(void)
+{
+	calltrace_stop();
+	calltrace_flush();
 }
 
 RUNTIME_EXPORT void calltrace_stop(void)

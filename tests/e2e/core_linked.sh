@@ -2,7 +2,9 @@
 # core_linked.sh - the runtime without `calltrace record`: linked into the
 # program (libcalltrace.a, and libcalltrace.so with -lcalltrace) or
 # preloaded by hand, configured by CALLTRACE_OUTPUT; CALLTRACE_START=off
-# records nothing, CALLTRACE_MAX_DEPTH=1 only the outermost calls.
+# records nothing, CALLTRACE_MAX_DEPTH=1 only the outermost calls; the
+# calltrace-rs API (calltrace_init, calltrace_cleanup) links, and records only
+# what runs between calltrace_start() and calltrace_cleanup().
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -31,4 +33,17 @@ CALLTRACE_START=off CALLTRACE_OUTPUT=$WORK/off.trace "$WORK/static_rt" 1000 >/de
 CALLTRACE_MAX_DEPTH=1 CALLTRACE_OUTPUT=$WORK/d1.trace "$WORK/static_rt" 1000 >/dev/null
 [ "$(calls_of "$WORK/d1.trace" tick)" = 0 ] && [ "$(calls_of "$WORK/d1.trace" main)" = 1 ] ||
 	fail "CALLTRACE_MAX_DEPTH=1 recorded more than main"
+
+for how in static shared; do
+	if [ $how = static ]; then
+		build_c "api_$how" "$PROGRAMS/c_api.c" -I"$(cd "$(dirname "$0")/../.." && pwd)/include" "$lib/libcalltrace.a" -ldl
+	else
+		build_c "api_$how" "$PROGRAMS/c_api.c" -I"$(cd "$(dirname "$0")/../.." && pwd)/include" -L"$lib" -lcalltrace -Wl,-rpath,"$lib"
+	fi
+	CALLTRACE_START=off CALLTRACE_OUTPUT=$WORK/api_$how.trace "$WORK/api_$how" >"$WORK/api_$how.out" ||
+		fail "api_$how exited $?"
+	grep -qx 'c_api ok' "$WORK/api_$how.out" || fail "api_$how printed $(cat "$WORK/api_$how.out")"
+	got="$(calls_of "$WORK/api_$how.trace" before) $(calls_of "$WORK/api_$how.trace" during) $(calls_of "$WORK/api_$how.trace" after)"
+	[ "$got" = "0 5 0" ] || fail "api_$how: before/during/after recorded $got times, not 0 5 0"
+done
 pass
