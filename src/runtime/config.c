@@ -7,6 +7,7 @@
  * CALLTRACE_START        "off": load with recording off (calltrace_start())
  * CALLTRACE_DEBUG        "1": say what the runtime does on stderr
  * CALLTRACE_CAPTURE_ARGS accepted; arguments are not recorded yet
+ * CALLTRACE_SIGNAL       a signal that switches recording on and off (control.c)
  */
 #include "runtime.h"
 

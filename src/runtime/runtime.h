@@ -140,6 +140,9 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* control.c: CALLTRACE_SIGNAL */
+void runtime_control_install(void);
+int runtime_signal_number(const char *name);
 /* spawn.c */
 void runtime_spawn_init(void);
 /* modules.c */

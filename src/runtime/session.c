@@ -176,6 +176,7 @@ static int init_once(void)
 	runtime_modules_scan();
 	runtime_threads_init();
 	runtime_crash_handler_install();
+	runtime_control_install();
 	pthread_atfork(NULL, NULL, fork_child);
 	if (runtime_patch_init)
 		runtime_patch_init();
