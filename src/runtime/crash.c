@@ -18,6 +18,8 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -67,6 +69,20 @@ static int recover_trace_fault(const void *address)
 	return 1;
 }
 
+/* The program dies of `sig`: its exit goes into the trace, and one line
+ * says where to look. */
+static void say_fatal(int sig, uint32_t tid)
+{
+	trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, 128 + sig, NULL, NULL, 0);
+	char msg[PATH_MAX + 160];
+	int n = snprintf(msg, sizeof(msg),
+			 "calltrace: process %d died of signal %d (%s) in thread %u; `calltrace "
+			 "crash %s` shows the calls open\n",
+			 (int)getpid(), sig, strsignal(sig), tid, runtime_session.path);
+	ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
+	(void)unused;
+}
+
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 {
 	int saved = errno;
@@ -82,8 +98,11 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 #else
 	(void)context;
 #endif
-	trace_write_crash(&runtime_session, (uint32_t)syscall(SYS_gettid), sig, info->si_code,
-			  (uint64_t)info->si_addr, frames, frames[0] ? 1 : 0);
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	trace_write_crash(&runtime_session, tid, sig, info->si_code, (uint64_t)info->si_addr,
+			  frames, frames[0] ? 1 : 0);
+	if (previous[slot].sa_handler == SIG_DFL && !(previous[slot].sa_flags & SA_SIGINFO))
+		say_fatal(sig, tid); /* no handler of the program's: it dies now */
 	sigaction(sig, &previous[slot], NULL);
 	if (info->si_code <= 0 || sig == SIGABRT || sig == SIGTRAP)
 		raise(sig); /* sent, not caused by an instruction: send it again */

@@ -121,6 +121,19 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	return 0;
 }
 
+/* exit() of any process of the session: its status goes into the trace
+ * (the first process's is written again by `calltrace record`, alike). */
+static void write_process_exit(int status, void *unused)
+{
+	(void)unused;
+	struct thread_state *t = &runtime_thread;
+	uint32_t gen = runtime_internal_begin(t);
+	if (runtime_session.header)
+		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
+				    0);
+	runtime_internal_end(t, gen);
+}
+
 static void fork_child(void)
 {
 	struct thread_state *t = &runtime_thread;
@@ -178,6 +191,7 @@ static int init_once(void)
 	runtime_crash_handler_install();
 	runtime_control_install();
 	pthread_atfork(NULL, NULL, fork_child);
+	on_exit(write_process_exit, NULL);
 	if (runtime_patch_init)
 		runtime_patch_init();
 	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
