@@ -4,7 +4,8 @@
 # recursion) at -O0, -O1 and -O2: exact call counts, output and exit code
 # unchanged, what it could not patch counted in --verbose; -F and -N decide
 # what is patched; 1000 dlopen/dlclose cycles of an uninstrumented plugin,
-# then another plugin loaded at the same address, named after itself.
+# then another plugin loaded at the same address, named after itself;
+# swapcontext between two stacks.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -63,6 +64,20 @@ bump 2
 classify 3
 tick 3
 tock 3
+COUNTS
+
+# Coroutines: every call of both stacks returns where it should.
+gcc -std=gnu11 -g -O0 -o "$WORK/coroutine" "$PROGRAMS/patch/coroutine.c" || fail "cannot compile coroutine"
+run_plain co "$WORK/coroutine"
+record co --engine patch "$WORK/coroutine"
+same_as_plain co
+counts co >"$WORK/co.counts"
+expect_text "coroutine: calls" - "$WORK/co.counts" <<'COUNTS'
+co_body 1
+co_entry 1
+driver 1
+leaf 6
+main 1
 COUNTS
 
 # Plugins: built without instrumentation, patched as the loader brings them.
