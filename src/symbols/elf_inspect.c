@@ -41,7 +41,9 @@ static int elf_has_symbol(Elf *elf, const char *wanted)
 	return 0;
 }
 
-int elf_file_references(const char *path, const char *symbol_name)
+/* Opens the ELF file at `path` and answers `question` about it (0 or 1);
+ * -1 when it is not a readable ELF file. */
+static int ask_elf(const char *path, int (*question)(Elf *elf, const void *arg), const void *arg)
 {
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -1;
@@ -51,55 +53,54 @@ int elf_file_references(const char *path, const char *symbol_name)
 	int result = -1;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)
-		result = elf_has_symbol(elf, symbol_name);
+		result = question(elf, arg);
 	if (elf)
 		elf_end(elf);
 	close(fd);
 	return result;
 }
 
+static int names_symbol(Elf *elf, const void *name)
+{
+	return elf_has_symbol(elf, name);
+}
+
+static int has_interpreter(Elf *elf, const void *unused)
+{
+	(void)unused;
+	size_t n;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			return 1;
+	}
+	return 0;
+}
+
+static int has_symtab(Elf *elf, const void *unused)
+{
+	(void)unused;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			return 1;
+	return 0;
+}
+
+int elf_file_references(const char *path, const char *symbol_name)
+{
+	return ask_elf(path, names_symbol, symbol_name);
+}
+
 int elf_file_is_dynamic(const char *path)
 {
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t n;
-	int found = -1;
-	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0) {
-		found = 0;
-		for (size_t i = 0; i < n && !found; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
-				found = 1;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return found;
+	return ask_elf(path, has_interpreter, NULL);
 }
 
 int elf_file_has_symtab(const char *path)
 {
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int found = -1;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		found = 0;
-		Elf_Scn *scn = NULL;
-		GElf_Shdr shdr;
-		while (!found && (scn = elf_nextscn(elf, scn)) != NULL)
-			found = gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB;
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return found;
+	return ask_elf(path, has_symtab, NULL);
 }

@@ -307,3 +307,48 @@ expect_replay() {
 	ct replay "$@" "$WORK/$name.trace" >"$WORK/$name.replay"
 	check_tree replay-order "$WORK/$name.replay" "$WORK/$name.json"
 }
+
+# ---- the same call trees with and without instrumentation ----------------
+# For the engines that need no recompiling (dynamic_same_trees.sh,
+# patch_same_trees.sh).  ENGINE_OPTS: the record options that pick the
+# engine; ENGINE_SAYS: what record says when it picks it by itself.
+
+# same_trees_build NAME SOURCE [FLAG...]: $WORK/NAME.hooks and $WORK/NAME.plain.
+same_trees_build() {
+	local name=$1 src=$2 cc=gcc std=-std=gnu11
+	shift 2
+	case $src in *.cpp) cc=g++ std=-std=c++17 ;; esac
+	$cc $std -g -O0 -finstrument-functions -Wall -Wextra -o "$WORK/$name.hooks" "$src" "$@" -pthread ||
+		fail "cannot compile $name with hooks"
+	$cc $std -g -O0 -Wall -Wextra -o "$WORK/$name.plain" "$src" "$@" -pthread ||
+		fail "cannot compile $name"
+}
+
+# same_trees NAME auto|chosen [ARG...]: records both builds (the plain one
+# with the engine record picks, "auto", or with ENGINE_OPTS), checks the
+# plain run against an untraced one and the two sets of trees against each
+# other.  "@" in an argument becomes "hooks" or "plain".
+same_trees() {
+	local name=$1 mode=$2 args_h=() args_p=() a
+	shift 2
+	for a in "$@"; do
+		args_h+=("${a//@/hooks}")
+		args_p+=("${a//@/plain}")
+	done
+	record "${name}_h" "$WORK/$name.hooks" "${args_h[@]}"
+	run_plain "${name}_p" "$WORK/$name.plain" "${args_p[@]}"
+	if [ "$mode" = auto ]; then
+		record "${name}_p" "$WORK/$name.plain" "${args_p[@]}"
+		grep -q "$ENGINE_SAYS" "$WORK/${name}_p.err" ||
+			fail "$name: record did not pick the engine that says '$ENGINE_SAYS'"
+	else
+		record "${name}_p" "${ENGINE_OPTS[@]}" "$WORK/$name.plain" "${args_p[@]}"
+	fi
+	same_as_plain "${name}_p"
+	to_json "${name}_h"
+	to_json "${name}_p"
+	check_tree render "$WORK/${name}_h.json" >"$WORK/${name}_h.trees"
+	check_tree render "$WORK/${name}_p.json" >"$WORK/${name}_p.trees"
+	[ -s "$WORK/${name}_h.trees" ] || fail "$name: no trees recorded with the hooks"
+	expect_text "$name: the trees without recompiling" "$WORK/${name}_h.trees" "$WORK/${name}_p.trees"
+}

@@ -2,72 +2,32 @@
 # patch_same_trees.sh - the in-process engine records the same call trees as
 # -finstrument-functions: each test program is built twice, with the hooks
 # (recorded by the runtime) and without (recorded by the in-process engine,
-# chosen automatically or with --engine patch), and the rendered trees of
-# every process and thread must be equal; the uninstrumented run's output
-# and exit code are those of an untraced run.  Covers a plain call tree,
-# four threads, fork, vfork + exec, exec from inside a call chain, signal
-# handlers, longjmp and siglongjmp, and C++ (constructors, templates, an
-# exception unwinding through traced frames).
+# which record picks by itself for them, or --engine patch), and the
+# rendered trees of every process and thread must be equal; the
+# uninstrumented run's output and exit code are those of an untraced run.
+# Covers a plain call tree, four threads, fork, vfork + exec, exec from
+# inside a call chain, signal handlers (a million errno rounds), longjmp and
+# siglongjmp, and C++ (an exception unwinding through patched frames).
 source "$(dirname "$0")/lib.sh"
 setup
 need_cmd g++
-INSTRUMENTED=(-g -O0 -finstrument-functions -Wall -Wextra)
-PLAIN=(-g -O0 -Wall -Wextra)
+ENGINE_OPTS=(--engine patch)
+ENGINE_SAYS="in-process engine"
 
-# both NAME SOURCE [FLAG...]: $WORK/NAME.hooks and $WORK/NAME.plain binaries.
-both() {
-	local name=$1 src=$2 cc=gcc std=-std=gnu11
-	shift 2
-	case $src in *.cpp) cc=g++ std=-std=c++17 ;; esac
-	$cc $std "${INSTRUMENTED[@]}" -o "$WORK/$name.hooks" "$src" "$@" -pthread ||
-		fail "cannot compile $name with hooks"
-	$cc $std "${PLAIN[@]}" -o "$WORK/$name.plain" "$src" "$@" -pthread ||
-		fail "cannot compile $name"
-}
-
-# compare NAME MODE [ARG...]: records both builds (the plain one with MODE:
-# "auto" or "--engine patch"), checks the plain run against an untraced one
-# and the two sets of trees against each other.  "@" in an argument becomes
-# "hooks" or "plain".
-compare() {
-	local name=$1 mode=$2 args_h=() args_p=() a
-	shift 2
-	for a in "$@"; do
-		args_h+=("${a//@/hooks}")
-		args_p+=("${a//@/plain}")
-	done
-	record "${name}_h" "$WORK/$name.hooks" "${args_h[@]}"
-	run_plain "${name}_p" "$WORK/$name.plain" "${args_p[@]}"
-	if [ "$mode" = auto ]; then
-		record "${name}_p" "$WORK/$name.plain" "${args_p[@]}"
-		grep -q "in-process engine" "$WORK/${name}_p.err" ||
-			fail "$name: the uninstrumented program was not given to the in-process engine"
-	else
-		record "${name}_p" --engine patch "$WORK/$name.plain" "${args_p[@]}"
-	fi
-	same_as_plain "${name}_p"
-	to_json "${name}_h"
-	to_json "${name}_p"
-	check_tree render "$WORK/${name}_h.json" >"$WORK/${name}_h.trees"
-	check_tree render "$WORK/${name}_p.json" >"$WORK/${name}_p.trees"
-	[ -s "$WORK/${name}_h.trees" ] || fail "$name: no trees recorded with the hooks"
-	expect_text "$name: the in-process engine's trees" "$WORK/${name}_h.trees" "$WORK/${name}_p.trees"
-}
-
-both tree "$PROGRAMS/tree.c"
-compare tree auto
-both threads "$PROGRAMS/threads.c"
-compare threads --engine
-both forks "$PROGRAMS/forks.c"
-both exec_target "$PROGRAMS/exec_target.c"
-compare forks --engine fork "$WORK/@.fork.pids"
-compare forks --engine vfork "$WORK/@.vfork.pids" "$WORK/exec_target.@"
-both exec "$PROGRAMS/exec.c"
-compare exec auto "$WORK/exec_target.@" 7
-both signals "$PROGRAMS/signals.c"
-compare signals --engine
-both jumps "$PROGRAMS/jumps.c"
-compare jumps --engine
-both cxx "$PROGRAMS/cxx.cpp"
-compare cxx --engine
+same_trees_build tree "$PROGRAMS/tree.c"
+same_trees tree auto
+same_trees_build threads "$PROGRAMS/threads.c"
+same_trees threads chosen
+same_trees_build forks "$PROGRAMS/forks.c"
+same_trees_build exec_target "$PROGRAMS/exec_target.c"
+same_trees forks chosen fork "$WORK/@.fork.pids"
+same_trees forks chosen vfork "$WORK/@.vfork.pids" "$WORK/exec_target.@"
+same_trees_build exec "$PROGRAMS/exec.c"
+same_trees exec auto "$WORK/exec_target.@" 7
+same_trees_build signals "$PROGRAMS/signals.c"
+same_trees signals chosen
+same_trees_build jumps "$PROGRAMS/jumps.c"
+same_trees jumps chosen
+same_trees_build cxx "$PROGRAMS/cxx.cpp"
+same_trees cxx chosen
 pass
