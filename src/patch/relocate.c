@@ -187,12 +187,11 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 			break;
 		}
 		moved += insn->size;
-		if (moved < PATCH_JUMP_LEN && ends_flow(insn) && size + pad < PATCH_JUMP_LEN) {
+		/* A ret or jmp before the jump's end: fine only at the function's
+		 * end (code after it is reached from elsewhere) with padding. */
+		if (moved < PATCH_JUMP_LEN && ends_flow(insn) &&
+		    (size + pad < PATCH_JUMP_LEN || left > 0)) {
 			v = PATCH_TOO_SHORT;
-			break;
-		}
-		if (moved < PATCH_JUMP_LEN && ends_flow(insn) && left > 0) {
-			v = PATCH_TOO_SHORT; /* code follows the ret: it is reached */
 			break;
 		}
 	}

@@ -107,10 +107,12 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	int saved_errno = errno;
 	t->gen = RUNTIME_GEN_BUSY;
 	SIGNAL_FENCE();
-	uint64_t tick = trace_clock_tick();
 	uint32_t state;
 	if (runtime_init() < 0 || (state = RUNTIME_LOAD(runtime_state)) == 0)
 		goto out;
+	/* Read once the clock is set up (the first call of a process starts
+	 * it), before the calls a handler left aside are written. */
+	uint64_t tick = trace_clock_tick();
 	if (t->phase == THREAD_NEW) {
 		uint32_t busy = runtime_internal_begin(t);
 		int rc = runtime_thread_begin(t);

@@ -89,8 +89,7 @@ static void end_frames_below(uint64_t limit)
 	struct thread_state *t = &runtime_thread;
 	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
 		struct shadow_frame f = shadow[--shadow_depth];
-		if (t->gen != RUNTIME_GEN_INTERNAL)
-			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	}
 }
 
@@ -107,9 +106,7 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	}
 	if (unwinding) /* a call from the frame of a call it left: that one is over */
 		end_frames_below((uint64_t)slot + 1);
-	uint32_t state = RUNTIME_LOAD(runtime_state);
-	if (state != 0 && t->gen != RUNTIME_GEN_INTERNAL &&
-	    runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot)) {
+	if (runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot)) {
 		if (shadow_push(slot, r->address) == 0)
 			*slot = (uint64_t)runtime_patch_return_stub;
 	}
@@ -157,8 +154,7 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	}
 	struct shadow_frame f = shadow[i - 1];
 	shadow_remove(i - 1, sp);
-	if (t->gen != RUNTIME_GEN_INTERNAL)
-		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	errno = saved;
 	return f.original;
 }
@@ -234,7 +230,6 @@ RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
 struct module_job {
 	uint64_t bias;
 	uint64_t entry; /* the program's entry point (no return address there) */
-	const char *path;
 };
 
 static int never_patched(const struct elf_function *f, const struct module_job *m)
@@ -244,11 +239,15 @@ static int never_patched(const struct elf_function *f, const struct module_job *
 	       strcmp(f->name, "_dl_debug_state") == 0;
 }
 
-/* Trampoline: the record, then `push %r11; movabs $record, %r11; jmp
- * stub`, then the displaced instructions and the jump back. */
-static enum patch_verdict patch_one(uint64_t address, const uint8_t *code, size_t size,
-				    size_t padding, uint64_t stub)
+/* Patches the function of `size` bytes at `address`, followed by at most
+ * `room` bytes that belong to no function (of which only nops and int3
+ * count as padding a jump may cover).  Trampoline: the record, then `push
+ * %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`, then the
+ * displaced instructions and the jump back. */
+static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room)
 {
+	const uint8_t *code = (const uint8_t *)address;
+	size_t padding = patch_padding_after(code + size, room < 16 ? room : 16);
 	size_t displaced;
 	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
 	if (v != PATCH_OK)
@@ -266,7 +265,7 @@ static enum patch_verdict patch_one(uint64_t address, const uint8_t *code, size_
 	uint64_t rec_address = (uint64_t)rec;
 	memcpy(p, &rec_address, 8);
 	p += 8;
-	p = patch_emit_jump(p, (uint64_t)p, stub);
+	p = patch_emit_jump(p, (uint64_t)p, (uint64_t)runtime_patch_enter_stub);
 	size_t relocated;
 	v = patch_relocate(code, displaced, address, p, (uint64_t)p, &relocated);
 	if (v != PATCH_OK)
@@ -285,16 +284,12 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	    (only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
 	    (hide_pattern_set && regexec(&hide_pattern, f->name, 0, NULL, 0) == 0))
 		return;
-	uint64_t address = m->bias + f->address;
-	size_t padding = f->padding > 16 ? 16 : (size_t)f->padding;
-	enum patch_verdict v = patch_one(address, (const uint8_t *)address, (size_t)f->size,
-					 padding, (uint64_t)runtime_patch_enter_stub);
-	verdicts[v]++;
+	verdicts[patch_one(m->bias + f->address, (size_t)f->size, (size_t)f->padding)]++;
 }
 
 static void patch_module(const char *path, uint64_t bias, uint64_t entry)
 {
-	struct module_job job = {bias, entry, path};
+	struct module_job job = {bias, entry};
 	uint32_t before = verdicts[PATCH_OK];
 	if (elf_functions_each(path, patch_function, &job, NULL) < 0)
 		runtime_debug("cannot read the functions of %s", path);
@@ -389,10 +384,8 @@ static void watch_loader(void)
 	const ElfW(Sym) *sym = NULL;
 	if (!address || !dladdr1((void *)address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
 		return;
-	const uint8_t *code = (const uint8_t *)address;
 	size_t size = sym->st_size ? (size_t)sym->st_size : 1;
-	size_t padding = patch_padding_after(code + size, 16);
-	if (patch_one(address, code, size, padding, (uint64_t)runtime_patch_enter_stub) == PATCH_OK)
+	if (patch_one(address, size, 16) == PATCH_OK)
 		loader_notice = address;
 	else
 		runtime_debug("cannot watch the dynamic linker: modules loaded later are not "

@@ -17,6 +17,18 @@
  * runs.  Asks runtime_patch_on_return(registers, stack pointer) for the
  * real return address and returns there, every register as it was.
  */
+	/* Every xmm register to or from 16 bytes a register from \base(%rsp). */
+	.macro SAVE_XMM base
+	.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	movdqu %xmm\i, \base+16*\i(%rsp)
+	.endr
+	.endm
+	.macro LOAD_XMM base
+	.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	movdqu \base+16*\i(%rsp), %xmm\i
+	.endr
+	.endm
+
 	.text
 	.globl runtime_patch_enter_stub
 	.hidden runtime_patch_enter_stub
@@ -34,22 +46,7 @@ runtime_patch_enter_stub:
 	movq %r9, 40(%rsp)
 	movq %rax, 48(%rsp)
 	movq %r10, 56(%rsp)
-	movdqu %xmm0, 64(%rsp)
-	movdqu %xmm1, 80(%rsp)
-	movdqu %xmm2, 96(%rsp)
-	movdqu %xmm3, 112(%rsp)
-	movdqu %xmm4, 128(%rsp)
-	movdqu %xmm5, 144(%rsp)
-	movdqu %xmm6, 160(%rsp)
-	movdqu %xmm7, 176(%rsp)
-	movdqu %xmm8, 192(%rsp)
-	movdqu %xmm9, 208(%rsp)
-	movdqu %xmm10, 224(%rsp)
-	movdqu %xmm11, 240(%rsp)
-	movdqu %xmm12, 256(%rsp)
-	movdqu %xmm13, 272(%rsp)
-	movdqu %xmm14, 288(%rsp)
-	movdqu %xmm15, 304(%rsp)
+	SAVE_XMM 64
 	movq %r11, %rdi
 	leaq 16(%rbp), %rsi
 	movq %rsp, %rdx
@@ -64,22 +61,7 @@ runtime_patch_enter_stub:
 	movq 40(%rsp), %r9
 	movq 48(%rsp), %rax
 	movq 56(%rsp), %r10
-	movdqu 64(%rsp), %xmm0
-	movdqu 80(%rsp), %xmm1
-	movdqu 96(%rsp), %xmm2
-	movdqu 112(%rsp), %xmm3
-	movdqu 128(%rsp), %xmm4
-	movdqu 144(%rsp), %xmm5
-	movdqu 160(%rsp), %xmm6
-	movdqu 176(%rsp), %xmm7
-	movdqu 192(%rsp), %xmm8
-	movdqu 208(%rsp), %xmm9
-	movdqu 224(%rsp), %xmm10
-	movdqu 240(%rsp), %xmm11
-	movdqu 256(%rsp), %xmm12
-	movdqu 272(%rsp), %xmm13
-	movdqu 288(%rsp), %xmm14
-	movdqu 304(%rsp), %xmm15
+	LOAD_XMM 64
 	movq %rbp, %rsp
 	popq %rbp
 	leaq 8(%rsp), %rsp    /* no flags touched; the target stays in the red zone */
@@ -107,22 +89,7 @@ runtime_patch_return_stub:
 	movq %r9, 48(%rsp)
 	movq %r10, 56(%rsp)
 	movq %r11, 64(%rsp)
-	movdqu %xmm0, 80(%rsp)
-	movdqu %xmm1, 96(%rsp)
-	movdqu %xmm2, 112(%rsp)
-	movdqu %xmm3, 128(%rsp)
-	movdqu %xmm4, 144(%rsp)
-	movdqu %xmm5, 160(%rsp)
-	movdqu %xmm6, 176(%rsp)
-	movdqu %xmm7, 192(%rsp)
-	movdqu %xmm8, 208(%rsp)
-	movdqu %xmm9, 224(%rsp)
-	movdqu %xmm10, 240(%rsp)
-	movdqu %xmm11, 256(%rsp)
-	movdqu %xmm12, 272(%rsp)
-	movdqu %xmm13, 288(%rsp)
-	movdqu %xmm14, 304(%rsp)
-	movdqu %xmm15, 320(%rsp)
+	SAVE_XMM 80
 	movq %rsp, %rdi
 	leaq 16(%rbp), %rsi
 	call runtime_patch_on_return
@@ -136,22 +103,7 @@ runtime_patch_return_stub:
 	movq 48(%rsp), %r9
 	movq 56(%rsp), %r10
 	movq 64(%rsp), %r11
-	movdqu 80(%rsp), %xmm0
-	movdqu 96(%rsp), %xmm1
-	movdqu 112(%rsp), %xmm2
-	movdqu 128(%rsp), %xmm3
-	movdqu 144(%rsp), %xmm4
-	movdqu 160(%rsp), %xmm5
-	movdqu 176(%rsp), %xmm6
-	movdqu 192(%rsp), %xmm7
-	movdqu 208(%rsp), %xmm8
-	movdqu 224(%rsp), %xmm9
-	movdqu 240(%rsp), %xmm10
-	movdqu 256(%rsp), %xmm11
-	movdqu 272(%rsp), %xmm12
-	movdqu 288(%rsp), %xmm13
-	movdqu 304(%rsp), %xmm14
-	movdqu 320(%rsp), %xmm15
+	LOAD_XMM 80
 	movq %rbp, %rsp
 	popq %rbp
 	ret
