@@ -55,10 +55,8 @@ void runtime_control_install(void)
 		return;
 	control_signal = runtime_signal_number(name);
 	if (control_signal == 0 || control_signal == SIGKILL || control_signal == SIGSTOP) {
-		static const char msg[] = "calltrace: CALLTRACE_SIGNAL names no signal that can be "
-					  "caught; recording cannot be switched from outside\n";
-		ssize_t unused = write(2, msg, sizeof(msg) - 1);
-		(void)unused;
+		runtime_say("CALLTRACE_SIGNAL names no signal that can be caught; recording "
+			    "cannot be switched from outside");
 		return;
 	}
 	struct sigaction sa;

@@ -18,8 +18,6 @@
 #include "runtime.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,13 +72,9 @@ static int recover_trace_fault(const void *address)
 static void say_fatal(int sig, uint32_t tid)
 {
 	trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, 128 + sig, NULL, NULL, 0);
-	char msg[PATH_MAX + 160];
-	int n = snprintf(msg, sizeof(msg),
-			 "calltrace: process %d died of signal %d (%s) in thread %u; `calltrace "
-			 "crash %s` shows the calls open\n",
-			 (int)getpid(), sig, strsignal(sig), tid, runtime_session.path);
-	ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
-	(void)unused;
+	runtime_say("process %d died of signal %d (%s) in thread %u; `calltrace crash %s` shows "
+		    "the calls open",
+		    (int)getpid(), sig, strsignal(sig), tid, runtime_session.path);
 }
 
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)

@@ -146,10 +146,7 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
 		i--;
 	if (i == 0) {
-		static const char msg[] = "calltrace: a patched function returned with no "
-					  "return address kept; aborting\n";
-		ssize_t unused = write(2, msg, sizeof(msg) - 1);
-		(void)unused;
+		runtime_say("a patched function returned with no return address kept; aborting");
 		abort();
 	}
 	struct shadow_frame f = shadow[i - 1];
@@ -397,19 +394,14 @@ static void say_verdicts(void)
 	uint32_t total = 0;
 	for (int v = 0; v < PATCH_VERDICTS; v++)
 		total += verdicts[v];
-	char line[512];
-	int n = snprintf(line, sizeof(line),
-			 "calltrace: in-process engine: %u of %u functions "
-			 "patched",
-			 verdicts[PATCH_OK], total);
-	for (int v = 1; v < PATCH_VERDICTS && n < (int)sizeof(line); v++)
+	char why[512] = "";
+	size_t n = 0;
+	for (int v = 1; v < PATCH_VERDICTS && n < sizeof(why); v++)
 		if (verdicts[v])
-			n += snprintf(line + n, sizeof(line) - (size_t)n, "; %u %s", verdicts[v],
-				      patch_verdict_text((enum patch_verdict)v));
-	if (n < (int)sizeof(line) - 1)
-		line[n++] = '\n';
-	ssize_t unused = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line));
-	(void)unused;
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "; %u %s", verdicts[v],
+					      patch_verdict_text((enum patch_verdict)v));
+	runtime_say("in-process engine: %u of %u functions patched%s", verdicts[PATCH_OK], total,
+		    why);
 }
 
 /* A regular expression from the environment; 1 when there is one. */
@@ -420,11 +412,7 @@ static int compile_setting(const char *name, regex_t *re)
 		return 0;
 	if (regcomp(re, v, REG_EXTENDED | REG_NOSUB) == 0)
 		return 1;
-	char msg[256];
-	int n =
-	    snprintf(msg, sizeof(msg), "calltrace: bad regular expression in %s: %s\n", name, v);
-	ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
-	(void)unused;
+	runtime_say("bad regular expression in %s: %s", name, v);
 	return 0;
 }
 
@@ -437,10 +425,7 @@ void runtime_patch_init(void)
 	only_pattern_set = compile_setting("CALLTRACE_PATCH_ONLY", &only_pattern);
 	hide_pattern_set = compile_setting("CALLTRACE_PATCH_HIDE", &hide_pattern);
 	if (patch_decoder_init() < 0) {
-		static const char msg[] = "calltrace: cannot set up the disassembler: nothing "
-					  "is traced\n";
-		ssize_t unused = write(2, msg, sizeof(msg) - 1);
-		(void)unused;
+		runtime_say("cannot set up the disassembler: nothing is traced");
 		return;
 	}
 	patch_new_modules();

@@ -113,6 +113,8 @@ void runtime_state_bump(void);
  * why on stderr, once. */
 void runtime_stop_for_good(const char *why);
 void runtime_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line "calltrace: ..." on stderr, whatever CALLTRACE_DEBUG says. */
+void runtime_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* config.c */
 void runtime_config_load(struct runtime_config *c);
 /* hooks.c: the slow path of one event, for the deferred calls too */

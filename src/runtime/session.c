@@ -38,20 +38,36 @@ static char session_env[PATH_MAX + 64];
 static uint32_t generation = 2;
 static int stopped_for_good;
 
-void runtime_debug(const char *fmt, ...)
+/* One line on stderr, `prefix` first; no malloc, one write. */
+static void say_line(const char *prefix, const char *fmt, va_list ap)
 {
-	if (!runtime_config.debug)
-		return;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = snprintf(buf, sizeof(buf), "calltrace[%d]: ", (int)getpid());
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
-	va_end(ap);
+	char buf[2 * PATH_MAX + 256];
+	int n = snprintf(buf, sizeof(buf), "%s", prefix);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
 	size_t len = strlen(buf);
 	buf[len] = '\n';
 	ssize_t unused = write(2, buf, len + 1);
 	(void)unused;
+}
+
+void runtime_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_line("calltrace: ", fmt, ap);
+	va_end(ap);
+}
+
+void runtime_debug(const char *fmt, ...)
+{
+	if (!runtime_config.debug)
+		return;
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "calltrace[%d]: ", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	say_line(prefix, fmt, ap);
+	va_end(ap);
 }
 
 /* The process's command line, arguments NUL-separated. */
@@ -110,12 +126,8 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	    0)
 		return -1;
 	if (strcmp(runtime_session.path, path) != 0) {
-		char msg[2 * PATH_MAX + 96];
-		int n = snprintf(msg, sizeof(msg),
-				 "calltrace: %s is in use by another recording; writing %s\n", path,
-				 runtime_session.path);
-		ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
-		(void)unused;
+		runtime_say("%s is in use by another recording; writing %s", path,
+			    runtime_session.path);
 		snprintf(path, PATH_MAX, "%s", runtime_session.path);
 	}
 	return 0;
@@ -165,12 +177,7 @@ static int init_once(void)
 	if (runtime_config.max_depth)
 		runtime_max_depth = runtime_config.max_depth;
 	if (join_session(&parent_image, &parent_pid, path) < 0) {
-		int e = errno;
-		char msg[PATH_MAX + 128];
-		int n = snprintf(msg, sizeof(msg), "calltrace: cannot write trace %s: %s\n", path,
-				 strerror(e));
-		ssize_t unused = write(2, msg, (size_t)n);
-		(void)unused;
+		runtime_say("cannot write trace %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (trace_clock_kind == TRACE_CLOCK_TSC)
@@ -245,12 +252,7 @@ void runtime_stop_for_good(const char *why)
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
 	if (__atomic_exchange_n(&stopped_for_good, 1, __ATOMIC_ACQ_REL))
 		return;
-	char msg[PATH_MAX + 256];
-	int n = snprintf(msg, sizeof(msg),
-			 "calltrace: %s: %s; recording stopped, the program goes on\n",
-			 runtime_session.path, why);
-	ssize_t unused = write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg));
-	(void)unused;
+	runtime_say("%s: %s; recording stopped, the program goes on", runtime_session.path, why);
 }
 
 RUNTIME_EXPORT void calltrace_start(void)
