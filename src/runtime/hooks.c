@@ -100,7 +100,7 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 		return 0; /* the runtime's own doing */
 	if (seen == RUNTIME_GEN_BUSY) {
 		runtime_defer_call(t, fn, kind, sp);
-		return 0;
+		return kind == HOOK_ENTER; /* its exit must come, to be kept aside too */
 	}
 	if (t->phase == THREAD_DEAD)
 		return 0;
@@ -142,8 +142,6 @@ out:
 
 int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
 {
-	if (t->gen == RUNTIME_GEN_BUSY)
-		return 0; /* an engine that cannot wait: the call goes unrecorded */
 	return hook_slow(t, fn, kind, sp);
 }
 

@@ -121,8 +121,8 @@ void runtime_config_load(struct runtime_config *c);
 void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
 			  uint64_t sp);
 /* The hooks' checked path, for engines other than the hooks (patch_engine.c):
- * returns 1 when an enter was counted (its exit must be reported too); a
- * thread busy writing drops the event. */
+ * returns 1 when an enter was counted, written or kept aside for a thread
+ * busy writing (its exit must be reported too). */
 int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);
 /* deferred.c */
 void runtime_defer_call(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);

@@ -5,7 +5,7 @@
 # unchanged, what it could not patch counted in --verbose; -F and -N decide
 # what is patched; 1000 dlopen/dlclose cycles of an uninstrumented plugin,
 # then another plugin loaded at the same address, named after itself;
-# swapcontext between two stacks.
+# swapcontext between two stacks; a 10 kHz signal storm, exact.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -65,6 +65,16 @@ classify 3
 tick 3
 tock 3
 COUNTS
+
+# A signal storm: the handler's calls land inside the engine's own work
+# too; every one is recorded, as the program counted them.
+gcc -std=gnu11 -g -O0 -o "$WORK/sigstorm" "$PROGRAMS/reliability/sigstorm.c" || fail "cannot compile sigstorm"
+record storm --engine patch "$WORK/sigstorm" real 500000
+read -r _ main_work _ main_leaf _ on_tick _ tick_leaf _ <"$WORK/storm.out"
+counts storm | grep -E '^(main_work|main_leaf|on_tick|tick_leaf) ' >"$WORK/storm.counts"
+printf '%s\n' "main_leaf $main_leaf" "main_work $main_work" "on_tick $on_tick" "tick_leaf $tick_leaf" |
+	expect_text "signal storm under the in-process engine: calls" - "$WORK/storm.counts"
+[ "$on_tick" -gt 0 ] || fail "signal storm: no signal came"
 
 # Coroutines: every call of both stacks returns where it should.
 gcc -std=gnu11 -g -O0 -o "$WORK/coroutine" "$PROGRAMS/patch/coroutine.c" || fail "cannot compile coroutine"
