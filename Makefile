@@ -33,13 +33,19 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CALLTRACE := $(BUILD)/bin/calltrace
 RUNTIME_SO := $(BUILD)/lib/libcalltrace.so
 RUNTIME_A  := $(BUILD)/lib/libcalltrace.a
+# Loaded by the runtime only when it captures arguments: DWARF through libdw.
+DWARF_SO   := $(BUILD)/lib/libcalltrace-dwarf.so
+DWARF_OBJ  := $(BUILD)/dw/src/symbols/func_signature.o $(BUILD)/dw/src/symbols/dwarf_plans.o
 
-all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(UNIT_BIN)
+all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 
 # The runtime is never instrumented itself, never sanitized (it lives inside
 # the traced program), and exports only the hooks and the public API.
+# Loops stay loops (-fno-tree-loop-distribute-patterns): a memcpy the
+# compiler made up could be a patched function of the program's.
 RT_CFLAGS = $(filter-out -fsanitize=%,$(CFLAGS)) -O2 -fPIC -fvisibility=hidden \
-	-fno-instrument-functions -ftls-model=initial-exec -Iinclude
+	-fno-instrument-functions -ftls-model=initial-exec -fno-tree-loop-distribute-patterns \
+	-Iinclude
 
 $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -49,6 +55,10 @@ $(BUILD)/rt/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) -fPIC -c $< -o $@
 
+$(BUILD)/dw/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c $< -o $@
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
@@ -56,6 +66,10 @@ $(BUILD)/obj/%.o: %.c
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
+
+$(DWARF_SO): $(DWARF_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ -ldw -lelf
 
 $(RUNTIME_A): $(RT_OBJ)
 	@mkdir -p $(dir $@)

@@ -19,6 +19,8 @@ struct frame {
 	uint64_t address;
 	const struct symbol *sym;
 	uint64_t start_ns, seq, child_ns;
+	const uint8_t *args, *ret; /* into the mapped trace */
+	uint32_t args_len, ret_len;
 	uint32_t depth; /* eligible ancestors below it */
 	int32_t parent; /* index of the nearest eligible ancestor, -1 */
 	uint8_t eligible, emitted, in_scope;
@@ -112,6 +114,10 @@ static void fill_event(struct thread_walk *w, const struct frame *f, struct walk
 	e->start_ns = f->start_ns;
 	e->end_ns = e->duration_ns = e->child_ns = 0;
 	e->unfinished = 0;
+	e->args = f->args;
+	e->args_len = f->args_len;
+	e->ret = NULL;
+	e->ret_len = 0;
 }
 
 static void emit_enter(struct thread_walk *w, struct frame *f)
@@ -152,6 +158,10 @@ static void push_frame(struct thread_walk *w, const struct trace_event *ev)
 	f->seq = ++w->seq;
 	f->child_ns = 0;
 	f->emitted = 0;
+	f->args = ev->values;
+	f->args_len = ev->values_len;
+	f->ret = NULL;
+	f->ret_len = 0;
 	int flags = filter_flags(fl, f->sym);
 	f->in_scope = !fl->only || (flags & FILTER_ONLY) || (up && up->in_scope);
 	f->parent = !up ? -1 : up->eligible ? (int32_t)(w->depth - 1) : up->parent;
@@ -189,6 +199,8 @@ static void pop_frame(struct thread_walk *w, uint64_t end_ns, int how)
 	e.duration_ns = duration;
 	e.child_ns = f->child_ns;
 	e.unfinished = unfinished;
+	e.ret = f->ret;
+	e.ret_len = f->ret_len;
 	w->consumer->exit(w->consumer->ctx, &e);
 }
 
@@ -205,6 +217,8 @@ static void handle_exit(struct thread_walk *w, const struct trace_event *ev)
 	}
 	while (w->depth > i)
 		pop_frame(w, ev->time_ns, UNFINISHED);
+	w->stack[i - 1].ret = ev->values;
+	w->stack[i - 1].ret_len = ev->values_len;
 	pop_frame(w, ev->time_ns, ENDED);
 }
 

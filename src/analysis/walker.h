@@ -38,6 +38,11 @@ struct walk_event {
 	uint64_t duration_ns; /* EXIT only */
 	uint64_t child_ns;    /* EXIT only: total duration of shown direct children */
 	int unfinished;	      /* EXIT only: no exit was recorded */
+	/* Tagged values (format/trace_format.h; views/call_values.h writes
+	 * them), NULL when none were recorded: the arguments (ENTER and EXIT)
+	 * and the return value (EXIT only). */
+	const uint8_t *args, *ret;
+	uint32_t args_len, ret_len;
 };
 
 struct walk_consumer {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <regex.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,8 @@ struct record_options {
 	uint64_t buffer_size;
 	const char *max_depth;
 	int start_off, quiet;
+	int args;		 /* --args */
+	const char *args_filter; /* --args=REGEX */
 	enum record_engine engine_choice;
 	/* The dynamic engines' filters as given, for the in-process one. */
 	const char *module, *only, *hide;
@@ -54,6 +57,9 @@ static void record_usage(FILE *out)
 		"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"
 		"      --max-depth N      record calls at most N deep\n"
 		"      --start-off        load with recording off until calltrace_start()\n"
+		"      --args[=REGEX]     record arguments and return values (types from\n"
+		"                         DWARF: build with -g), of every function or of those\n"
+		"                         matching REGEX (runtime and in-process engines)\n"
 		"  -q, --quiet            say nothing on stderr unless something fails\n"
 		"patch and ptrace engines only:\n"
 		"      --module REGEX     also instrument shared libraries matching REGEX\n"
@@ -83,7 +89,7 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_ENGINE };
+enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_ENGINE, OPT_ARGS };
 
 static int parse_engine(const char *name, enum record_engine *out)
 {
@@ -115,6 +121,18 @@ static int record_option(struct record_options *o, int opt, int argc, char **arg
 	case OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
+	case OPT_ARGS: {
+		regex_t re;
+		o->args = 1;
+		o->args_filter = optarg;
+		if (optarg && regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB) != 0) {
+			cli_error("bad --args regular expression '%s'", optarg);
+			return -1;
+		}
+		if (optarg)
+			regfree(&re);
+		return 0;
+	}
 	case OPT_DEPTH: {
 		uint32_t depth;
 		if (cli_parse_count(optarg, &depth) < 0 || depth == 0) {
@@ -147,6 +165,7 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 						 {"buffer-size", required_argument, 0, OPT_BUFFER},
 						 {"max-depth", required_argument, 0, OPT_DEPTH},
 						 {"start-off", no_argument, 0, OPT_START_OFF},
+						 {"args", optional_argument, 0, OPT_ARGS},
 						 CLI_DYNAMIC_LONGOPTS,
 						 {"quiet", no_argument, 0, 'q'},
 						 {"help", no_argument, 0, 'h'},
@@ -246,6 +265,10 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_MAX_DEPTH", o->max_depth, 1);
 	if (o->start_off)
 		setenv("CALLTRACE_START", "off", 1);
+	if (o->args)
+		setenv("CALLTRACE_CAPTURE_ARGS", "1", 1);
+	if (o->args_filter)
+		setenv("CALLTRACE_ARGS_FILTER", o->args_filter, 1);
 }
 
 /* The in-process engine's settings, for the preloaded runtime. */
@@ -409,6 +432,9 @@ static int record(struct record_options *o, char **argv, int first)
 		cli_error("the ptrace engine is not built into this calltrace");
 		return 2;
 	}
+	if (use_dynamic && o->args)
+		cli_error("--args: the ptrace engine records no arguments; recording the calls "
+			  "only");
 	char runtime[PATH_MAX];
 	if (!use_dynamic && find_runtime(runtime, sizeof(runtime)) < 0) {
 		cli_error("cannot find the runtime library libcalltrace.so next to calltrace "

@@ -80,4 +80,14 @@ static inline uint8_t *encode_mark(uint8_t *p, uint64_t delta, const char *text,
 	return p;
 }
 
+/* EV_ARGS or EV_RETVAL: `len` bytes of tagged values. */
+static inline uint8_t *encode_values(uint8_t *p, unsigned kind, const uint8_t *values, uint32_t len)
+{
+	*p++ = (uint8_t)(kind << 2);
+	p = encode_varint(p, len);
+	for (uint32_t i = 0; i < len; i++)
+		*p++ = values[i];
+	return p;
+}
+
 #endif

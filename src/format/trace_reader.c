@@ -952,6 +952,24 @@ static inline __attribute__((always_inline)) int exit_event(struct trace_cursor 
 	return 1;
 }
 
+/* The values of `kind` that follow the event just read, if any.  0 when
+ * they are cut short. */
+static inline int attached_values(struct trace_cursor *c, struct trace_event *ev, unsigned kind)
+{
+	uint64_t len;
+	ev->values = NULL;
+	ev->values_len = 0;
+	if (__builtin_expect(c->p >= c->end || *c->p != (uint8_t)(kind << 2), 1))
+		return 1;
+	c->p++;
+	if (!read_varint(c, &len) || len > (uint64_t)(c->end - c->p))
+		return 0;
+	ev->values = c->p;
+	ev->values_len = (uint32_t)len;
+	c->p += len;
+	return 1;
+}
+
 static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsigned kind)
 {
 	uint64_t delta, len;
@@ -979,6 +997,12 @@ static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsign
 		ev->time_ns = event_time(c, delta);
 		ev->stay = (uint32_t)len;
 		return 1;
+	case EV_ARGS:
+	case EV_RETVAL: /* after no enter or exit (the call's was cut off): skipped */
+		if (!read_varint(c, &len) || len > (uint64_t)(c->end - c->p))
+			return -1;
+		c->p += len;
+		return 0;
 	case EV_MARK:
 		if (!read_varint(c, &delta) || !read_varint(c, &len) ||
 		    len > (uint64_t)(c->end - c->p))
@@ -1025,10 +1049,10 @@ int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
 		}
 		c->p++;
 		if (b & 1) {
-			if (!enter_event(c, ev, b))
+			if (!enter_event(c, ev, b) || !attached_values(c, ev, EV_ARGS))
 				goto corrupt;
 		} else if ((b & 3) == 2) {
-			if (!exit_event(c, ev, b))
+			if (!exit_event(c, ev, b) || !attached_values(c, ev, EV_RETVAL))
 				goto corrupt;
 		} else {
 			int rc = extended_event(c, ev, b >> 2);
@@ -1036,6 +1060,10 @@ int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
 				goto corrupt;
 			if (rc == 0)
 				continue;
+			ev->values = NULL;
+			ev->values_len = 0;
+			if (ev->type == TRACE_EXIT && !attached_values(c, ev, EV_RETVAL))
+				goto corrupt;
 		}
 		c->events++;
 		return 1;

@@ -130,6 +130,9 @@ struct trace_event {
 	uint32_t fid;	  /* ENTER, and EXIT unless innermost: index into cursor.dict */
 	uint64_t address; /* ENTER, and EXIT unless innermost */
 	uint64_t time_ns; /* since the session started */
+	const uint8_t *values; /* ENTER: the arguments' tagged values, EXIT: the
+				  return value's (trace_format.h), or NULL */
+	uint32_t values_len;
 	const char *mark; /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;
 	uint32_t stay; /* UNWIND: the open calls that go on (the outermost) */

@@ -587,6 +587,22 @@ static int ensure_room(struct trace_stream *st, uint64_t tick)
 	return trace_stream_refill(st, tick);
 }
 
+int trace_stream_make_room(struct trace_stream *st, uint32_t len, uint64_t tick)
+{
+	if (st->pos && st->pos + len < st->limit)
+		return 0;
+	return trace_stream_refill(st, tick);
+}
+
+int trace_stream_values(struct trace_stream *st, unsigned kind, const uint8_t *values, uint32_t len)
+{
+	/* The limit keeps EV_MAX_BYTES of the window free past it. */
+	if (!st->pos || len > TRACE_VALUES_MAX || st->pos + len + 8 > st->limit + EV_MAX_BYTES)
+		return -1;
+	st->pos = encode_values(st->pos, kind, values, len);
+	return 0;
+}
+
 int trace_stream_enter(struct trace_stream *st, uint64_t address, uint64_t tick, uint64_t sp)
 {
 	if (ensure_room(st, tick) < 0)

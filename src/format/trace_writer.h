@@ -250,6 +250,15 @@ int trace_stream_exit(struct trace_stream *st, uint64_t address, uint64_t tick);
 int trace_stream_pause(struct trace_stream *st, uint64_t tick);
 #define TRACE_MARK_MAX 256 /* longer marks are cut */
 int trace_stream_mark(struct trace_stream *st, uint64_t tick, const char *text);
+/* Makes sure `len` bytes more than one event fit in the open window
+ * (opening the next one if not), so that an enter and the values that
+ * follow it land in one window.  0, or -1. */
+int trace_stream_make_room(struct trace_stream *st, uint32_t len, uint64_t tick);
+#define TRACE_VALUES_MAX 4096 /* bytes of one EV_ARGS or EV_RETVAL, at most */
+/* The EV_ARGS or EV_RETVAL that belongs to the event just written: in the
+ * same window, or not at all (then -1). */
+int trace_stream_values(struct trace_stream *st, unsigned kind, const uint8_t *values,
+			uint32_t len);
 
 /* Sets up a stream of thread `tid` writing into session `s`; 0 or -1. */
 int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t tid);

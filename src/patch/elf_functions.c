@@ -65,12 +65,19 @@ static void sort_by_address(struct found *a, size_t n)
 /* The functions of symbol table `st` into `out` (room for all its
  * symbols); returns how many. */
 static size_t collect(const uint8_t *file, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
-		      const Elf64_Shdr *st, struct found *out)
+		      const Elf64_Shdr *st, const char *names, size_t names_len, struct found *out,
+		      int *instrumented)
 {
+	static const char hook[] = "__cyg_profile_func_enter";
 	const Elf64_Sym *syms = (const Elf64_Sym *)(file + st->sh_offset);
 	size_t n = st->sh_size / sizeof(Elf64_Sym), count = 0;
 	for (size_t i = 0; i < n; i++) {
 		const Elf64_Sym *s = &syms[i];
+		if (s->st_shndx == SHN_UNDEF && s->st_name + sizeof(hook) <= names_len &&
+		    memcmp(names + s->st_name, hook, sizeof(hook) - 1) == 0 &&
+		    (names[s->st_name + sizeof(hook) - 1] == '\0' ||
+		     names[s->st_name + sizeof(hook) - 1] == '@')) /* "...@GLIBC_2.2.5" */
+			*instrumented = 1;
 		if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_size == 0 ||
 		    s->st_shndx == SHN_UNDEF || s->st_shndx >= eh->e_shnum)
 			continue;
@@ -107,8 +114,13 @@ static void report(const struct found *f, size_t n, const char *names, size_t na
 	}
 }
 
-int elf_functions_each(const char *path, elf_function_fn each, void *ctx, uint64_t *entry)
+int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
+		       struct elf_file_facts *facts)
 {
+	struct elf_file_facts ignored;
+	if (!facts)
+		facts = &ignored;
+	facts->instrumented = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -128,8 +140,7 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx, uint64
 		goto out;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(file + eh->e_shoff);
 	const Elf64_Shdr *symtab = symbol_table(eh, sh, size);
-	if (entry)
-		*entry = eh->e_entry;
+	facts->entry = eh->e_entry;
 	rc = 0;
 	if (!symtab)
 		goto out;
@@ -144,9 +155,13 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx, uint64
 		rc = -1;
 		goto out;
 	}
-	size_t n = collect(file, eh, sh, symtab, found);
-	sort_by_address(found, n);
-	report(found, n, (const char *)file + strtab->sh_offset, strtab->sh_size, each, ctx);
+	const char *names = (const char *)file + strtab->sh_offset;
+	size_t n =
+	    collect(file, eh, sh, symtab, names, strtab->sh_size, found, &facts->instrumented);
+	if (each) {
+		sort_by_address(found, n);
+		report(found, n, names, strtab->sh_size, each, ctx);
+	}
 	munmap(found, bytes);
 out:
 	munmap(map, size);

@@ -15,9 +15,17 @@ struct elf_function {
 
 typedef void (*elf_function_fn)(const struct elf_function *f, void *ctx);
 
+/* What elf_functions_each learns of the file as a whole. */
+struct elf_file_facts {
+	uint64_t entry;	  /* the entry point */
+	int instrumented; /* it calls __cyg_profile_func_enter
+			     (-finstrument-functions) */
+};
+
 /* Calls `each` for each function of the ELF file at `path`, in address
- * order, aliases once; *entry (optional) gets the file's entry point.
- * 0, or -1 when the file cannot be read as 64-bit ELF. */
-int elf_functions_each(const char *path, elf_function_fn each, void *ctx, uint64_t *entry);
+ * order, aliases once; *facts (optional) gets what it says.  0, or -1 when
+ * the file cannot be read as 64-bit ELF.  `each` may be NULL. */
+int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
+		       struct elf_file_facts *facts);
 
 #endif

@@ -96,6 +96,8 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 {
 	uint32_t seen = t->gen;
 	int counted = 0;
+	if (seen == RUNTIME_GEN_ARGS) /* sent here to write them (args_capture.c) */
+		t->gen = seen = t->args_saved_gen;
 	if (seen == RUNTIME_GEN_INTERNAL)
 		return 0; /* the runtime's own doing */
 	if (seen == RUNTIME_GEN_BUSY) {
@@ -125,8 +127,15 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	seen = state;
 	runtime_deferred_flush(t);
 	uint32_t depth = t->stream.depth;
+	uint32_t values = kind == HOOK_ENTER ? runtime_args_pending_for(t, fn) : 0;
+	if (values) { /* the enter and its arguments go in one window */
+		sp = t->args->slot;
+		trace_stream_make_room(&t->stream, values + EV_MAX_BYTES, tick);
+	}
 	runtime_record_event(t, fn, kind, tick, sp);
 	counted = kind == HOOK_ENTER && entered(t, depth);
+	if (values && counted)
+		runtime_args_write_pending(t);
 	runtime_deferred_flush(t); /* a handler may have come meanwhile */
 	update_fast_depth(t);
 	if (t->dropped)
@@ -134,6 +143,7 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	if (unlikely(runtime_session.broken))
 		runtime_stop_for_good(trace_session_broken_reason(&runtime_session));
 out:
+	runtime_args_drop_pending(t);
 	SIGNAL_FENCE();
 	t->gen = seen;
 	errno = saved_errno;

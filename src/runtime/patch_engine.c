@@ -36,14 +36,18 @@
 #include <unistd.h>
 
 struct patch_record {
-	uint64_t address; /* the function */
-	uint64_t resume;  /* its displaced instructions, relocated */
+	uint64_t address;	      /* the function */
+	uint64_t resume;	      /* its displaced instructions, relocated */
+	const struct func_plan *plan; /* its arguments' capture, or NULL */
+	uint64_t reserved;
 };
+#define PATCH_RECORD_ROOM 32 /* sizeof(struct patch_record), at a trampoline's start */
 
 struct shadow_frame {
 	uint64_t *slot;	   /* where the return address was */
 	uint64_t original; /* the return address */
 	uint64_t function;
+	const struct func_plan *plan; /* to read its return value, or NULL */
 };
 
 #define SHADOW_FIRST 1024
@@ -59,13 +63,16 @@ extern void runtime_patch_enter_stub(void);
 extern void runtime_patch_return_stub(void);
 
 static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
+/* The program is built with -finstrument-functions: its hooks record the
+ * calls, and entries are patched only to capture arguments. */
+static int capture_only;
 static regex_t module_pattern, only_pattern, hide_pattern;
 static int module_pattern_set, only_pattern_set, hide_pattern_set;
 static uint32_t verdicts[PATCH_VERDICTS];
 
 /* ---- the shadow stack --------------------------------------------------- */
 
-static int shadow_push(uint64_t *slot, uint64_t function)
+static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan *plan)
 {
 	if (shadow_depth == shadow_cap) {
 		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
@@ -78,7 +85,7 @@ static int shadow_push(uint64_t *slot, uint64_t function)
 		shadow = m;
 		shadow_cap = cap;
 	}
-	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function};
+	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function, plan};
 	return 0;
 }
 
@@ -89,14 +96,54 @@ static void end_frames_below(uint64_t limit)
 	struct thread_state *t = &runtime_thread;
 	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
 		struct shadow_frame f = shadow[--shadow_depth];
-		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+		if (!capture_only)
+			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	}
+}
+
+/* Whether arguments may be read now: recording is on, and the thread is
+ * not in the middle of writing or of the runtime's own work. */
+static int may_capture(const struct thread_state *t)
+{
+	uint32_t gen = t->gen;
+	return RUNTIME_LOAD(runtime_state) != 0 && gen != RUNTIME_GEN_BUSY &&
+	       gen != RUNTIME_GEN_INTERNAL && gen != RUNTIME_GEN_ARGS;
+}
+
+/* Reads the arguments (the library functions that takes are the runtime's
+ * doing, and not recorded, even when they are patched).  0, or -1. */
+static int capture(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
+		   void *registers)
+{
+	uint32_t gen = runtime_internal_begin(t);
+	int rc = runtime_args_capture_entry(t, r->plan, r->address, slot, registers);
+	runtime_internal_end(t, gen);
+	return rc;
+}
+
+static void hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan)
+{
+	if (shadow_push(slot, function, plan) == 0)
+		*slot = (uint64_t)runtime_patch_return_stub;
+}
+
+/* A -finstrument-functions function's real entry: its arguments wait for
+ * its enter hook, which the thread's gen sends to the slow path. */
+static void capture_for_hooks(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
+			      void *registers)
+{
+	if (!may_capture(t) || capture(t, r, slot, registers) < 0)
+		return;
+	t->args_saved_gen = t->gen;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->gen = RUNTIME_GEN_ARGS;
+	if (r->plan->has_return)
+		hijack_return(slot, r->address, r->plan);
 }
 
 __attribute__((visibility("hidden"))) uint64_t
 runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *registers)
 {
-	(void)registers;
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
 	if (r->address == loader_notice) {
@@ -106,10 +153,15 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	}
 	if (unwinding) /* a call from the frame of a call it left: that one is over */
 		end_frames_below((uint64_t)slot + 1);
-	if (runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot)) {
-		if (shadow_push(slot, r->address) == 0)
-			*slot = (uint64_t)runtime_patch_return_stub;
+	if (capture_only) {
+		capture_for_hooks(t, r, slot, registers);
+		errno = saved;
+		return r->resume;
 	}
+	if (r->plan && may_capture(t))
+		capture(t, r, slot, registers);
+	if (runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot))
+		hijack_return(slot, r->address, r->plan);
 	errno = saved;
 	return r->resume;
 }
@@ -139,7 +191,6 @@ static void shadow_remove(uint32_t i, uint64_t sp)
 
 __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *registers, uint64_t sp)
 {
-	(void)registers;
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
 	uint32_t i = shadow_depth;
@@ -151,7 +202,10 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	}
 	struct shadow_frame f = shadow[i - 1];
 	shadow_remove(i - 1, sp);
-	runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	if (!capture_only)
+		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	if (f.plan)
+		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
 	errno = saved;
 	return f.original;
 }
@@ -225,8 +279,10 @@ RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
 /* ---- patching a module --------------------------------------------------- */
 
 struct module_job {
+	const char *path;
 	uint64_t bias;
 	uint64_t entry; /* the program's entry point (no return address there) */
+	struct elf_file_facts facts;
 };
 
 static int never_patched(const struct elf_function *f, const struct module_job *m)
@@ -241,7 +297,8 @@ static int never_patched(const struct elf_function *f, const struct module_job *
  * count as padding a jump may cover).  Trampoline: the record, then `push
  * %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`, then the
  * displaced instructions and the jump back. */
-static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room)
+static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
+				    const struct func_plan *plan)
 {
 	const uint8_t *code = (const uint8_t *)address;
 	size_t padding = patch_padding_after(code + size, room < 16 ? room : 16);
@@ -249,11 +306,12 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room)
 	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
 	if (v != PATCH_OK)
 		return v;
-	uint8_t *tramp = patch_code_alloc(address, 16 + 12 + 14 + PATCH_RELOCATED_MAX);
+	uint8_t *tramp =
+	    patch_code_alloc(address, PATCH_RECORD_ROOM + 12 + 14 + PATCH_RELOCATED_MAX);
 	if (!tramp)
 		return PATCH_NO_MEMORY;
 	struct patch_record *rec = (struct patch_record *)tramp;
-	uint8_t *p = tramp + 16;
+	uint8_t *p = tramp + PATCH_RECORD_ROOM;
 	uint64_t entry_at = (uint64_t)p;
 	*p++ = 0x41; /* push %r11 */
 	*p++ = 0x53;
@@ -269,6 +327,7 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room)
 		return v;
 	rec->address = address;
 	rec->resume = (uint64_t)p;
+	rec->plan = plan;
 	if (patch_write_jump(address, entry_at) < 0)
 		return PATCH_NO_MEMORY;
 	return PATCH_OK;
@@ -281,14 +340,20 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	    (only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
 	    (hide_pattern_set && regexec(&hide_pattern, f->name, 0, NULL, 0) == 0))
 		return;
-	verdicts[patch_one(m->bias + f->address, (size_t)f->size, (size_t)f->padding)]++;
+	if (capture_only && !m->facts.instrumented)
+		return; /* its calls are not recorded: no arguments to add */
+	const struct func_plan *plan =
+	    runtime_args_wanted(f->name) ? runtime_args_plan(m->path, f->address) : NULL;
+	if (capture_only && !plan)
+		return;
+	verdicts[patch_one(m->bias + f->address, (size_t)f->size, (size_t)f->padding, plan)]++;
 }
 
 static void patch_module(const char *path, uint64_t bias, uint64_t entry)
 {
-	struct module_job job = {bias, entry};
+	struct module_job job = {.path = path, .bias = bias, .entry = entry};
 	uint32_t before = verdicts[PATCH_OK];
-	if (elf_functions_each(path, patch_function, &job, NULL) < 0)
+	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0)
 		runtime_debug("cannot read the functions of %s", path);
 	else
 		runtime_debug("patched %u functions of %s at %#lx", verdicts[PATCH_OK] - before,
@@ -326,7 +391,8 @@ static void forget_unloaded(void)
 
 static int chosen(const char *path, int is_main)
 {
-	return is_main || (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0);
+	return is_main || capture_only ||
+	       (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0);
 }
 
 static int is_runtime_itself(const struct link_map *l)
@@ -382,7 +448,7 @@ static void watch_loader(void)
 	if (!address || !dladdr1((void *)address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
 		return;
 	size_t size = sym->st_size ? (size_t)sym->st_size : 1;
-	if (patch_one(address, size, 16) == PATCH_OK)
+	if (patch_one(address, size, 16, NULL) == PATCH_OK)
 		loader_notice = address;
 	else
 		runtime_debug("cannot watch the dynamic linker: modules loaded later are not "
@@ -419,8 +485,11 @@ static int compile_setting(const char *name, regex_t *re)
 void runtime_patch_init(void)
 {
 	const char *on = runtime_getenv("CALLTRACE_PATCH");
-	if (!on || !*on || strcmp(on, "0") == 0)
-		return;
+	if (!on || !*on || strcmp(on, "0") == 0) {
+		if (!runtime_args_on)
+			return;
+		capture_only = 1;
+	}
 	module_pattern_set = compile_setting("CALLTRACE_PATCH_MODULES", &module_pattern);
 	only_pattern_set = compile_setting("CALLTRACE_PATCH_ONLY", &only_pattern);
 	hide_pattern_set = compile_setting("CALLTRACE_PATCH_HIDE", &hide_pattern);

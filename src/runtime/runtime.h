@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "../format/trace_writer.h"
+#include "../symbols/func_signature.h"
 
 #define RUNTIME_EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -42,10 +43,20 @@ struct thread_state {
 	/* Calls of signal handlers that interrupted a hook (deferred.c). */
 	struct deferred_call *deferred; /* RUNTIME_DEFERRED_MAX, or NULL */
 	uint32_t ndeferred;
-	uint32_t deferred_open; /* enters queued whose exits are not */
-	uint32_t deferred_skip; /* open calls being dropped: the queue was full */
-	uint32_t dropped;	/* calls lost that way, not yet reported */
-	void *altstack;		/* the signal stack the runtime gave the thread */
+	uint32_t deferred_open;	   /* enters queued whose exits are not */
+	uint32_t deferred_skip;	   /* open calls being dropped: the queue was full */
+	uint32_t dropped;	   /* calls lost that way, not yet reported */
+	void *altstack;		   /* the signal stack the runtime gave the thread */
+	struct args_pending *args; /* args_capture.c; NULL until first needed */
+	uint32_t args_saved_gen;   /* gen to go back to after RUNTIME_GEN_ARGS */
+};
+
+/* Arguments read at a function's real entry, waiting for its enter. */
+struct args_pending {
+	uint64_t function; /* 0: none */
+	uint64_t slot;	   /* where its return address is */
+	uint32_t len;
+	uint8_t bytes[TRACE_VALUES_MAX];
 };
 
 /* A thread's gen while one of its hooks writes an event: no runtime_state
@@ -60,6 +71,11 @@ struct thread_state {
  * child, listing modules): whatever program code that calls (a malloc the
  * program defines) is the runtime's doing, and is not recorded. */
 #define RUNTIME_GEN_INTERNAL 7u
+/* A thread's gen between a -finstrument-functions function's real entry,
+ * where its arguments were read, and its enter hook, which must take the
+ * slow path to write them (args_capture.c); gen goes back to
+ * args_saved_gen there. */
+#define RUNTIME_GEN_ARGS 9u
 
 static inline uint32_t runtime_internal_begin(struct thread_state *t)
 {
@@ -142,6 +158,24 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* args_capture.c */
+int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *plan,
+			       uint64_t function, uint64_t *slot, const void *stub_registers);
+/* Bytes to make room for after the enter of `function` when its arguments
+ * are pending (0: none are). */
+uint32_t runtime_args_pending_for(const struct thread_state *t, uint64_t function);
+void runtime_args_write_pending(struct thread_state *t);
+void runtime_args_drop_pending(struct thread_state *t);
+void runtime_args_write_return(struct thread_state *t, const struct func_plan *plan,
+			       uint64_t function, uint64_t slot, const void *stub_registers);
+void runtime_args_thread_end(struct thread_state *t);
+/* args_plans.c: CALLTRACE_CAPTURE_ARGS, CALLTRACE_ARGS_FILTER */
+extern int runtime_args_on;
+void runtime_args_init(void);
+int runtime_args_wanted(const char *function_name);
+/* The capture plan of the function at `file_address` in the ELF file
+ * `path`, from its DWARF; NULL when there is none. */
+const struct func_plan *runtime_args_plan(const char *path, uint64_t file_address);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
 int runtime_signal_number(const char *name);

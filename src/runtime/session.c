@@ -199,8 +199,12 @@ static int init_once(void)
 	runtime_control_install();
 	pthread_atfork(NULL, NULL, fork_child);
 	on_exit(write_process_exit, NULL);
+	runtime_args_init();
 	if (runtime_patch_init)
 		runtime_patch_init();
+	else if (runtime_args_on)
+		runtime_say("arguments are captured by libcalltrace.so only (this program links "
+			    "the static runtime)");
 	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
 	return 0;
 }

@@ -100,6 +100,7 @@ static void thread_end(void *state)
 	trace_stream_destroy(&t->stream);
 	deferred_queue_take_back(t);
 	altstack_take_back(t);
+	runtime_args_thread_end(t);
 	t->gen = gen;
 }
 

@@ -213,6 +213,7 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 	e->sym.file = file;
 	e->sym.line = file ? line : 0;
 	e->sym.address = runtime_address;
+	e->sym.file_address = file_address;
 	return &e->sym;
 }
 

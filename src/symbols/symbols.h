@@ -21,6 +21,7 @@ struct symbol {
 	const char *file;   /* source file, or NULL */
 	uint32_t line;	    /* 0 when unknown */
 	uint64_t address;   /* the runtime address asked for */
+	uint64_t file_address; /* in the module's file (0: unknown module) */
 	int filter_state;   /* for the walker's filters: 0 = not yet decided */
 	uint32_t id;	    /* dense 0..n-1 over every symbol of the table */
 };

@@ -8,8 +8,11 @@
  *
  * A call is printed as a leaf (`f();` with its duration) when no shown call
  * happens inside it; that takes one event of look-ahead, kept in `pending`.
+ * Recorded arguments and return values are shown as uftrace shows them:
+ * `add(a=40, b=2) = 42;`, or `main(argc=1) {` ... `} = 0; (comment) main`.
  */
 #include "text_views.h"
+#include "call_values.h"
 #include "view_util.h"
 
 #include <stdlib.h>
@@ -26,7 +29,11 @@ struct replay {
 	const struct symbol *pending_sym; /* the enter not printed yet */
 	uint32_t pending_depth;
 	uint64_t pending_seq;
-	struct view_symtab names; /* by symbol id: name_info() as a pointer */
+	const uint8_t *pending_args;
+	uint32_t pending_args_len;
+	struct view_symtab names;   /* by symbol id: name_info() as a pointer */
+	struct call_values *values; /* NULL until a call has some */
+	struct value_out text;
 };
 
 static void out_flush(struct replay *rp);
@@ -38,6 +45,7 @@ struct replay *replay_new(FILE *out, const struct replay_options *o)
 		return NULL;
 	rp->out = out;
 	rp->opt = *o;
+	value_out_init_buffer(&rp->text);
 	return rp;
 }
 
@@ -46,6 +54,8 @@ void replay_free(struct replay *rp)
 	if (rp) {
 		out_flush(rp);
 		view_symtab_free(&rp->names, NULL);
+		call_values_free(rp->values);
+		value_out_free(&rp->text);
 	}
 	free(rp);
 }
@@ -123,14 +133,10 @@ static uint32_t name_info(struct replay *rp, const struct symbol *sym)
 	return (uint32_t)(uintptr_t)*slot;
 }
 
-static void out_name(struct replay *rp, const struct symbol *sym)
-{
-	out_put(rp, sym->name, (name_info(rp, sym) & ~NAME_HAS_PARAMS) - 1);
-}
-
-/* Writes one line: columns, indentation, then `lead`, the name, `tail`. */
-static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration, const char *lead,
-		     const struct symbol *sym, const char *tail)
+/* Writes one line: columns, indentation, then `lead`, the name (its first
+ * name_len bytes), `tail`. */
+static void put_line_named(struct replay *rp, uint32_t depth, const uint64_t *duration,
+			   const char *lead, const char *name, size_t name_len, const char *tail)
 {
 	char head[64], *p = head;
 	if (rp->opt.show_duration) {
@@ -157,8 +163,15 @@ static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration
 		left -= n;
 	}
 	out_str(rp, lead);
-	out_name(rp, sym);
+	out_put(rp, name, name_len);
 	out_str(rp, tail);
+}
+
+static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration, const char *lead,
+		     const struct symbol *sym, const char *tail)
+{
+	put_line_named(rp, depth, duration, lead, sym->name,
+		       (name_info(rp, sym) & ~NAME_HAS_PARAMS) - 1, tail);
 }
 
 /* What follows a name: "() {" for a call with callees, "();" for a leaf;
@@ -171,13 +184,51 @@ static const char *call_suffix(struct replay *rp, const struct symbol *sym, int 
 	return suffixes[(name_info(rp, sym) & NAME_HAS_PARAMS) != 0][leaf];
 }
 
+/* What follows a name when the call has recorded values: "(a=1, s=\"x\")"
+ * then " = 42" (a leaf's, when `ret`), then `end`.  A C++ name's own
+ * parameter list is left out then (see put_values_line). */
+static const char *values_suffix(struct replay *rp, const struct symbol *sym, const uint8_t *args,
+				 uint32_t args_len, const uint8_t *ret, uint32_t ret_len,
+				 const char *end)
+{
+	struct value_out *o = &rp->text;
+	if (!rp->values && !(rp->values = call_values_new()))
+		abort();
+	value_out_reset(o);
+	value_out_text_put(o, "(");
+	call_values_args_c(rp->values, o, sym, args, args_len);
+	value_out_text_put(o, ")");
+	if (ret) {
+		value_out_text_put(o, " = ");
+		call_values_return_c(rp->values, o, sym, ret, ret_len);
+	}
+	value_out_text_put(o, end);
+	return value_out_text(o);
+}
+
+/* A call line with its values: the name without a C++ parameter list. */
+static void put_values_line(struct replay *rp, uint32_t depth, const uint64_t *duration,
+			    const struct symbol *sym, const char *suffix)
+{
+	uint32_t info = name_info(rp, sym);
+	const char *paren = (info & NAME_HAS_PARAMS) ? strchr(sym->name, '(') : NULL;
+	size_t len = paren ? (size_t)(paren - sym->name) : (info & ~NAME_HAS_PARAMS) - 1;
+	put_line_named(rp, depth, duration, "", sym->name, len, suffix);
+}
+
 static void flush_pending(struct replay *rp)
 {
 	if (!rp->have_pending)
 		return;
+	rp->have_pending = 0;
+	if (rp->pending_args) {
+		put_values_line(rp, rp->pending_depth, NULL, rp->pending_sym,
+				values_suffix(rp, rp->pending_sym, rp->pending_args,
+					      rp->pending_args_len, NULL, 0, " {\n"));
+		return;
+	}
 	put_line(rp, rp->pending_depth, NULL, "", rp->pending_sym,
 		 call_suffix(rp, rp->pending_sym, 0));
-	rp->have_pending = 0;
 }
 
 static void on_begin_thread(void *ctx, const struct walk_thread *t)
@@ -199,19 +250,38 @@ static void on_call(void *ctx, const struct walk_event *e)
 	rp->pending_sym = e->sym;
 	rp->pending_depth = e->depth;
 	rp->pending_seq = e->seq;
+	rp->pending_args = e->args;
+	rp->pending_args_len = e->args_len;
 	rp->have_pending = 1;
 }
 
 static void on_exit_event(void *ctx, const struct walk_event *e)
 {
 	struct replay *rp = ctx;
+	const char *end = e->unfinished ? "; /* unfinished */\n" : ";\n";
 	if (rp->have_pending && rp->pending_seq == e->seq) {
 		rp->have_pending = 0;
-		put_line(rp, e->depth, &e->duration_ns, "", e->sym,
-			 call_suffix(rp, e->sym, e->unfinished ? 2 : 1));
+		if (e->args || e->ret)
+			put_values_line(rp, e->depth, &e->duration_ns, e->sym,
+					values_suffix(rp, e->sym, e->args, e->args_len, e->ret,
+						      e->ret_len, end));
+		else
+			put_line(rp, e->depth, &e->duration_ns, "", e->sym,
+				 call_suffix(rp, e->sym, e->unfinished ? 2 : 1));
 		return;
 	}
 	flush_pending(rp);
+	if (e->ret) {
+		if (!rp->values && !(rp->values = call_values_new()))
+			abort();
+		value_out_reset(&rp->text);
+		value_out_text_put(&rp->text, "} = ");
+		call_values_return_c(rp->values, &rp->text, e->sym, e->ret, e->ret_len);
+		value_out_text_put(&rp->text, "; /* ");
+		put_line(rp, e->depth, &e->duration_ns, value_out_text(&rp->text), e->sym,
+			 e->unfinished ? " */ /* unfinished */\n" : " */\n");
+		return;
+	}
 	put_line(rp, e->depth, &e->duration_ns, "} /* ", e->sym,
 		 e->unfinished ? " */ /* unfinished */\n" : " */\n");
 }

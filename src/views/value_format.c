@@ -118,6 +118,11 @@ static void out_str(struct value_out *o, const char *s)
 	out_write(o, s, strlen(s));
 }
 
+void value_out_text_put(struct value_out *o, const char *s)
+{
+	out_str(o, s);
+}
+
 static void out_char(struct value_out *o, char c)
 {
 	out_write(o, &c, 1);
@@ -366,6 +371,11 @@ static void out_json_string(struct value_out *o, const uint8_t *s, size_t n, con
 static void out_json_text(struct value_out *o, const char *s)
 {
 	out_json_string(o, (const uint8_t *)s, strlen(s), "");
+}
+
+void value_out_json_text(struct value_out *o, const char *s)
+{
+	out_json_text(o, s);
 }
 
 /* --- values by type --- */

@@ -43,6 +43,9 @@ void value_out_init_buffer(struct value_out *o);
 const char *value_out_text(struct value_out *o);
 void value_out_reset(struct value_out *o);
 void value_out_free(struct value_out *o);
+/* Writes s as it is; as a JSON string (quoted, escaped). */
+void value_out_text_put(struct value_out *o, const char *s);
+void value_out_json_text(struct value_out *o, const char *s);
 
 /* The value as C text.  `type` may be NULL (unknown: the bytes in hex). */
 void value_format_c(struct value_out *o, const struct ctype *type, const struct tagged_value *v);
