@@ -3,8 +3,9 @@
  *
  *   {"call_trees": {"<tid>": {"thread_id", "pid", "image", "thread_name",
  *      "calls": [{"function", "address", "start_time", "start_ns", "file",
- *                 "line", "children": [...], "end_time", "end_ns",
- *                 "duration_ns"}]}},
+ *                 "line", "arguments" (when recorded), "children": [...],
+ *                 "end_time", "end_ns", "duration_ns", "return_value"
+ *                 (when recorded)}]}},
  *    "metadata": {"version", "timestamp", "command", "total_calls",
  *                 "threads", "processes"}}
  *
@@ -14,6 +15,7 @@
  * seen again in a later process image is keyed "<tid>.2", "<tid>.3", ...
  */
 #include "text_views.h"
+#include "call_values.h"
 #include "view_util.h"
 
 #include <stdlib.h>
@@ -32,7 +34,16 @@ struct json_tree {
 	uint64_t threads;
 	time_t clock_second; /* put_clock's cache of the formatted second */
 	char clock_prefix[16];
+	struct call_values *values; /* NULL until a call has some */
 };
+
+static struct value_out *values_out(struct json_tree *jt, struct value_out *o)
+{
+	if (!jt->values && !(jt->values = call_values_new()))
+		abort();
+	value_out_init_file(o, jt->out);
+	return o;
+}
 
 struct json_tree *json_tree_new(FILE *out, const struct trace_reader *r, int pretty)
 {
@@ -53,6 +64,7 @@ void json_tree_free(struct json_tree *jt)
 		return;
 	free(jt->need_comma);
 	free(jt->tids_seen);
+	call_values_free(jt->values);
 	free(jt);
 }
 
@@ -174,6 +186,11 @@ static void on_call(void *ctx, const struct walk_event *e)
 		fputs_unlocked("null", out);
 	fputs_unlocked(", \"line\": ", out);
 	view_put_u64(out, e->sym->line);
+	if (e->args) {
+		struct value_out o;
+		fputs_unlocked(", \"arguments\": ", out);
+		call_values_args_json(jt->values, values_out(jt, &o), e->sym, e->args, e->args_len);
+	}
 	fputs_unlocked(", \"children\": [", out);
 }
 
@@ -188,6 +205,11 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	view_put_u64(jt->out, e->end_ns);
 	fputs_unlocked(", \"duration_ns\": ", jt->out);
 	view_put_u64(jt->out, e->duration_ns);
+	if (e->ret) {
+		struct value_out o;
+		fputs_unlocked(", \"return_value\": ", jt->out);
+		call_values_return_json(jt->values, values_out(jt, &o), e->sym, e->ret, e->ret_len);
+	}
 	fputs_unlocked(e->unfinished ? ", \"unfinished\": true}" : "}", jt->out);
 }
 

@@ -30,7 +30,7 @@ KEEP int as_int(union number n) { return n.i; }
 KEEP long many(int a, int b, int c, int d, int e, int f, int g, long h) { return a + b + c + d + e + f + g + h; }
 KEEP int sum_va(int n, ...) { va_list ap; va_start(ap, n); int s = 0; for (int i = 0; i < n; i++) s += va_arg(ap, int); va_end(ap); return s; }
 KEEP void nothing(void) { __asm__ volatile(""); }
-KEEP void mutate(char *buf) { buf[0] = 'X'; }
+KEEP void mutate(char *buf, int at) { buf[at] = 'X'; }
 
 int main(void)
 {
@@ -57,7 +57,7 @@ int main(void)
 	total += (int)many(1, 2, 3, 4, 5, 6, 7, 8000000000L);
 	total += sum_va(3, 10, 20, 30);
 	nothing();
-	mutate(text);
+	mutate(text, 0);
 	printf("total %d %s\n", total, text);
 	return 0;
 }
