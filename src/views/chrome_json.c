@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
+#include "call_values.h"
 #include "../utils/array.h"
 #include "view_util.h"
 
@@ -17,6 +18,7 @@ struct chrome_json {
 	struct view_symtab names; /* symbol id -> struct name_cache */
 	uint32_t *pids;		  /* processes already named */
 	size_t npids, cap_pids;
+	struct call_values *values; /* NULL until a call has some */
 };
 
 /* The escaped pieces around a call's numbers, made once per symbol. */
@@ -122,6 +124,25 @@ static void begin_thread(void *ctx, const struct walk_thread *t)
 	metadata(cj, "thread_name", t->pid, t->tid, buf);
 }
 
+/* The call's recorded values, as the json command writes them. */
+static void put_values(struct chrome_json *cj, const struct walk_event *e)
+{
+	struct value_out o;
+	if (!cj->values && !(cj->values = call_values_new())) {
+		cj->failed = 1;
+		return;
+	}
+	value_out_init_file(&o, cj->out);
+	if (e->args) {
+		fputs_unlocked(",\"arguments\":", cj->out);
+		call_values_args_json(cj->values, &o, e->sym, e->args, e->args_len);
+	}
+	if (e->ret) {
+		fputs_unlocked(",\"return_value\":", cj->out);
+		call_values_return_json(cj->values, &o, e->sym, e->ret, e->ret_len);
+	}
+}
+
 static void on_leave(void *ctx, const struct walk_event *e)
 {
 	struct chrome_json *cj = ctx;
@@ -144,6 +165,8 @@ static void on_leave(void *ctx, const struct walk_event *e)
 	view_put_u64(out, e->seq);
 	if (e->unfinished)
 		fputs_unlocked(",\"unfinished\":true", out);
+	if (e->args || e->ret)
+		put_values(cj, e);
 	fputs_unlocked("}}", out);
 }
 
@@ -179,6 +202,7 @@ void chrome_json_free(struct chrome_json *cj)
 	if (!cj)
 		return;
 	view_symtab_free(&cj->names, free_name_cache);
+	call_values_free(cj->values);
 	free(cj->pids);
 	free(cj);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "seq_model.h"
+#include "call_values.h"
 #include "../utils/array.h"
 
 #define NOT_SHOWN UINT32_MAX
@@ -65,6 +66,28 @@ static const char *call_text(struct seq_model *m, const struct symbol *s)
 		*slot = text;
 	}
 	return *slot;
+}
+
+#define SEQ_ARGS_SHOWN 48 /* characters of arguments in a call's label */
+
+/* "f(a=1, s=\"x\")", the arguments cut at SEQ_ARGS_SHOWN characters. */
+static char *call_text_with_args(struct seq_model *m, const struct walk_event *e)
+{
+	struct value_out o;
+	if (!m->values && !(m->values = call_values_new()))
+		return NULL;
+	value_out_init_buffer(&o);
+	call_values_args_c(m->values, &o, e->sym, e->args, e->args_len);
+	const char *args = value_out_text(&o);
+	const char *paren = strchr(e->sym->name, '(');
+	int name_len = paren ? (int)(paren - e->sym->name) : (int)strlen(e->sym->name);
+	char *text = NULL;
+	int cut = strlen(args) > SEQ_ARGS_SHOWN;
+	if (asprintf(&text, "%.*s(%.*s%s)", name_len, e->sym->name, SEQ_ARGS_SHOWN, args,
+		     cut ? "..." : "") < 0)
+		text = NULL;
+	value_out_free(&o);
+	return text;
 }
 
 static struct seq_msg *add_msg(struct seq_model *m, enum seq_msg_kind kind)
@@ -139,13 +162,16 @@ static void on_call(void *ctx, const struct walk_event *e)
 		start_section(m, e->thread);
 	uint32_t from = e->depth ? m->stack[e->depth - 1] : SEQ_START;
 	uint32_t to = participant_of(m, e->sym);
-	const char *text = call_text(m, e->sym);
+	char *own = e->args ? call_text_with_args(m, e) : NULL;
+	const char *text = own ? own : call_text(m, e->sym);
 	struct seq_msg *msg =
 	    from != NOT_SHOWN && to != NOT_SHOWN && text ? add_msg(m, SEQ_CALL) : NULL;
 	if (!msg) {
+		free(own);
 		m->failed = 1;
 		return;
 	}
+	msg->own_text = own;
 	msg->from = from;
 	msg->to = to;
 	msg->text = text;
@@ -213,9 +239,12 @@ void seq_model_free(struct seq_model *m)
 	for (size_t i = 0; i < m->nmsgs; i++)
 		if (m->msgs[i].kind == SEQ_SECTION)
 			free((char *)m->msgs[i].text);
+		else
+			free(m->msgs[i].own_text);
 	free(m->msgs);
 	view_symtab_free(&m->part_of, NULL);
 	view_symtab_free(&m->call_text, free);
+	call_values_free(m->values);
 	free(m->stack);
 	free(m);
 }

@@ -27,11 +27,14 @@ struct seq_msg {
 	const char *text;   /* owned by the model */
 	uint64_t seq;	    /* CALL: the call's sequence number */
 	uint64_t cut_calls; /* CUT: how many calls were not shown */
+	char *own_text;	    /* CALL with recorded arguments: its text, "f(a=1)" */
 };
 
 struct seq_participant {
 	char *label;
 };
+
+struct call_values;
 
 struct seq_model {
 	enum seq_by by;
@@ -44,6 +47,7 @@ struct seq_model {
 	/* Walk state. */
 	struct view_symtab part_of;   /* symbol id -> participant + 1 */
 	struct view_symtab call_text; /* symbol id -> "f()" */
+	struct call_values *values;   /* NULL until a call has arguments */
 	uint32_t *stack;	      /* participant of each depth, or UINT32_MAX if not shown */
 	uint32_t cap_stack;
 	uint64_t thread_calls; /* calls seen in the current thread */

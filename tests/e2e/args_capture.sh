@@ -35,6 +35,19 @@ for line in 'add_ints(a=40, b=2) = 42;' 'shift(c=GREEN, by=1) = BLUE;' \
 	grep -qF -- "$line" "$WORK/replay.txt" || fail "replay lacks: $line"
 done
 
+# Chrome carries them as event args; seq labels show them.
+ct chrome -o "$WORK/chrome.json" "$WORK/kinds_plain-O2.trace"
+python3 - "$WORK/chrome.json" <<'PY' || fail "chrome: arguments missing"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "add_ints"]
+assert len(ev) == 1, ev
+a = ev[0]["args"]
+assert [(x["name"], x["value"]) for x in a["arguments"]] == [("a", 40), ("b", 2)], a
+assert a["return_value"] == {"type": "int", "value": 42}, a
+PY
+ct seq --format mermaid "$WORK/kinds_plain-O2.trace" >"$WORK/seq.txt"
+grep -qF 'add_ints(a=40, b=2)' "$WORK/seq.txt" || fail "seq label lacks the arguments"
+
 # --args=REGEX: only those functions carry values; the others are still recorded.
 record only --args='^(add_ints|shift)$' "$WORK/kinds_instrumented-O2"
 ct json -o "$WORK/only.json" "$WORK/only.trace"
