@@ -409,3 +409,7 @@ if [ -f bench/dynamic_bench.sh ]; then
 	rm -rf "$out"
 	bash bench/dynamic_bench.sh
 fi
+
+if [ -f bench/args_bench.sh ]; then
+	bash bench/args_bench.sh
+fi
