@@ -6,7 +6,8 @@
  * CALLTRACE_BUFFER_SIZE  bytes of one per-thread window (default 1 MiB)
  * CALLTRACE_START        "off": load with recording off (calltrace_start())
  * CALLTRACE_DEBUG        "1": say what the runtime does on stderr
- * CALLTRACE_CAPTURE_ARGS accepted; arguments are not recorded yet
+ * CALLTRACE_CAPTURE_ARGS "1": record arguments and return values (args_plans.c;
+ *                        CALLTRACE_ARGS_FILTER=REGEX keeps it to some functions)
  * CALLTRACE_SIGNAL       a signal that switches recording on and off (control.c)
  */
 #include "runtime.h"
