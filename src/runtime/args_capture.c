@@ -13,19 +13,16 @@
  * A return value is written only right after its call's exit: the call
  * must be the one the writer just closed (same function, same stack slot),
  * or nothing is written (a value missing, never a value given to the wrong
- * call).  Strings and memory behind pointers are read with
- * process_vm_readv, which fails cleanly on an unmapped address.
+ * call).  Strings and memory behind pointers are read by readable.c, which
+ * never faults.
  *
  * Nothing here calls the C library (copies are loops, which the runtime's
- * build keeps as loops; the system call is made directly): its functions
- * may be patched themselves, and a call of one from here would be
- * recorded as the program's.
+ * build keeps as loops): its functions may be patched themselves, and a
+ * call of one from here would be recorded as the program's.
  */
 #include "runtime.h"
 
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 
 /* The registers as the patch stubs save them (patch_stubs.S). */
 struct entry_registers {
@@ -61,33 +58,6 @@ static void zero_bytes(void *to, size_t n)
 		d[i] = 0;
 }
 
-static long raw_process_vm_readv(long pid, const struct iovec *local, const struct iovec *remote)
-{
-	long rc;
-	register long r10 __asm__("r10") = (long)remote;
-	register long r8 __asm__("r8") = 1;
-	register long r9 __asm__("r9") = 0;
-	__asm__ volatile("syscall"
-			 : "=a"(rc)
-			 : "0"((long)SYS_process_vm_readv), "D"(pid), "S"(local), "d"(1L), "r"(r10),
-			   "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return rc;
-}
-
-static size_t read_memory(uint64_t address, void *out, size_t len)
-{
-	struct iovec local = {out, len}, remote = {(void *)address, len};
-	long n = raw_process_vm_readv((long)runtime_session.pid, &local, &remote);
-	if (n >= 0)
-		return (size_t)n;
-	/* A read that crosses into an unmapped page: take what comes before. */
-	size_t in_page = 4096 - (address & 4095);
-	if (in_page >= len)
-		return 0;
-	return read_memory(address, out, in_page);
-}
-
 static const uint8_t *register_bytes(const struct value_registers *r, unsigned reg)
 {
 	if (reg <= VREG_RAX)
@@ -101,7 +71,7 @@ static uint64_t step_pointer(const struct value_registers *r, const struct plan_
 	uint64_t p = 0;
 	if (s->op == PLAN_STRING_REG)
 		copy_bytes(&p, register_bytes(r, s->reg), 8);
-	else if (read_memory(r->sp + (uint64_t)(int64_t)s->offset, &p, 8) != 8)
+	else if (runtime_read_memory(r->sp + (uint64_t)(int64_t)s->offset, &p, 8) != 8)
 		p = 0;
 	return p;
 }
@@ -124,7 +94,7 @@ static uint8_t *put_string(uint8_t *p, const struct value_registers *r, const st
 		*p++ = VALUE_NULL;
 		return p;
 	}
-	size_t got = read_memory(address, text, sizeof(text));
+	size_t got = runtime_read_memory(address, text, sizeof(text));
 	if (got == 0) {
 		*p++ = VALUE_UNREADABLE;
 		p = put_varint(p, 8);
@@ -152,11 +122,13 @@ static int copy_step(uint8_t *value, const struct value_registers *r, const stru
 		copy_bytes(to, register_bytes(r, s->reg), s->size <= 16 ? s->size : 16);
 		return 1;
 	case PLAN_STACK:
-		return read_memory(r->sp + (uint64_t)(int64_t)s->offset, to, s->size) == s->size;
+		return runtime_read_memory(r->sp + (uint64_t)(int64_t)s->offset, to, s->size) ==
+		       s->size;
 	case PLAN_MEMORY: {
 		uint64_t base;
 		copy_bytes(&base, register_bytes(r, s->reg), 8);
-		return read_memory(base + (uint64_t)(int64_t)s->offset, to, s->size) == s->size;
+		return runtime_read_memory(base + (uint64_t)(int64_t)s->offset, to, s->size) ==
+		       s->size;
 	}
 	}
 	return 0;

@@ -84,6 +84,10 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 		errno = saved;
 		return; /* the instruction runs again, on memory of its own */
 	}
+	if ((sig == SIGSEGV || sig == SIGBUS) && info->si_code > 0) {
+		errno = saved;
+		runtime_probe_fault((uint64_t)info->si_addr); /* a read of readable.c's */
+	}
 	int slot = signal_slot(sig);
 	uint64_t frames[1] = {0};
 #if defined(__x86_64__)
@@ -102,6 +106,33 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 		raise(sig); /* sent, not caused by an instruction: send it again */
 	/* A fault: returning re-runs the instruction under the old handler. */
 	errno = saved;
+}
+
+/* The kernel's struct sigaction, read with the raw system call (the C
+ * library's sigaction may be patched). */
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+int runtime_crash_guard_installed(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS};
+	for (int i = 0; i < 2; i++) {
+		struct kernel_sigaction now;
+		long rc;
+		register long r10 __asm__("r10") = 8;
+		__asm__ volatile("syscall"
+				 : "=a"(rc)
+				 : "0"((long)SYS_rt_sigaction), "D"((long)sigs[i]), "S"(0L),
+				   "d"(&now), "r"(r10)
+				 : "rcx", "r11", "memory");
+		if (rc != 0 || now.handler != (void *)on_fatal_signal)
+			return 0;
+	}
+	return 1;
 }
 
 void runtime_crash_handler_install(void)

@@ -43,12 +43,14 @@ struct thread_state {
 	/* Calls of signal handlers that interrupted a hook (deferred.c). */
 	struct deferred_call *deferred; /* RUNTIME_DEFERRED_MAX, or NULL */
 	uint32_t ndeferred;
-	uint32_t deferred_open;	   /* enters queued whose exits are not */
-	uint32_t deferred_skip;	   /* open calls being dropped: the queue was full */
-	uint32_t dropped;	   /* calls lost that way, not yet reported */
-	void *altstack;		   /* the signal stack the runtime gave the thread */
-	struct args_pending *args; /* args_capture.c; NULL until first needed */
-	uint32_t args_saved_gen;   /* gen to go back to after RUNTIME_GEN_ARGS */
+	uint32_t deferred_open;	     /* enters queued whose exits are not */
+	uint32_t deferred_skip;	     /* open calls being dropped: the queue was full */
+	uint32_t dropped;	     /* calls lost that way, not yet reported */
+	void *altstack;		     /* the signal stack the runtime gave the thread */
+	struct args_pending *args;   /* args_capture.c; NULL until first needed */
+	uint32_t args_saved_gen;     /* gen to go back to after RUNTIME_GEN_ARGS */
+	uint64_t *probe;	     /* readable.c: a guarded read runs (its jump) */
+	uint64_t probe_lo, probe_hi; /* the bytes it reads */
 };
 
 /* Arguments read at a function's real entry, waiting for its enter. */
@@ -169,6 +171,13 @@ void runtime_args_drop_pending(struct thread_state *t);
 void runtime_args_write_return(struct thread_state *t, const struct func_plan *plan,
 			       uint64_t function, uint64_t slot, const void *stub_registers);
 void runtime_args_thread_end(struct thread_state *t);
+/* readable.c: copies up to len bytes at `address` that are readable into
+ * out; returns how many (0: none, never a fault). */
+size_t runtime_read_memory(uint64_t address, void *out, size_t len);
+/* From the fault handler: a guarded read of fault_address jumps back. */
+void runtime_probe_fault(uint64_t fault_address);
+/* crash.c: whether its handler still catches SIGSEGV and SIGBUS. */
+int runtime_crash_guard_installed(void);
 /* args_plans.c: CALLTRACE_CAPTURE_ARGS, CALLTRACE_ARGS_FILTER */
 extern int runtime_args_on;
 void runtime_args_init(void);

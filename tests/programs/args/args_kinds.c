@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define KEEP __attribute__((noinline, noclone, used))
 
@@ -29,6 +31,7 @@ KEEP struct big make_big(long a) { struct big g = {a, a + 1, a + 2, a + 3}; retu
 KEEP int as_int(union number n) { return n.i; }
 KEEP long many(int a, int b, int c, int d, int e, int f, int g, long h) { return a + b + c + d + e + f + g + h; }
 KEEP int sum_va(int n, ...) { va_list ap; va_start(ap, n); int s = 0; for (int i = 0; i < n; i++) s += va_arg(ap, int); va_end(ap); return s; }
+KEEP uintptr_t peek(const char *s) { __asm__ volatile(""); return (uintptr_t)s; }
 KEEP void nothing(void) { __asm__ volatile(""); }
 KEEP void mutate(char *buf, int at) { buf[at] = 'X'; }
 
@@ -56,6 +59,14 @@ int main(void)
 	total += as_int(n);
 	total += (int)many(1, 2, 3, 4, 5, 6, 7, 8000000000L);
 	total += sum_va(3, 10, 20, 30);
+	/* Pointers the capture must not follow: into no mapping, and into a
+	 * page the program has unmapped since the capture last saw it. */
+	total += (int)(peek((const char *)16) & 1);
+	char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	strcpy(page, "mapped");
+	total += (int)measure(page);
+	munmap(page, 4096);
+	total += (int)(peek(page) & 1);
 	nothing();
 	mutate(text, 0);
 	printf("total %d %s\n", total, text);
