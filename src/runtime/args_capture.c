@@ -21,6 +21,7 @@
  * call of one from here would be recorded as the program's.
  */
 #include "runtime.h"
+#include "../format/value_encode.h"
 
 #include <sys/mman.h>
 
@@ -35,127 +36,10 @@ struct return_registers {
 	uint8_t xmm[16][16];
 };
 
-/* The values a plan reads: the ABI's registers and the stack pointer at
- * the function's first instruction (or at its return). */
-struct value_registers {
-	uint64_t gp[VREG_RAX + 1]; /* enum value_reg order */
-	const uint8_t *xmm;	   /* xmm0..7, 16 bytes each */
-	uint64_t sp;
-};
-
-static void copy_bytes(void *to, const void *from, size_t n)
+static size_t read_own_memory(void *ctx, uint64_t address, void *out, size_t len)
 {
-	uint8_t *d = to;
-	const uint8_t *s = from;
-	for (size_t i = 0; i < n; i++)
-		d[i] = s[i];
-}
-
-static void zero_bytes(void *to, size_t n)
-{
-	uint8_t *d = to;
-	for (size_t i = 0; i < n; i++)
-		d[i] = 0;
-}
-
-static const uint8_t *register_bytes(const struct value_registers *r, unsigned reg)
-{
-	if (reg <= VREG_RAX)
-		return (const uint8_t *)&r->gp[reg];
-	return r->xmm + 16 * (reg - VREG_XMM0);
-}
-
-/* The 8 bytes a string step's pointer is in. */
-static uint64_t step_pointer(const struct value_registers *r, const struct plan_step *s)
-{
-	uint64_t p = 0;
-	if (s->op == PLAN_STRING_REG)
-		copy_bytes(&p, register_bytes(r, s->reg), 8);
-	else if (runtime_read_memory(r->sp + (uint64_t)(int64_t)s->offset, &p, 8) != 8)
-		p = 0;
-	return p;
-}
-
-static uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static uint8_t *put_string(uint8_t *p, const struct value_registers *r, const struct plan_step *s)
-{
-	uint64_t address = step_pointer(r, s);
-	uint8_t text[TRACE_STRING_MAX + 1];
-	if (!address) {
-		*p++ = VALUE_NULL;
-		return p;
-	}
-	size_t got = runtime_read_memory(address, text, sizeof(text));
-	if (got == 0) {
-		*p++ = VALUE_UNREADABLE;
-		p = put_varint(p, 8);
-		copy_bytes(p, &address, 8);
-		return p + 8;
-	}
-	size_t len = 0;
-	while (len < got && text[len])
-		len++;
-	int whole = len < got;
-	if (!whole && len > TRACE_STRING_MAX)
-		len = TRACE_STRING_MAX;
-	*p++ = whole ? VALUE_STRING : VALUE_STRING_CUT;
-	p = put_varint(p, len);
-	copy_bytes(p, text, len);
-	return p + len;
-}
-
-/* Copies one step's bytes into value; 0 when memory could not be read. */
-static int copy_step(uint8_t *value, const struct value_registers *r, const struct plan_step *s)
-{
-	uint8_t *to = value + s->value_offset;
-	switch (s->op) {
-	case PLAN_REG:
-		copy_bytes(to, register_bytes(r, s->reg), s->size <= 16 ? s->size : 16);
-		return 1;
-	case PLAN_STACK:
-		return runtime_read_memory(r->sp + (uint64_t)(int64_t)s->offset, to, s->size) ==
-		       s->size;
-	case PLAN_MEMORY: {
-		uint64_t base;
-		copy_bytes(&base, register_bytes(r, s->reg), 8);
-		return runtime_read_memory(base + (uint64_t)(int64_t)s->offset, to, s->size) ==
-		       s->size;
-	}
-	}
-	return 0;
-}
-
-/* One value at p (room for FUNC_PLAN_MAX_COPY + 16 bytes); returns the end. */
-static uint8_t *put_value(uint8_t *p, const struct func_plan *plan, const struct plan_value *v,
-			  const struct value_registers *r)
-{
-	const struct plan_step *s = &plan->steps[v->first];
-	if (v->count == 0 || s->op == PLAN_UNAVAILABLE || v->size > FUNC_PLAN_MAX_COPY) {
-		*p++ = VALUE_UNAVAILABLE;
-		return p;
-	}
-	if (s->op == PLAN_STRING_REG || s->op == PLAN_STRING_STACK)
-		return put_string(p, r, s);
-	uint8_t value[FUNC_PLAN_MAX_COPY];
-	zero_bytes(value, v->size);
-	for (unsigned i = 0; i < v->count; i++)
-		if (s[i].value_offset + s[i].size > v->size || !copy_step(value, r, &s[i])) {
-			*p++ = VALUE_UNAVAILABLE;
-			return p;
-		}
-	*p++ = VALUE_BYTES;
-	p = put_varint(p, v->size);
-	copy_bytes(p, value, v->size);
-	return p + v->size;
+	(void)ctx;
+	return runtime_read_memory(address, out, len);
 }
 
 /* ---- the entry ----------------------------------------------------------- */
@@ -183,12 +67,13 @@ int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *p
 	    .gp = {e->rdi, e->rsi, e->rdx, e->rcx, e->r8, e->r9, e->rax},
 	    .xmm = e->xmm[0],
 	    .sp = (uint64_t)slot,
+	    .read = read_own_memory,
 	};
 	uint8_t *p = a->bytes, *end = a->bytes + sizeof(a->bytes);
 	for (unsigned i = 0; i < plan->nargs; i++) {
-		if (end - p < FUNC_PLAN_MAX_COPY + 16)
+		if (end - p < VALUE_ENCODED_MAX)
 			return -1; /* cannot happen with TRACE_VALUES_MAX */
-		p = put_value(p, plan, &plan->args[i], &r);
+		p = value_encode(p, plan, &plan->args[i], &r);
 	}
 	a->function = function;
 	a->slot = (uint64_t)slot;
@@ -242,9 +127,10 @@ void runtime_args_write_return(struct thread_state *t, const struct func_plan *p
 		    .gp = {rr->rdi, rr->rsi, rr->rdx, rr->rcx, rr->r8, rr->r9, rr->rax},
 		    .xmm = rr->xmm[0],
 		    .sp = slot + 8,
+		    .read = read_own_memory,
 		};
-		uint8_t value[FUNC_PLAN_MAX_COPY + 16];
-		uint8_t *end = put_value(value, plan, &plan->ret, &r);
+		uint8_t value[VALUE_ENCODED_MAX];
+		uint8_t *end = value_encode(value, plan, &plan->ret, &r);
 		trace_stream_values(&t->stream, EV_RETVAL, value, (uint32_t)(end - value));
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
