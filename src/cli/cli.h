@@ -109,7 +109,7 @@ int cli_view_command(int argc, char **argv, const char *command, void (*usage)(F
 /* The dynamic engine's options, shared by record and attach. */
 struct cli_dynamic {
 	struct dynamic_options dyn;
-	regex_t module_re, only_re, hide_re;
+	regex_t module_re, only_re, hide_re, args_re;
 };
 #define CLI_OPT_MODULE 0x1003
 #define CLI_OPT_NO_FOLLOW 0x1004

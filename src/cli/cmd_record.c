@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <regex.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,7 +58,7 @@ static void record_usage(FILE *out)
 		"      --start-off        load with recording off until calltrace_start()\n"
 		"      --args[=REGEX]     record arguments and return values (types from\n"
 		"                         DWARF: build with -g), of every function or of those\n"
-		"                         matching REGEX (runtime and in-process engines)\n"
+		"                         matching REGEX\n"
 		"  -q, --quiet            say nothing on stderr unless something fails\n"
 		"patch and ptrace engines only:\n"
 		"      --module REGEX     also instrument shared libraries matching REGEX\n"
@@ -121,18 +120,13 @@ static int record_option(struct record_options *o, int opt, int argc, char **arg
 	case OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
-	case OPT_ARGS: {
-		regex_t re;
-		o->args = 1;
+	case OPT_ARGS:
+		o->args = o->engine.dyn.capture_args = 1;
 		o->args_filter = optarg;
-		if (optarg && regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB) != 0) {
-			cli_error("bad --args regular expression '%s'", optarg);
-			return -1;
-		}
-		if (optarg)
-			regfree(&re);
-		return 0;
-	}
+		return optarg && cli_compile_regex(&o->engine.args_re, &o->engine.dyn.args_only,
+						   optarg, "--args") < 0
+			   ? -1
+			   : 0;
 	case OPT_DEPTH: {
 		uint32_t depth;
 		if (cli_parse_count(optarg, &depth) < 0 || depth == 0) {
@@ -432,9 +426,6 @@ static int record(struct record_options *o, char **argv, int first)
 		cli_error("the ptrace engine is not built into this calltrace");
 		return 2;
 	}
-	if (use_dynamic && o->args)
-		cli_error("--args: the ptrace engine records no arguments; recording the calls "
-			  "only");
 	char runtime[PATH_MAX];
 	if (!use_dynamic && find_runtime(runtime, sizeof(runtime)) < 0) {
 		cli_error("cannot find the runtime library libcalltrace.so next to calltrace "

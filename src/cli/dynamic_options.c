@@ -34,5 +34,7 @@ void cli_dynamic_free(struct cli_dynamic *d)
 		regfree(&d->only_re);
 	if (d->dyn.hide)
 		regfree(&d->hide_re);
-	d->dyn.module_filter = d->dyn.only = d->dyn.hide = NULL;
+	if (d->dyn.args_only)
+		regfree(&d->args_re);
+	d->dyn.module_filter = d->dyn.only = d->dyn.hide = d->dyn.args_only = NULL;
 }

@@ -22,8 +22,8 @@ struct dynamic_options {
 	regex_t *only;		/* -F at record time: functions to instrument */
 	regex_t *hide;		/* -N at record time: functions not to instrument */
 	int follow_forks;	/* -f (default on) */
-	int capture_args;	/* --args */
-	int capture_retval;	/* --retval */
+	int capture_args;	/* --args: record arguments and return values */
+	regex_t *args_only;	/* --args=REGEX: of the functions matching only */
 	int verbose;
 };
 

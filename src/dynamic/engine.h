@@ -23,6 +23,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 #include "dynamic.h"
+#include "../symbols/func_signature.h"
 #include "insn_emulate.h"
 #include "jump_patch.h"
 
@@ -37,13 +38,14 @@ enum bp_kind {
 };
 
 struct breakpoint {
-	uint64_t address;	      /* where a thread stops (the int3 + 0); 0 = free slot */
-	uint64_t function;	      /* the function's entry: the events' address */
-	uint64_t slot;		      /* PLAN_JUMP: the slot */
-	uint8_t orig[JUMP_PATCH_LEN]; /* the bytes the patch replaced at `function` */
-	uint8_t patch_len;	      /* 1: an int3 at the entry; JUMP_PATCH_LEN: a jmp */
-	uint8_t kind;		      /* enum bp_kind */
-	uint16_t module;	      /* index in the process's module list */
+	uint64_t address;		/* where a thread stops (the int3 + 0); 0 = free slot */
+	uint64_t function;		/* the function's entry: the events' address */
+	uint64_t slot;			/* PLAN_JUMP: the slot */
+	const struct func_plan *values; /* --args: its values' capture, or NULL */
+	uint8_t orig[JUMP_PATCH_LEN];	/* the bytes the patch replaced at `function` */
+	uint8_t patch_len;		/* 1: an int3 at the entry; JUMP_PATCH_LEN: a jmp */
+	uint8_t kind;			/* enum bp_kind */
+	uint16_t module;		/* index in the process's module list */
 	struct entry_plan plan;
 	struct jump_plan jump;
 };
@@ -76,11 +78,12 @@ struct scratch_region {
 /* ---- threads and processes ------------------------------------------------ */
 
 struct shadow_frame {
-	uint64_t function; /* entry address, for the exit event */
-	uint64_t ret;	   /* the real return address */
-	uint64_t rsp;	   /* rsp at entry: where the return address lives */
-	int chained;	   /* a tail call: [rsp] already held the trap */
-	int unswapped;	   /* the real address is back for an unwinder to read */
+	uint64_t function;		/* entry address, for the exit event */
+	uint64_t ret;			/* the real return address */
+	uint64_t rsp;			/* rsp at entry: where the return address lives */
+	int chained;			/* a tail call: [rsp] already held the trap */
+	int unswapped;			/* the real address is back for an unwinder to read */
+	const struct func_plan *values; /* --args: to read its return value */
 };
 
 struct process;
@@ -143,8 +146,9 @@ struct engine {
 	/* attach: where the threads stood when seized: no jump patch over these */
 	uint64_t *busy_rips;
 	size_t nbusy;
-	struct branch_targets targets; /* of the module being instrumented */
-	int no_jumps;		       /* CALLTRACE_NO_JUMP=1: int3 entries only */
+	struct branch_targets targets;	    /* of the module being instrumented */
+	struct signature_table *signatures; /* --args: DWARF, read as modules come */
+	int no_jumps;			    /* CALLTRACE_NO_JUMP=1: int3 entries only */
 	/* pending stops of threads not yet announced by their parent's event */
 	struct pending_stop {
 		pid_t tid;
@@ -176,6 +180,8 @@ int mem_write(struct process *p, uint64_t address, const void *buf, size_t len);
 /* Through /proc/PID/mem: also writes read-only (code) pages. */
 int mem_poke_code(struct process *p, uint64_t address, const void *buf, size_t len);
 int mem_read_code(struct process *p, uint64_t address, void *buf, size_t len);
+/* As many of the len bytes at address as are readable (0: none). */
+size_t mem_read_some(struct process *p, uint64_t address, void *buf, size_t len);
 
 /* ---- remote_syscall.c ----------------------------------------------------- */
 /* Runs a system call in stopped thread `t`, executing the "syscall; int3"
@@ -244,6 +250,17 @@ struct thread *thread_new(struct engine *e, struct process *p, pid_t tid);
 /* Opens the thread's stream in its process's current image and writes
  * THREAD_START (at the thread's first event). */
 void thread_start_stream(struct thread *t);
+/* ---- capture.c: --args -------------------------------------------------- */
+/* The capture plan of `function` (at `file_address` of module `path`), or
+ * NULL when arguments are not captured for it. */
+const struct func_plan *capture_plan(struct engine *e, const char *path, const char *function,
+				     uint64_t file_address);
+/* Right after its enter was written: the call's arguments. */
+void capture_arguments(struct thread *t, const struct func_plan *plan,
+		       const struct user_regs_struct *r);
+/* Right after its exit was written: the call's return value. */
+void capture_return(struct thread *t, const struct func_plan *plan,
+		    const struct user_regs_struct *r);
 void thread_end_stream(struct thread *t, int write_end);
 void thread_free(struct engine *e, struct thread *t);
 /* Resumes a stopped thread (delivering `sig`); 0 or -1. */

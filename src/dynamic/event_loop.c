@@ -50,11 +50,12 @@ static int read_rip_rsp(struct thread *t, struct user_regs_struct *r)
 }
 
 /* The rest an entry needs: %r11 for a jump entry, all registers for an
- * int3 entry (its plan works on them); 0 or -1. */
+ * int3 entry (its plan works on them) or one whose arguments are read;
+ * 0 or -1. */
 static int read_entry_regs(struct thread *t, const struct breakpoint *bp,
 			   struct user_regs_struct *r)
 {
-	if (bp->plan.kind != PLAN_JUMP)
+	if (bp->plan.kind != PLAN_JUMP || bp->values)
 		return ptrace(PTRACE_GETREGS, t->tid, 0, r) < 0 ? -1 : 0;
 	errno = 0;
 	r->r11 = (unsigned long long)ptrace(PTRACE_PEEKUSER, t->tid,
@@ -72,6 +73,9 @@ static void on_sigtrap(struct engine *e, struct thread *t)
 	uint64_t at = r.rip - 1;
 	struct breakpoint *bp;
 	if (is_trap(p, at)) {
+		/* A return value is read from the registers. */
+		if (partial && e->opts->capture_args && ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+			return;
 		return_hit(e, t, &r);
 		thread_resume(e, t, 0);
 	} else if ((bp = bp_find(&p->bps, at)) != NULL) {

@@ -44,7 +44,8 @@ static int place_slot(struct engine *e, struct thread *t, struct entry_plan *pla
 }
 
 static struct breakpoint *new_breakpoint(struct process *p, uint64_t stop_at, uint64_t addr,
-					 const uint8_t *code, size_t patch_len, size_t index)
+					 const uint8_t *code, size_t patch_len, size_t index,
+					 const struct func_plan *values)
 {
 	struct breakpoint *bp = bp_add(&p->bps, stop_at);
 	if (!bp)
@@ -54,6 +55,7 @@ static struct breakpoint *new_breakpoint(struct process *p, uint64_t stop_at, ui
 	bp->patch_len = (uint8_t)patch_len;
 	bp->kind = BP_FUNCTION;
 	bp->module = (uint16_t)index;
+	bp->values = values;
 	return bp;
 }
 
@@ -68,7 +70,7 @@ static int thread_inside(const struct engine *e, uint64_t addr, const struct jum
 
 /* The cheap entry: a jmp to a slot (jump_patch.h); 1 armed, 0 not possible. */
 static int arm_jump(struct engine *e, struct thread *t, size_t index, uint64_t addr,
-		    const uint8_t *code, size_t size, size_t want)
+		    const uint8_t *code, size_t size, size_t want, const struct func_plan *values)
 {
 	struct jump_plan jp;
 	uint8_t slot[JUMP_SLOT_SIZE];
@@ -80,8 +82,8 @@ static int arm_jump(struct engine *e, struct thread *t, size_t index, uint64_t a
 	if (at == 0 || jump_fill_slot(&jp, addr, code, at, trap, slot) < 0 ||
 	    mem_poke_code(t->proc, at, slot, sizeof(slot)) < 0)
 		return 0;
-	struct breakpoint *bp =
-	    new_breakpoint(t->proc, at + JUMP_STOP_OFFSET, addr, code, JUMP_PATCH_LEN, index);
+	struct breakpoint *bp = new_breakpoint(t->proc, at + JUMP_STOP_OFFSET, addr, code,
+					       JUMP_PATCH_LEN, index, values);
 	if (!bp)
 		return -1;
 	bp->slot = at;
@@ -95,7 +97,7 @@ static int arm_jump(struct engine *e, struct thread *t, size_t index, uint64_t a
 
 /* The int3 entry, with the first instructions emulated or run out of line. */
 static int arm_int3(struct engine *e, struct thread *t, size_t index, uint64_t addr,
-		    const uint8_t *code, size_t size, size_t want)
+		    const uint8_t *code, size_t size, size_t want, const struct func_plan *values)
 {
 	struct entry_plan plan;
 	enum plan_result res =
@@ -104,7 +106,7 @@ static int arm_int3(struct engine *e, struct thread *t, size_t index, uint64_t a
 		return 0;
 	if (res == PLAN_NEEDS_SLOT && place_slot(e, t, &plan, addr, code, want) < 0)
 		return 0;
-	struct breakpoint *bp = new_breakpoint(t->proc, addr, addr, code, 1, index);
+	struct breakpoint *bp = new_breakpoint(t->proc, addr, addr, code, 1, index, values);
 	if (!bp)
 		return -1;
 	bp->plan = plan;
@@ -119,7 +121,8 @@ static int arm_int3(struct engine *e, struct thread *t, size_t index, uint64_t a
 
 /* Plans and arms one function; 1 armed, 0 skipped, -1 error. */
 static int arm_function(struct engine *e, struct thread *t, size_t index, uint64_t addr,
-			const uint8_t *code, size_t size, size_t remaining)
+			const uint8_t *code, size_t size, size_t remaining,
+			const struct func_plan *values)
 {
 	struct process *p = t->proc;
 	size_t want = remaining * JUMP_SLOT_SIZE;
@@ -127,8 +130,8 @@ static int arm_function(struct engine *e, struct thread *t, size_t index, uint64
 		want = 4096;
 	if (code[0] == 0xcc || bp_find(&p->bps, addr))
 		return 0;
-	int rc = arm_jump(e, t, index, addr, code, size, want);
-	return rc != 0 ? rc : arm_int3(e, t, index, addr, code, size, want);
+	int rc = arm_jump(e, t, index, addr, code, size, want, values);
+	return rc != 0 ? rc : arm_int3(e, t, index, addr, code, size, want, values);
 }
 
 static int arm_all(struct engine *e, struct thread *t, size_t index,
@@ -144,8 +147,9 @@ static int arm_all(struct engine *e, struct thread *t, size_t index,
 		size_t avail = (size_t)(m->exec_high - addr);
 		if (avail > f->size)
 			avail = (size_t)f->size;
-		int rc =
-		    arm_function(e, t, index, addr, text + (addr - m->exec_low), avail, fl->n - i);
+		const struct func_plan *values = capture_plan(e, m->path, f->name, f->vaddr);
+		int rc = arm_function(e, t, index, addr, text + (addr - m->exec_low), avail,
+				      fl->n - i, values);
 		if (rc < 0)
 			return -1;
 		armed += rc == 1;

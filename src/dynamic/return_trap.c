@@ -33,12 +33,18 @@ static int push_frame(struct thread *t, const struct shadow_frame *f)
  * as with the runtime: threads that call nothing traced are not in the trace. */
 /* `rsp` is the call's stack pointer at entry: a longjmp finds the calls
  * it leaves by it (frames_abandon_below). */
-static void record_enter(struct thread *t, uint64_t fn, uint64_t tick, uint64_t rsp)
+static void record_enter(struct thread *t, const struct breakpoint *bp, uint64_t tick,
+			 const struct user_regs_struct *r)
 {
 	if (!t->has_stream)
 		thread_start_stream(t);
-	if (t->has_stream)
-		trace_stream_enter(&t->stream, fn, tick, rsp);
+	if (!t->has_stream)
+		return;
+	if (bp->values) /* the enter and its arguments go in one window */
+		trace_stream_make_room(&t->stream, TRACE_VALUES_MAX, tick);
+	trace_stream_enter(&t->stream, bp->function, tick, r->rsp);
+	if (bp->values)
+		capture_arguments(t, bp->values, r);
 }
 
 static void record_exit(struct thread *t, uint64_t fn, uint64_t tick)
@@ -88,11 +94,11 @@ static void jump_entry(struct engine *e, struct thread *t, const struct breakpoi
 		       const struct user_regs_struct *r)
 {
 	uint64_t tick = trace_clock_tick();
-	struct shadow_frame f = {bp->function, r->r11, r->rsp, 0, 0};
+	struct shadow_frame f = {bp->function, r->r11, r->rsp, 0, 0, bp->values};
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp->function, tick, r->rsp);
+	record_enter(t, bp, tick, r);
 	f.chained = is_trap(t->proc, f.ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == f.rsp;
 	push_frame(t, &f);
 }
@@ -129,17 +135,19 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp->function, tick, r->rsp);
+	record_enter(t, bp, tick, r);
 	if (bp->plan.kind == PLAN_RETURN) {
 		uint64_t none[PLAN_MAX_PUSHES];
-		plan_apply(&bp->plan, r, none);
+		plan_apply(&bp->plan, r, none); /* the whole function, emulated */
 		record_exit(t, bp->function, tick);
+		if (bp->values)
+			capture_return(t, bp->values, r);
 		r->rip = ret;
 		r->rsp += 8;
 		ptrace(PTRACE_SETREGS, t->tid, 0, r);
 		return;
 	}
-	struct shadow_frame f = {bp->function, ret, r->rsp, 0, 0};
+	struct shadow_frame f = {bp->function, ret, r->rsp, 0, 0, bp->values};
 	f.chained = is_trap(t->proc, ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == r->rsp;
 	if (push_frame(t, &f) < 0) {
 		step_untraced(t, bp, r, ret); /* no memory: the call stays open */
@@ -172,13 +180,19 @@ static long find_frame(const struct thread *t, uint64_t rsp)
 }
 
 /* Closes frames from the top down to `i` and its tail-call chain; returns
- * the real return address. */
-static uint64_t close_frames(struct thread *t, long i, uint64_t tick)
+ * the real return address.  The call that returned (`i`) and the calls
+ * that tail-called it get its return value from `r`. */
+static uint64_t close_frames(struct thread *t, long i, uint64_t tick,
+			     const struct user_regs_struct *r)
 {
+	long returned = i;
 	while (i > 0 && t->frames[i].chained && t->frames[i - 1].rsp == t->frames[i].rsp)
 		i--;
-	for (size_t j = t->depth; j-- > (size_t)i;)
+	for (size_t j = t->depth; j-- > (size_t)i;) {
 		record_exit(t, t->frames[j].function, tick);
+		if ((long)j <= returned && t->frames[j].values && r)
+			capture_return(t, t->frames[j].values, r);
+	}
 	t->depth = (size_t)i;
 	return t->frames[i].ret;
 }
@@ -193,7 +207,7 @@ void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r)
 		set_rip(t, 0);
 		return;
 	}
-	r->rip = close_frames(t, i, trace_clock_tick());
+	r->rip = close_frames(t, i, trace_clock_tick(), r);
 	set_rip(t, r->rip);
 }
 
@@ -236,7 +250,7 @@ void return_restore(struct engine *e, struct thread *t)
 		if (is_trap(p, r.rip)) {
 			long i = find_frame(t, r.rsp);
 			if (i >= 0) {
-				r.rip = close_frames(t, i, trace_clock_tick());
+				r.rip = close_frames(t, i, trace_clock_tick(), &r);
 				changed = 1;
 			}
 		}

@@ -37,6 +37,17 @@ int mem_read(struct process *p, uint64_t address, void *buf, size_t len)
 	return mem_read_code(p, address, buf, len);
 }
 
+size_t mem_read_some(struct process *p, uint64_t address, void *buf, size_t len)
+{
+	struct iovec local = {buf, len};
+	struct iovec remote = {(void *)(uintptr_t)address, len};
+	ssize_t n = process_vm_readv(p->pid, &local, 1, &remote, 1, 0);
+	if (n > 0)
+		return (size_t)n;
+	n = p->mem_fd >= 0 ? pread(p->mem_fd, buf, len, (off_t)address) : -1;
+	return n > 0 ? (size_t)n : 0;
+}
+
 int mem_write(struct process *p, uint64_t address, const void *buf, size_t len)
 {
 	struct iovec local = {(void *)buf, len};

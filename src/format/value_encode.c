@@ -123,4 +123,3 @@ uint8_t *value_encode(uint8_t *p, const struct func_plan *plan, const struct pla
 	copy_bytes(p, value, v->size);
 	return p + v->size;
 }
-

@@ -3,8 +3,8 @@
 # (integers of every width, char, bool, enum, float, double, strings as they
 # were at the call, pointers, structs and unions by value, a struct returned
 # in memory, stack-passed and variadic arguments, C++ `this` and
-# references), exact in JSON and replay, under both engines that record
-# without ptrace, at -O0 and -O2; --args=REGEX keeps to matching functions;
+# references), exact in JSON and replay, under every engine (runtime,
+# in-process, ptrace), at -O0 and -O2; --args=REGEX keeps to matching functions;
 # CALLTRACE_CAPTURE_ARGS=1 with the runtime preloaded by hand.
 source "$(dirname "$0")/lib.sh"
 setup
@@ -25,6 +25,22 @@ for opt in -O0 -O2; do
 			fail "$name: $(head -n 3 "$WORK/$name.check")"
 	done
 done
+
+# The ptrace engine (static programs, or asked for): values read from the
+# stopped thread's registers and memory.
+for opt in -O0 -O2; do
+	name=kinds_static${opt}
+	gcc -g "$opt" -static -o "$WORK/$name" "$src/args_kinds.c" || fail "cannot compile $name"
+	record "$name" --args "$WORK/$name"
+	grep -q '^total 2087724321 Xello$' "$WORK/$name.out" || fail "$name: wrong output"
+	ct json -F '^main$' -o "$WORK/$name.json" "$WORK/$name.trace"
+	python3 "$ROOT/tests/e2e/args_check.py" "$WORK/$name.json" >"$WORK/$name.check" ||
+		fail "$name: $(head -n 3 "$WORK/$name.check")"
+done
+record kinds_ptrace --args --engine ptrace "$WORK/kinds_plain-O2"
+ct json -o "$WORK/kinds_ptrace.json" "$WORK/kinds_ptrace.trace"
+python3 "$ROOT/tests/e2e/args_check.py" "$WORK/kinds_ptrace.json" >"$WORK/kinds_ptrace.check" ||
+	fail "--engine ptrace: $(head -n 3 "$WORK/kinds_ptrace.check")"
 
 # The replay line a C programmer reads.
 ct replay "$WORK/kinds_plain-O2.trace" >"$WORK/replay.txt"
