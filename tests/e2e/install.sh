@@ -6,7 +6,7 @@
 # program; pkg-config builds a program that links the runtime and is
 # recorded; a CMake project with find_package(calltrace) and
 # calltrace::calltrace is compiled with -finstrument-functions and records
-# its calls.
+# its calls (also linked with libcalltrace.a through calltrace::static).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -114,6 +114,8 @@ project(app C)
 find_package(calltrace 0.1 REQUIRED)
 add_executable(app app.c)
 target_link_libraries(app calltrace::calltrace)
+add_executable(app_static app.c)
+target_link_libraries(app_static calltrace::static)
 CMAKE
 cmake -S "$WORK/cm" -B "$WORK/cm/build" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Debug \
 	>"$WORK/cmake.out" 2>&1 || fail "cmake configure: $(tail -n 5 "$WORK/cmake.out")"
@@ -126,6 +128,11 @@ expect_c_api "$WORK/cm.trace" "CMake build"
 CALLTRACE_START=off "$CALLTRACE" record -q -o "$WORK/cm_rec.trace" "$WORK/cm/build/app" >/dev/null 2>&1 ||
 	fail "calltrace record of the CMake app failed"
 expect_c_api "$WORK/cm_rec.trace" "CMake build under record"
+# calltrace::static links libcalltrace.a: no libcalltrace.so needed.
+! readelf -d "$WORK/cm/build/app_static" | grep -q 'libcalltrace' || fail "app_static needs libcalltrace.so"
+CALLTRACE_START=off CALLTRACE_OUTPUT=$WORK/cm_static.trace "$WORK/cm/build/app_static" >/dev/null ||
+	fail "the CMake app_static exited $?"
+expect_c_api "$WORK/cm_static.trace" "CMake build with calltrace::static"
 # A version newer than the installed one is refused.
 sed -i 's/find_package(calltrace 0.1 REQUIRED)/find_package(calltrace 99 REQUIRED)/' "$WORK/cm/CMakeLists.txt"
 if cmake -S "$WORK/cm" -B "$WORK/cm/build99" -DCMAKE_PREFIX_PATH="$P" >"$WORK/cmake99.out" 2>&1; then
