@@ -105,9 +105,8 @@ void check_locate_debug(const char *path, const struct elf_facts *f, struct debu
 }
 
 /* Looks for `name` in the colon-separated folders `dirs` ($ORIGIN is
- * `origin`); 1 and the path in `out` when found. */
-static int search_folders(const char *dirs, const char *origin, const char *name, char *out,
-			  size_t len)
+ * `origin`); 1 and the real path in `out` (PATH_MAX bytes) when found. */
+static int search_folders(const char *dirs, const char *origin, const char *name, char *out)
 {
 	for (const char *d = dirs; d && *d;) {
 		const char *colon = strchr(d, ':');
@@ -132,7 +131,6 @@ static int search_folders(const char *dirs, const char *origin, const char *name
 		}
 		d += n + (colon ? 1 : 0);
 	}
-	(void)len;
 	return 0;
 }
 
@@ -154,7 +152,7 @@ int check_find_library(const char *name, const char *module_path, const struct e
 			       "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/usr/local/lib:"
 			       "/lib64:/usr/lib64:/lib:/usr/lib"};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (search_folders(order[i], origin, name, result, sizeof(result))) {
+		if (search_folders(order[i], origin, name, result)) {
 			snprintf(out, len, "%s", result);
 			return 0;
 		}
