@@ -73,8 +73,8 @@ complete_words() {
 mkdir -p "$WORK/cwd/sub"
 touch "$WORK/cwd/a.trace" "$WORK/cwd/notes.txt"
 got=$(complete_words "")
-want=$(printf '%s\n' $commands --help --version | sort)
-[ "$got" = "$want" ] || fail "completion of the command offers '$(echo $got)', not '$(echo $want)'"
+want=$(printf '%s\n' "$commands" --help --version | sort)
+[ "$got" = "$want" ] || fail "completion of the command offers '${got//$'\n'/ }', not '${want//$'\n'/ }'"
 [ "$(complete_words rep)" = "$(printf '%s\n' replay report)" ] || fail "completion of 'rep': $(complete_words rep)"
 for c in $commands; do
 	got=$(complete_words "$c" -)
