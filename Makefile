@@ -5,9 +5,13 @@
 #   make check    install what is needed, build (also with ASan/UBSan), run every test
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
 #   make torture  the reliability, reader-fuzz and attach-storm tests, bigger and longer (TORTURE=1)
+#   make install  PREFIX (default /usr/local) and DESTDIR: the tool, the runtime, the header,
+#                 pkg-config and CMake files, man pages, bash completion (scripts/install.sh)
 
 CC      ?= gcc
 BUILD   ?= build
+PREFIX  ?= /usr/local
+DESTDIR ?=
 SAN     ?=
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -65,7 +69,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
+	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
 
 $(DWARF_SO): $(DWARF_OBJ)
 	@mkdir -p $(dir $@)
@@ -86,6 +90,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) $(RT_OBJ)
 deps:
 	@bash scripts/install-deps.sh
 
+demo-deps:
+	@bash scripts/install-deps.sh --demo
+
+install: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A)
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BUILD="$(BUILD)" bash scripts/install.sh
+
 # Sanitized build of the tools and unit tests in its own tree.
 asan:
 	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" OPT=-O1
@@ -95,7 +105,7 @@ check: deps
 	$(MAKE) asan
 	bash tests/run_tests.sh
 
-demo: deps
+demo: demo-deps
 	$(MAKE) all
 	bash examples/run_demo.sh
 
@@ -116,6 +126,6 @@ format:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all deps asan check demo bench torture format clean
+.PHONY: all deps demo-deps install asan check demo bench torture format clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

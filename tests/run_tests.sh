@@ -49,7 +49,7 @@ done
 # The sanitized tools read the same traces: any memory error fails the test.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
-for script in tests/e2e/core_*.sh tests/e2e/views_*.sh tests/e2e/dynamic_*.sh; do
+for script in tests/e2e/core_*.sh tests/e2e/views_*.sh tests/e2e/dynamic_*.sh tests/e2e/check_build.sh; do
 	[ -f "$script" ] || continue
 	case "$script" in *browser*) continue ;; esac
 	[ -n "$pattern" ] && [[ "$script" != *$pattern* ]] && continue

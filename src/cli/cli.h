@@ -149,6 +149,16 @@ const char *cli_format_duration(uint64_t ns, char *buf, size_t len);
  * ("NAME: cannot run: bad interpreter /nope: No such file or directory"). */
 int cli_check_program(const char *name, const char *path);
 
+/* Finds PROGRAM the way execvp would; 0 and its path, or -1 with errno. */
+int cli_find_program(const char *name, char *path, size_t len);
+
+/* The engines `record` can use, and the one it picks by itself for the
+ * program at `path`: the runtime library for an instrumented program, the
+ * in-process engine for a dynamically linked one with a symbol table, the
+ * ptrace engine otherwise. */
+enum record_engine { ENGINE_AUTO, ENGINE_RUNTIME, ENGINE_PATCH, ENGINE_PTRACE };
+enum record_engine cli_auto_engine(const char *path, int instrumented);
+
 /* Subcommands: each takes argc/argv with argv[0] the subcommand name. */
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
@@ -156,6 +166,7 @@ int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_crash(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 /* Views and engines built in their own files; weak so that the command
  * list can name them before they exist. */
 int cmd_flame(int argc, char **argv) __attribute__((weak));

@@ -22,8 +22,6 @@
 
 int dynamic_record(const struct dynamic_options *o) __attribute__((weak));
 
-enum record_engine { ENGINE_AUTO, ENGINE_RUNTIME, ENGINE_PATCH, ENGINE_PTRACE };
-
 struct record_options {
 	const char *output;
 	uint64_t buffer_size;
@@ -186,33 +184,6 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 	return optind;
 }
 
-/* Finds PROGRAM the way execvp would; 0 and its path, or -1 with errno. */
-static int find_program(const char *name, char *path, size_t len)
-{
-	if (strchr(name, '/')) {
-		snprintf(path, len, "%s", name);
-		return access(path, X_OK) == 0 ? 0 : -1;
-	}
-	const char *dirs = getenv("PATH");
-	if (!dirs)
-		dirs = "/usr/local/bin:/usr/bin:/bin";
-	int err = ENOENT;
-	for (const char *d = dirs; *d;) {
-		const char *colon = strchr(d, ':');
-		size_t n = colon ? (size_t)(colon - d) : strlen(d);
-		snprintf(path, len, "%.*s/%s", (int)n, n ? d : ".", name);
-		struct stat st;
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(path, X_OK) == 0)
-				return 0;
-			err = EACCES;
-		}
-		d += n + (colon ? 1 : 0);
-	}
-	errno = err;
-	return -1;
-}
-
 /* The runtime library next to this calltrace: ../lib/ (a build tree) or
  * ../lib/calltrace/ (an installation); CALLTRACE_RUNTIME overrides. */
 static int find_runtime(char *path, size_t len)
@@ -287,13 +258,7 @@ static enum record_engine pick_engine(const struct record_options *o, const char
 {
 	if (o->engine_choice != ENGINE_AUTO)
 		return o->engine_choice;
-	if (instrumented)
-		return ENGINE_RUNTIME;
-	/* A stripped program names its functions only in .eh_frame, which
-	 * the ptrace engine reads. */
-	return elf_file_is_dynamic(program) == 1 && elf_file_has_symtab(program) == 1
-		   ? ENGINE_PATCH
-		   : ENGINE_PTRACE;
+	return cli_auto_engine(program, instrumented);
 }
 
 static const char *engine_description(enum record_engine e)
@@ -411,7 +376,7 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 static int record(struct record_options *o, char **argv, int first)
 {
 	char program[PATH_MAX], trace[PATH_MAX];
-	if (find_program(argv[first], program, sizeof(program)) < 0) {
+	if (cli_find_program(argv[first], program, sizeof(program)) < 0) {
 		int err = errno;
 		cli_error("%s: cannot run: %s", argv[first], strerror(err));
 		return err == EACCES ? 126 : 127;

@@ -4,7 +4,9 @@
  *
  * execve's own error comes too late to be clear (from a forked child, or
  * from the dynamic engine after it has started) and says nothing about a
- * script's missing interpreter or an ELF file cut short.
+ * script's missing interpreter or an ELF file cut short.  Also where the
+ * program is (as execvp finds it) and which engine records it when none is
+ * chosen: `record` and `check` both ask.
  */
 #include "cli.h"
 
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,4 +118,41 @@ int cli_check_program(const char *name, const char *path)
 	}
 	close(fd);
 	return rc;
+}
+
+/* Finds PROGRAM the way execvp would; 0 and its path, or -1 with errno. */
+int cli_find_program(const char *name, char *path, size_t len)
+{
+	if (strchr(name, '/')) {
+		snprintf(path, len, "%s", name);
+		return access(path, X_OK) == 0 ? 0 : -1;
+	}
+	const char *dirs = getenv("PATH");
+	if (!dirs)
+		dirs = "/usr/local/bin:/usr/bin:/bin";
+	int err = ENOENT;
+	for (const char *d = dirs; *d;) {
+		const char *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : strlen(d);
+		snprintf(path, len, "%.*s/%s", (int)n, n ? d : ".", name);
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(path, X_OK) == 0)
+				return 0;
+			err = EACCES;
+		}
+		d += n + (colon ? 1 : 0);
+	}
+	errno = err;
+	return -1;
+}
+
+enum record_engine cli_auto_engine(const char *path, int instrumented)
+{
+	if (instrumented)
+		return ENGINE_RUNTIME;
+	/* A stripped program names its functions only in .eh_frame, which
+	 * the ptrace engine reads. */
+	return elf_file_is_dynamic(path) == 1 && elf_file_has_symtab(path) == 1 ? ENGINE_PATCH
+										: ENGINE_PTRACE;
 }

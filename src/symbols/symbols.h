@@ -59,4 +59,29 @@ int elf_file_is_dynamic(const char *path);
  * stripped), 0 if not, -1 if it is not a readable ELF file. */
 int elf_file_has_symtab(const char *path);
 
+/* What `calltrace check` tells about one ELF file, read in one pass. */
+#define ELF_FACTS_NEEDED_MAX 64
+struct elf_facts {
+	int type, machine, elf_class;	/* e_type, e_machine, EI_CLASS */
+	int has_interp, has_dynamic;	/* PT_INTERP, PT_DYNAMIC */
+	int pie_flag;			/* DT_FLAGS_1 has DF_1_PIE */
+	int has_symtab, has_debug_info; /* .symtab; .debug_info with contents */
+	int cyg_hooks;			/* __cyg_profile_func_enter: 0 none, 1 used, 2 defined */
+	int runtime_linked;		/* defines calltrace_start: the runtime is linked in */
+	int mcount, fentry;		/* -pg (mcount), -mfentry (__fentry__) */
+	int patchable_entries;		/* a __patchable_function_entries section */
+	int has_debuglink;		/* .gnu_debuglink: file name and CRC */
+	char debuglink[256];
+	uint32_t debuglink_crc;
+	char build_id[129]; /* hex, "" when none */
+	char runpath[1024]; /* DT_RUNPATH, else DT_RPATH, else "" */
+	int runpath_is_rpath;
+	size_t nneeded; /* DT_NEEDED, in order (the first ones) */
+	char needed[ELF_FACTS_NEEDED_MAX][128];
+};
+
+/* Fills *f from the ELF file at `path`; 0, or -1 if it is not a readable
+ * ELF file. */
+int elf_file_facts(const char *path, struct elf_facts *f);
+
 #endif
