@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install.sh - installs a built calltrace (make install runs it):
 #   PREFIX/bin/calltrace
-#   PREFIX/lib/libcalltrace.so, libcalltrace.a   (calltrace finds the runtime in ../lib)
+#   PREFIX/lib/libcalltrace.so, libcalltrace-dwarf.so (loaded for --args), libcalltrace.a
 #   PREFIX/include/calltrace.h
 #   PREFIX/lib/pkgconfig/calltrace.pc
 #   PREFIX/lib/cmake/calltrace/calltraceConfig.cmake, calltraceConfigVersion.cmake
@@ -26,7 +26,7 @@ esac
 PREFIX=${PREFIX%/}
 VERSION=$(sed -n 's/^#define CALLTRACE_VERSION "\(.*\)"$/\1/p' "$ROOT/src/cli/main.c")
 [ -n "$VERSION" ] || { echo "install: no CALLTRACE_VERSION in src/cli/main.c" >&2; exit 1; }
-for f in bin/calltrace lib/libcalltrace.so lib/libcalltrace.a; do
+for f in bin/calltrace lib/libcalltrace.so lib/libcalltrace-dwarf.so lib/libcalltrace.a; do
 	[ -f "$BUILD/$f" ] || { echo "install: $BUILD/$f is missing: run make first" >&2; exit 1; }
 done
 
@@ -42,6 +42,7 @@ from_template() { # TEMPLATE TARGET-UNDER-PREFIX
 
 put 755 "$BUILD/bin/calltrace" bin/calltrace
 put 755 "$BUILD/lib/libcalltrace.so" lib/libcalltrace.so
+put 755 "$BUILD/lib/libcalltrace-dwarf.so" lib/libcalltrace-dwarf.so
 put 644 "$BUILD/lib/libcalltrace.a" lib/libcalltrace.a
 put 644 "$ROOT/include/calltrace.h" include/calltrace.h
 from_template "$ROOT/packaging/calltrace.pc.in" lib/pkgconfig/calltrace.pc

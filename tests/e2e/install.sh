@@ -23,7 +23,7 @@ install_into "$WORK/stage" /usr/local
 commands=$("$CALLTRACE" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 [ "$(printf '%s\n' "$commands" | wc -l)" -ge 13 ] || fail "calltrace --help lists too few commands"
 {
-	printf '%s\n' bin/calltrace lib/libcalltrace.so lib/libcalltrace.a include/calltrace.h \
+	printf '%s\n' bin/calltrace lib/libcalltrace.so lib/libcalltrace-dwarf.so lib/libcalltrace.a include/calltrace.h \
 		lib/pkgconfig/calltrace.pc lib/cmake/calltrace/calltraceConfig.cmake \
 		lib/cmake/calltrace/calltraceConfigVersion.cmake share/man/man1/calltrace.1 \
 		share/bash-completion/completions/calltrace
