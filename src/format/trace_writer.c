@@ -211,6 +211,31 @@ void trace_session_close(struct trace_session *s)
 	s->fd = -1;
 }
 
+int trace_session_lock_again(const struct trace_session *s)
+{
+	int fd = open(s->path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		lock_session(fd, F_RDLCK);
+	return fd;
+}
+
+int trace_session_adopt_lock(struct trace_session *s, int fd)
+{
+	int old = s->fd;
+	if (adopt_fd(s, fd) < 0)
+		return -1;
+	close(old);
+	return 0;
+}
+
+int trace_session_last_out(struct trace_session *s)
+{
+	struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	if (fcntl(s->fd, F_OFD_SETLK, &fl) < 0)
+		return 0;
+	return lock_session(s->fd, F_WRLCK) == 0;
+}
+
 uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 {
 	s->image = __atomic_add_fetch(&s->header->next_image, 1, __ATOMIC_RELAXED);
