@@ -156,6 +156,7 @@ int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_crash(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
 /* Views and engines built in their own files; weak so that the command
  * list can name them before they exist. */
 int cmd_flame(int argc, char **argv) __attribute__((weak));

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"chrome", cmd_chrome, "Chrome trace event JSON (Perfetto UI, chrome://tracing)"},
     {"speedscope", cmd_speedscope, "speedscope evented profile"},
     {"crash", cmd_crash, "what the program was doing when a fatal signal hit it"},
+    {"ctl", cmd_ctl, "switch recording on or off in a program run with CALLTRACE_SIGNAL"},
 };
 
 static void usage(FILE *out)

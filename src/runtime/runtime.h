@@ -145,7 +145,6 @@ void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
-int runtime_signal_number(const char *name);
 /* output.c: what CALLTRACE_OUTPUT asks for; 0 and the trace file's name,
  * or -1: record nothing (said on stderr when it is not /dev/null). */
 int runtime_output_plan(const char *output, char *trace, size_t len);
