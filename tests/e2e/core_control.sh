@@ -2,9 +2,8 @@
 # core_control.sh - CALLTRACE_SIGNAL: the named signal switches recording on
 # and off (with CALLTRACE_START=off, exactly the calls between the first and
 # the second), by name with or without SIG, or by number; a name that is no
-# signal is refused
-# with one line and recording goes on as if unset; the program's output is
-# unchanged.
+# signal is refused with one line and recording goes on as if unset; the
+# program's output is unchanged.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
