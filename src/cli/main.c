@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"record", cmd_record, "run a program and record its calls"},
     {"attach", cmd_attach, "record the calls of a running process"},
+    {"live", cmd_live, "run a program and show its calls as they were made (like strace)"},
     {"replay", cmd_replay, "show the calls as a function graph with durations"},
     {"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
     {"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, name) == 0 && commands[i].run)
 			return commands[i].run(argc - 1, argv + 1);
+	if (name[0] != '-' && live_can_run(name))
+		return cmd_live(argc, argv); /* calltrace PROGRAM...: argv[0] is "calltrace" */
 	cli_error("unknown command '%s' (see 'calltrace --help')", name);
 	return 2;
 }
