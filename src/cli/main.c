@@ -17,7 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"record", cmd_record, "run a program and record its calls"},
     {"attach", cmd_attach, "record the calls of a running process"},
-    {"live", cmd_live, "run a program and show its calls as they were made (like strace)"},
+    {"live", cmd_live, "run a program and show its function graph (like strace)"},
     {"replay", cmd_replay, "show the calls as a function graph with durations"},
     {"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
     {"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
@@ -33,7 +33,8 @@ static const struct command commands[] = {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace COMMAND [OPTIONS] [ARGS]\n\n"
+	fprintf(out, "usage: calltrace COMMAND [OPTIONS] [ARGS]\n"
+		     "       calltrace PROGRAM [ARGS]   (calltrace live PROGRAM [ARGS])\n\n"
 		     "Records every function call of a program and shows what it did.\n\n"
 		     "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -8,6 +8,8 @@
  * CALLTRACE_DEBUG        "1": say what the runtime does on stderr
  * CALLTRACE_CAPTURE_ARGS accepted; arguments are not recorded yet
  * CALLTRACE_SIGNAL       a signal that switches recording on and off (control.c)
+ * CALLTRACE_FORMAT       "json": CALLTRACE_OUTPUT gets the JSON call tree (output.c)
+ * CALLTRACE_TOOL         the calltrace program the runtime runs (tool.c)
  */
 #include "runtime.h"
 
