@@ -356,6 +356,19 @@ int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent
 	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 3);
 }
 
+int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status)
+{
+	struct trace_session child = *s;
+	child.image = 0; /* the reader gives it to pid's last image */
+	child.pid = pid;
+	int rc = trace_write_process(&child, PROCESS_EXIT, 0, 0, status, NULL, NULL, 0);
+	if (child.broken) {
+		s->broken = 1;
+		s->claim_errno = child.claim_errno;
+	}
+	return rc;
+}
+
 int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias, uint64_t low,
 		       uint64_t high, const void *build_id, uint32_t build_id_len, const char *path)
 {

@@ -69,6 +69,9 @@ const char *trace_session_broken_reason(const struct trace_session *s);
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
 			uint32_t ppid, int32_t status, const char *exe, const char *command,
 			size_t command_len);
+/* The exit status of another process of the session (a child its parent
+ * reaped), for the last image of `pid`. */
+int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status);
 int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias, uint64_t low,
 		       uint64_t high, const void *build_id, uint32_t build_id_len,
 		       const char *path);

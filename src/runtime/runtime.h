@@ -165,6 +165,8 @@ const char *runtime_tool_missing(void); /* why it was not found, or NULL */
 int runtime_tool_run(const char *const args[], int stdout_fd);
 /* The same, its stdout copied to stderr line by line after "calltrace: ". */
 int runtime_tool_run_relayed(const char *const args[]);
+/* wait.c: the exit status of children killed by a signal, when reaped */
+void runtime_wait_init(void);
 /* spawn.c */
 void runtime_spawn_init(void);
 /* modules.c */

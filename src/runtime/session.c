@@ -213,6 +213,7 @@ static int init_once(void)
 		runtime_fast_depth = runtime_max_depth;
 	runtime_longjmp_init();
 	runtime_spawn_init();
+	runtime_wait_init();
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;
