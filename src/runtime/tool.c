@@ -113,6 +113,9 @@ static __attribute__((noreturn)) void exec_tool(const char *const args[], int st
 	argv[n] = NULL;
 	if (stdout_fd >= 0)
 		syscall(SYS_dup2, stdout_fd, 1);
+	/* The program's other descriptors (a pipe someone waits on) are not
+	 * the tool's to hold open. */
+	syscall(SYS_close_range, 3u, ~0u, 0u);
 	syscall(SYS_execve, tool_path, argv, envp);
 	syscall(SYS_exit, 127);
 	__builtin_unreachable();
