@@ -40,9 +40,11 @@ static void live_usage(FILE *out)
 	    "  -o, --output FILE      write the graph to FILE instead of standard error\n"
 	    "  -k, --keep             keep the trace (its name is said) instead of removing it\n"
 	    "      --no-duration      leave out the DURATION column\n"
-	    "      --no-tid           leave out the TID column\n" RECORD_OPTIONS_HELP
-	    "  -F and -N also filter the graph, whatever the engine.\n"
-	    "  -h, --help             this help\n");
+	    "      --no-tid           leave out the TID column\n"
+	    "  -h, --help             this help\n"
+	    "and the options of 'calltrace record' but -o:\n" RECORD_OPTIONS_HELP
+	    "\nThe graph takes -F and -N too, whatever the engine: -F shows the calls of\n"
+	    "matching functions and what they call, -N hides matching functions.\n");
 }
 
 enum { OPT_NO_DURATION = 0x200, OPT_NO_TID };
