@@ -71,7 +71,7 @@ static int process_state(int pid, int sig, int *ended, int *catches)
 	*ended = state && (*state == 'Z' || *state == 'X');
 	const char *caught = strstr(status, "\nSigCgt:");
 	uint64_t mask = caught ? strtoull(caught + 8, NULL, 16) : 0;
-	*catches = (mask >> (sig - 1)) & 1;
+	*catches = sig > 0 && sig <= 64 && ((mask >> (sig - 1)) & 1);
 	return 0;
 }
 
