@@ -14,7 +14,7 @@ coproc TARGET {
 	CALLTRACE_SIGNAL=SIGUSR2 CALLTRACE_START=off CALLTRACE_OUTPUT=$WORK/ctl.trace \
 		LD_PRELOAD=$RUNTIME "$WORK/target" 2>"$WORK/target.err"
 }
-in=${TARGET[1]} out=${TARGET[0]}
+in=${TARGET[1]} out=${TARGET[0]} target=$TARGET_PID # bash unsets them when it ends
 read -r pid <&"$out"
 step() { # N: the target calls work() N times
 	echo "$1" >&"$in"
@@ -41,7 +41,7 @@ ctl toggle
 ctl toggle
 step 8          # off
 exec {in}>&-
-wait "$TARGET_PID" || fail "the target exited $?"
+wait "$target" || fail "the target exited $?"
 
 to_json ctl
 expect_trees ctl <<'TREES'
