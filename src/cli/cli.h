@@ -167,6 +167,14 @@ int cmd_info(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_crash(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+/* cmd_live.c: whether `calltrace NAME` runs NAME live (no command has that
+ * name, and it is a program: a path or on PATH). */
+int live_can_run(const char *name);
+/* cmd_replay.c: the function graph of `t` into `out` (ctx: a struct
+ * replay_options); 0, or -1 after saying why.  `live` shows it too. */
+int replay_write(struct cli_trace *t, FILE *out, void *ctx);
 /* Views and engines built in their own files; weak so that the command
  * list can name them before they exist. */
 int cmd_flame(int argc, char **argv) __attribute__((weak));

@@ -7,6 +7,7 @@
  * returns the program's own exit status (128 + signal if it was killed).
  */
 #include "cli.h"
+#include "record.h"
 #include "../dynamic/dynamic.h"
 
 #include <errno.h>
@@ -22,52 +23,21 @@
 
 int dynamic_record(const struct dynamic_options *o) __attribute__((weak));
 
-struct record_options {
-	const char *output;
-	uint64_t buffer_size;
-	const char *max_depth;
-	int start_off, quiet;
-	int args;		 /* --args */
-	const char *args_filter; /* --args=REGEX */
-	enum record_engine engine_choice;
-	/* The dynamic engines' filters as given, for the in-process one. */
-	const char *module, *only, *hide;
-	struct cli_dynamic engine;
-};
-
 static void record_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: calltrace record [OPTIONS] PROGRAM [ARGS...]\n\n"
-		"Runs PROGRAM and records every function call of it, its threads and its\n"
-		"child processes into one trace file.  Programs built with\n"
-		"-finstrument-functions are recorded by the runtime library (preloaded);\n"
-		"others with no recompiling: dynamically linked ones by the in-process\n"
-		"engine (function entries patched inside the process), static ones by the\n"
-		"ptrace engine.  The exit status is the program's own (128 + signal if a\n"
-		"signal killed it).\n\n"
-		"options:\n"
-		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
-		"      --engine ENGINE    runtime, patch (in-process) or ptrace, instead of the\n"
-		"                         one picked for the program\n"
-		"      --dynamic          the same as --engine ptrace\n"
-		"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"
-		"      --max-depth N      record calls at most N deep\n"
-		"      --start-off        load with recording off until calltrace_start()\n"
-		"      --args[=REGEX]     record arguments and return values (types from\n"
-		"                         DWARF: build with -g), of every function or of those\n"
-		"                         matching REGEX\n"
-		"  -q, --quiet            say nothing on stderr unless something fails\n"
-		"patch and ptrace engines only:\n"
-		"      --module REGEX     also instrument shared libraries matching REGEX\n"
-		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
-		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
-		"  -v, --verbose          say which engine and what it did (patches, stops)\n"
-		"ptrace engine only:\n"
-		"      --no-follow        do not follow forked children\n"
-		"  -h, --help             this help\n\n"
-		"The ptrace engine runs the program and itself on one CPU: a ptrace stop\n"
-		"costs 5-10x more across CPUs.  CALLTRACE_NO_PIN=1 turns that off.\n");
+	fprintf(out, "usage: calltrace record [OPTIONS] PROGRAM [ARGS...]\n\n"
+		     "Runs PROGRAM and records every function call of it, its threads and its\n"
+		     "child processes into one trace file.  Programs built with\n"
+		     "-finstrument-functions are recorded by the runtime library (preloaded);\n"
+		     "others with no recompiling: dynamically linked ones by the in-process\n"
+		     "engine (function entries patched inside the process), static ones by the\n"
+		     "ptrace engine.  The exit status is the program's own (128 + signal if a\n"
+		     "signal killed it).\n\n"
+		     "options:\n"
+		     "  -o, --output FILE      trace file (default " DEFAULT_TRACE
+		     ")\n" RECORD_OPTIONS_HELP "  -h, --help             this help\n\n"
+		     "The ptrace engine runs the program and itself on one CPU: a ptrace stop\n"
+		     "costs 5-10x more across CPUs.  CALLTRACE_NO_PIN=1 turns that off.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -86,8 +56,6 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-enum { OPT_DYNAMIC = 0x100, OPT_BUFFER, OPT_DEPTH, OPT_START_OFF, OPT_ENGINE, OPT_ARGS };
-
 static int parse_engine(const char *name, enum record_engine *out)
 {
 	static const char *const names[] = {"runtime", "patch", "ptrace"};
@@ -100,81 +68,83 @@ static int parse_engine(const char *name, enum record_engine *out)
 	return -1;
 }
 
-/* Stores one of record's own options; 0, or -1 after an error. */
-static int record_option(struct record_options *o, int opt, int argc, char **argv)
+int record_option(struct record_options *o, int opt, const char *arg)
 {
+	int rc = cli_dynamic_option(&o->engine, opt, arg);
+	if (rc > 0 && opt == CLI_OPT_MODULE)
+		o->module = arg;
+	else if (rc > 0 && opt == 'F')
+		o->only = arg;
+	else if (rc > 0 && opt == 'N')
+		o->hide = arg;
+	if (rc != 0)
+		return rc > 0 ? 0 : -1;
 	switch (opt) {
-	case 'o':
-		o->output = optarg;
-		return 0;
 	case 'q':
 		o->quiet = 1;
 		return 0;
-	case OPT_DYNAMIC:
+	case RECORD_OPT_DYNAMIC:
 		o->engine_choice = ENGINE_PTRACE;
 		return 0;
-	case OPT_ENGINE:
-		return parse_engine(optarg, &o->engine_choice);
-	case OPT_START_OFF:
+	case RECORD_OPT_ENGINE:
+		return parse_engine(arg, &o->engine_choice);
+	case RECORD_OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
-	case OPT_ARGS:
+	case RECORD_OPT_ARGS:
 		o->args = o->engine.dyn.capture_args = 1;
-		o->args_filter = optarg;
-		return optarg && cli_compile_regex(&o->engine.args_re, &o->engine.dyn.args_only,
-						   optarg, "--args") < 0
+		o->args_filter = arg;
+		return arg && cli_compile_regex(&o->engine.args_re, &o->engine.dyn.args_only, arg,
+						"--args") < 0
 			   ? -1
 			   : 0;
-	case OPT_DEPTH: {
+	case RECORD_OPT_DEPTH: {
 		uint32_t depth;
-		if (cli_parse_count(optarg, &depth) < 0 || depth == 0) {
-			cli_error("bad --max-depth '%s' (want a number above 0)", optarg);
+		if (cli_parse_count(arg, &depth) < 0 || depth == 0) {
+			cli_error("bad --max-depth '%s' (want a number above 0)", arg);
 			return -1;
 		}
-		o->max_depth = optarg;
+		o->max_depth = arg;
 		return 0;
 	}
-	case OPT_BUFFER:
-		if (parse_size(optarg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
+	case RECORD_OPT_BUFFER:
+		if (parse_size(arg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
 		    o->buffer_size > TRACE_MAX_WINDOW) {
-			cli_error("bad --buffer-size '%s' (16K to 64M)", optarg);
+			cli_error("bad --buffer-size '%s' (16K to 64M)", arg);
 			return -1;
 		}
 		return 0;
-	case 'h':
-		record_usage(stdout);
-		exit(0);
 	}
-	cli_bad_option("record", argc, argv);
-	return -1;
+	return 1;
+}
+
+void record_options_init(struct record_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->output = DEFAULT_TRACE;
+	o->engine.dyn.follow_forks = 1;
 }
 
 static int parse_options(struct record_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
-						 {"dynamic", no_argument, 0, OPT_DYNAMIC},
-						 {"engine", required_argument, 0, OPT_ENGINE},
-						 {"buffer-size", required_argument, 0, OPT_BUFFER},
-						 {"max-depth", required_argument, 0, OPT_DEPTH},
-						 {"start-off", no_argument, 0, OPT_START_OFF},
-						 {"args", optional_argument, 0, OPT_ARGS},
-						 CLI_DYNAMIC_LONGOPTS,
-						 {"quiet", no_argument, 0, 'q'},
+						 RECORD_LONGOPTS,
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
 	int opt;
-	o->output = DEFAULT_TRACE;
-	o->engine.dyn.follow_forks = 1;
-	while ((opt = getopt_long(argc, argv, "+:o:qh" CLI_DYNAMIC_SHORTOPTS, longopts, NULL)) !=
-	       -1) {
-		int rc = cli_dynamic_option(&o->engine, opt, optarg);
-		if (rc > 0 && opt == CLI_OPT_MODULE)
-			o->module = optarg;
-		else if (rc > 0 && opt == 'F')
-			o->only = optarg;
-		else if (rc > 0 && opt == 'N')
-			o->hide = optarg;
-		if (rc < 0 || (rc == 0 && record_option(o, opt, argc, argv) < 0))
+	while ((opt = getopt_long(argc, argv, "+:o:h" RECORD_SHORTOPTS, longopts, NULL)) != -1) {
+		if (opt == 'o') {
+			o->output = optarg;
+			continue;
+		}
+		if (opt == 'h') {
+			record_usage(stdout);
+			exit(0);
+		}
+		int rc = record_option(o, opt, optarg);
+		if (rc > 0)
+			cli_bad_option("record", argc, argv);
+		if (rc != 0)
 			return -1;
 	}
 	if (optind >= argc) {
@@ -373,7 +343,7 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 	return code;
 }
 
-static int record(struct record_options *o, char **argv, int first)
+int record_run(struct record_options *o, char **argv, int first)
 {
 	char program[PATH_MAX], trace[PATH_MAX];
 	if (cli_find_program(argv[first], program, sizeof(program)) < 0) {
@@ -438,9 +408,9 @@ static int record(struct record_options *o, char **argv, int first)
 int cmd_record(int argc, char **argv)
 {
 	struct record_options o;
-	memset(&o, 0, sizeof(o));
+	record_options_init(&o);
 	int first = parse_options(&o, argc, argv);
-	int code = first < 0 ? 2 : record(&o, argv, first);
+	int code = first < 0 ? 2 : record_run(&o, argv, first);
 	cli_dynamic_free(&o.engine);
 	return code;
 }

@@ -21,7 +21,7 @@ static void replay_usage(FILE *out)
 
 enum { OPT_NO_DURATION = 0x100, OPT_NO_TID };
 
-static int write_replay(struct cli_trace *t, FILE *out, void *ctx)
+int replay_write(struct cli_trace *t, FILE *out, void *ctx)
 {
 	struct replay *rp = replay_new(out, ctx);
 	if (!rp) {
@@ -60,5 +60,5 @@ int cmd_replay(int argc, char **argv)
 		else
 			ro.show_tid = 0;
 	}
-	return cli_run_view(&t, argc, argv, output, 0, write_replay, &ro);
+	return cli_run_view(&t, argc, argv, output, 0, replay_write, &ro);
 }

@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"record", cmd_record, "run a program and record its calls"},
     {"attach", cmd_attach, "record the calls of a running process"},
+    {"live", cmd_live, "run a program and show its function graph (like strace)"},
     {"replay", cmd_replay, "show the calls as a function graph with durations"},
     {"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
     {"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
@@ -28,11 +29,13 @@ static const struct command commands[] = {
     {"speedscope", cmd_speedscope, "speedscope evented profile"},
     {"crash", cmd_crash, "what the program was doing when a fatal signal hit it"},
     {"check", cmd_check, "whether a build records every call, with names and lines"},
+    {"ctl", cmd_ctl, "switch recording on or off in a program run with CALLTRACE_SIGNAL"},
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace COMMAND [OPTIONS] [ARGS]\n\n"
+	fprintf(out, "usage: calltrace COMMAND [OPTIONS] [ARGS]\n"
+		     "       calltrace PROGRAM [ARGS]   (calltrace live PROGRAM [ARGS])\n\n"
 		     "Records every function call of a program and shows what it did.\n\n"
 		     "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -61,6 +64,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(commands[i].name, name) == 0 && commands[i].run)
 			return commands[i].run(argc - 1, argv + 1);
+	if (name[0] != '-' && live_can_run(name))
+		return cmd_live(argc, argv); /* calltrace PROGRAM...: argv[0] is "calltrace" */
 	cli_error("unknown command '%s' (see 'calltrace --help')", name);
 	return 2;
 }

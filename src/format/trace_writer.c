@@ -211,6 +211,31 @@ void trace_session_close(struct trace_session *s)
 	s->fd = -1;
 }
 
+int trace_session_lock_again(const struct trace_session *s)
+{
+	int fd = open(s->path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		lock_session(fd, F_RDLCK);
+	return fd;
+}
+
+int trace_session_adopt_lock(struct trace_session *s, int fd)
+{
+	int old = s->fd;
+	if (adopt_fd(s, fd) < 0)
+		return -1;
+	close(old);
+	return 0;
+}
+
+int trace_session_last_out(struct trace_session *s)
+{
+	struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+	if (fcntl(s->fd, F_OFD_SETLK, &fl) < 0)
+		return 0;
+	return lock_session(s->fd, F_WRLCK) == 0;
+}
+
 uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 {
 	s->image = __atomic_add_fetch(&s->header->next_image, 1, __ATOMIC_RELAXED);
@@ -329,6 +354,19 @@ int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent
 	struct iovec parts[3] = {
 	    {&r, sizeof(r)}, {(void *)exe, r.exe_len}, {(void *)command, command_len}};
 	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 3);
+}
+
+int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status)
+{
+	struct trace_session child = *s;
+	child.image = 0; /* the reader gives it to pid's last image */
+	child.pid = pid;
+	int rc = trace_write_process(&child, PROCESS_EXIT, 0, 0, status, NULL, NULL, 0);
+	if (child.broken) {
+		s->broken = 1;
+		s->claim_errno = child.claim_errno;
+	}
+	return rc;
 }
 
 int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias, uint64_t low,

@@ -41,6 +41,20 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
 int trace_session_open(struct trace_session *s, const char *path);
 void trace_session_close(struct trace_session *s);
+/* A fork child shares its parent's open file description, and so its lock
+ * (mappings of the file keep that description alive, even after the child
+ * closes its descriptor).  So that each process holds a lock of its own,
+ * the parent opens the file again and locks it shared before it forks
+ * (trace_session_lock_again: the descriptor, or -1 with errno); the child
+ * takes that descriptor as its own (trace_session_adopt_lock: 0, or -1 and
+ * then it goes on with the shared one), and the parent closes it. */
+int trace_session_lock_again(const struct trace_session *s);
+int trace_session_adopt_lock(struct trace_session *s, int fd);
+/* At a process's end: drops its shared lock and tries to take the file
+ * exclusively.  1 when that worked, so no other process of the session
+ * holds it any more (this one is the last out); 0 otherwise.  Of processes
+ * ending together, at most one gets 1, and the last to try does. */
+int trace_session_last_out(struct trace_session *s);
 /* A new image id (fork child, exec'd image); also sets s->image and s->pid. */
 uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid);
 /* Claims `len` bytes (rounded up to 8) of file space, backed by disk
@@ -55,6 +69,9 @@ const char *trace_session_broken_reason(const struct trace_session *s);
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
 			uint32_t ppid, int32_t status, const char *exe, const char *command,
 			size_t command_len);
+/* The exit status of another process of the session (a child its parent
+ * reaped), for the last image of `pid`. */
+int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status);
 int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bias, uint64_t low,
 		       uint64_t high, const void *build_id, uint32_t build_id_len,
 		       const char *path);

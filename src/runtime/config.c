@@ -9,6 +9,8 @@
  * CALLTRACE_CAPTURE_ARGS "1": record arguments and return values (args_plans.c;
  *                        CALLTRACE_ARGS_FILTER=REGEX keeps it to some functions)
  * CALLTRACE_SIGNAL       a signal that switches recording on and off (control.c)
+ * CALLTRACE_FORMAT       "json": CALLTRACE_OUTPUT gets the JSON call tree (output.c)
+ * CALLTRACE_TOOL         the calltrace program the runtime runs (tool.c)
  */
 #include "runtime.h"
 

@@ -5,10 +5,13 @@
  * default, so that the program's own signals are never taken): each time
  * it comes, recording is switched on if it was off and off if it was on.
  * With CALLTRACE_START=off, nothing is recorded until the first one.
- * `calltrace ctl -p PID start|stop` sends it.
+ * `calltrace ctl -p PID start|stop|toggle` sends it, queued with a value
+ * that says which (control_signal.h): start and stop then leave recording
+ * on or off whatever it was, so nobody needs to know the program's state.
  */
 #include "runtime.h"
 #include "calltrace.h"
+#include "../utils/control_signal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -18,33 +21,21 @@
 
 static int control_signal;
 
-/* The signal number that `name` names, or 0. */
-int runtime_signal_number(const char *name)
-{
-	if (!name || !*name)
-		return 0;
-	char *end;
-	long n = strtol(name, &end, 10);
-	if (*end == '\0')
-		return n > 0 && n < NSIG ? (int)n : 0;
-	if (strncmp(name, "SIG", 3) == 0)
-		name += 3;
-	for (int sig = 1; sig < NSIG; sig++) {
-		const char *abbrev = sigabbrev_np(sig);
-		if (abbrev && strcmp(abbrev, name) == 0)
-			return sig;
-	}
-	return 0;
-}
-
-static void on_control_signal(int sig)
+/* A request queued by `calltrace ctl` says what it wants; anything else
+ * (kill, a queued signal of someone else's) switches recording over. */
+static void on_control_signal(int sig, siginfo_t *info, void *context)
 {
 	(void)sig;
+	(void)context;
 	int saved = errno;
-	if (calltrace_enabled())
+	int request = info->si_code == SI_QUEUE ? info->si_value.sival_int : CONTROL_TOGGLE;
+	int on = calltrace_enabled();
+	if (request == CONTROL_START || (request != CONTROL_STOP && !on)) {
+		if (!on)
+			calltrace_start();
+	} else if (on) {
 		calltrace_stop();
-	else
-		calltrace_start();
+	}
 	errno = saved;
 }
 
@@ -53,16 +44,16 @@ void runtime_control_install(void)
 	const char *name = runtime_getenv("CALLTRACE_SIGNAL");
 	if (!name || !*name)
 		return;
-	control_signal = runtime_signal_number(name);
-	if (control_signal == 0 || control_signal == SIGKILL || control_signal == SIGSTOP) {
+	control_signal = control_signal_number(name);
+	if (!control_signal_usable(control_signal)) {
 		runtime_say("CALLTRACE_SIGNAL names no signal that can be caught; recording "
 			    "cannot be switched from outside");
 		return;
 	}
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_control_signal;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = on_control_signal;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(control_signal, &sa, NULL);
 	runtime_debug("signal %d switches recording on and off", control_signal);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -67,14 +68,39 @@ static int recover_trace_fault(const void *address)
 	return 1;
 }
 
-/* The program dies of `sig`: its exit goes into the trace, and one line
- * says where to look. */
-static void say_fatal(int sig, uint32_t tid)
+/* Without the tool: the open calls of the crashing thread as addresses. */
+static void say_open_calls(void)
+{
+	const struct trace_stream *st = &runtime_thread.stream;
+	uint32_t depth = st->depth < st->open_cap ? st->depth : st->open_cap;
+	if (!st->open_calls || depth == 0)
+		return;
+	runtime_say("calls open at the crash (innermost first; %s):", runtime_tool_missing());
+	for (uint32_t i = depth; i-- > 0;)
+		runtime_say("  #%u %#llx", depth - 1 - i,
+			    (unsigned long long)st->open_calls[i].address);
+}
+
+/* The program dies of `sig`: its exit goes into the trace, then a short
+ * report on stderr (by `calltrace crash`, for this process: the open calls
+ * with their files and lines), and where to see more. */
+static void say_fatal(int sig, uint32_t tid, const siginfo_t *info)
 {
 	trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, 128 + sig, NULL, NULL, 0);
-	runtime_say("process %d died of signal %d (%s) in thread %u; `calltrace crash %s` shows "
-		    "the calls open",
-		    (int)getpid(), sig, strsignal(sig), tid, runtime_session.path);
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	const char *const args[] = {"crash", "--pid", pid, runtime_session.path, NULL};
+	if (runtime_tool_run_relayed(args) != 0) {
+		char fault[48] = "";
+		if (info->si_code > 0 && sig != SIGABRT && sig != SIGTRAP)
+			snprintf(fault, sizeof(fault), ", fault address %#llx",
+				 (unsigned long long)(uintptr_t)info->si_addr);
+		runtime_say("process %s died of signal %d (%s) in thread %u%s", pid, sig,
+			    sigdescr_np(sig), tid, fault);
+		say_open_calls();
+	}
+	runtime_say("see: calltrace crash %s", runtime_session.path);
+	runtime_session_end();
 }
 
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)
@@ -99,8 +125,12 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	trace_write_crash(&runtime_session, tid, sig, info->si_code, (uint64_t)info->si_addr,
 			  frames, frames[0] ? 1 : 0);
-	if (previous[slot].sa_handler == SIG_DFL && !(previous[slot].sa_flags & SA_SIGINFO))
-		say_fatal(sig, tid); /* no handler of the program's: it dies now */
+	if (previous[slot].sa_handler == SIG_DFL && !(previous[slot].sa_flags & SA_SIGINFO)) {
+		/* No handler of the program's: it dies now. */
+		uint32_t gen = runtime_internal_begin(&runtime_thread);
+		say_fatal(sig, tid, info);
+		runtime_internal_end(&runtime_thread, gen);
+	}
 	sigaction(sig, &previous[slot], NULL);
 	if (info->si_code <= 0 || sig == SIGABRT || sig == SIGTRAP)
 		raise(sig); /* sent, not caused by an instruction: send it again */

@@ -7,6 +7,7 @@
 #ifndef CALLTRACE_RUNTIME_H
 #define CALLTRACE_RUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "../format/trace_writer.h"
 #include "../symbols/func_signature.h"
@@ -187,7 +188,28 @@ int runtime_args_wanted(const char *function_name);
 const struct func_plan *runtime_args_plan(const char *path, uint64_t file_address);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
-int runtime_signal_number(const char *name);
+/* output.c: what CALLTRACE_OUTPUT asks for; 0 and the trace file's name,
+ * or -1: record nothing (said on stderr when it is not /dev/null). */
+int runtime_output_plan(const char *output, char *trace, size_t len);
+/* The session's JSON end, "keep|remove:<JSON path>", or NULL: none. */
+const char *runtime_json_end(void);
+/* session_end.c: the process ends (exit, _exit, a fatal signal); the last
+ * of the session out writes the JSON call tree when one was asked for. */
+void runtime_session_end(void);
+void runtime_session_end_init(void); /* reads CALLTRACE_JSON_END */
+/* session.c: writes the process's exit status (an on_exit handler). */
+void runtime_write_exit(int status, void *unused);
+/* tool.c: the calltrace tool, found at start (NULL: not found), and run
+ * with `args` (NULL-terminated, argv[0] left out), its stdout on stdout_fd
+ * (-1: the program's); waits; its exit status or -1.  Async-signal-safe. */
+void runtime_tool_find(void);
+const char *runtime_tool_path(void);
+const char *runtime_tool_missing(void); /* why it was not found, or NULL */
+int runtime_tool_run(const char *const args[], int stdout_fd);
+/* The same, its stdout copied to stderr line by line after "calltrace: ". */
+int runtime_tool_run_relayed(const char *const args[]);
+/* wait.c: the exit status of children killed by a signal, when reaped */
+void runtime_wait_init(void);
 /* spawn.c */
 void runtime_spawn_init(void);
 /* modules.c */

@@ -97,7 +97,10 @@ static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t 
 	trace_write_process(&runtime_session, event, parent_image, ppid, 0, exe, cmd, cmd_len);
 }
 
-/* Opens the session named in CALLTRACE_SESSION, or creates a new one. */
+#define JOIN_REFUSED (-2) /* CALLTRACE_OUTPUT asks for no trace (or said why not) */
+
+/* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
+ * -1 with errno, or JOIN_REFUSED. */
 static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
 {
 	const char *env = runtime_getenv("CALLTRACE_SESSION");
@@ -111,14 +114,16 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	}
 	*parent_image = 0;
 	*parent_pid = 0;
-	if (!realpath(runtime_config.output, path)) {
+	char trace[PATH_MAX];
+	if (runtime_output_plan(runtime_config.output, trace, sizeof(trace)) < 0)
+		return JOIN_REFUSED;
+	if (!realpath(trace, path)) {
 		/* The file does not exist yet: resolve its directory instead. */
 		char cwd[PATH_MAX / 2];
-		if (runtime_config.output[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-			snprintf(path, PATH_MAX, "%s", runtime_config.output);
+		if (trace[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+			snprintf(path, PATH_MAX, "%s", trace);
 		else
-			snprintf(path, PATH_MAX, "%s/%.*s", cwd, PATH_MAX / 2 - 2,
-				 runtime_config.output);
+			snprintf(path, PATH_MAX, "%s/%.*s", cwd, PATH_MAX / 2 - 2, trace);
 	}
 	char cmd[2048];
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
@@ -133,17 +138,36 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	return 0;
 }
 
-/* exit() of any process of the session: its status goes into the trace
- * (the first process's is written again by `calltrace record`, alike). */
-static void write_process_exit(int status, void *unused)
+/* exit() or _exit() of any process of the session: its status goes into
+ * the trace (the first process's is written again by `calltrace record`,
+ * alike).  Not in a vfork child: the session there is its parent's. */
+void runtime_write_exit(int status, void *unused)
 {
 	(void)unused;
 	struct thread_state *t = &runtime_thread;
 	uint32_t gen = runtime_internal_begin(t);
-	if (runtime_session.header)
+	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid())
 		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
 				    0);
 	runtime_internal_end(t, gen);
+}
+
+/* The lock the fork child will hold (see trace_session_lock_again). */
+static int child_lock_fd = -1;
+
+static void fork_prepare(void)
+{
+	struct thread_state *t = &runtime_thread;
+	uint32_t gen = runtime_internal_begin(t);
+	child_lock_fd = runtime_session.header ? trace_session_lock_again(&runtime_session) : -1;
+	runtime_internal_end(t, gen);
+}
+
+static void fork_parent(void)
+{
+	if (child_lock_fd >= 0)
+		close(child_lock_fd);
+	child_lock_fd = -1;
 }
 
 static void fork_child(void)
@@ -158,6 +182,9 @@ static void fork_child(void)
 	t->stream.seq = 0;
 	t->stream.depth_base = t->stream.depth; /* entered in the parent */
 	t->stream.tid = (uint32_t)syscall(SYS_gettid);
+	if (child_lock_fd >= 0) /* its end is its own (session_end.c) */
+		trace_session_adopt_lock(&runtime_session, child_lock_fd);
+	child_lock_fd = -1;
 	trace_session_new_image(&runtime_session, (uint32_t)getpid());
 	publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
 	write_process_start(PROCESS_FORK, parent_image, ppid);
@@ -176,14 +203,17 @@ static int init_once(void)
 	runtime_config_load(&runtime_config);
 	if (runtime_config.max_depth)
 		runtime_max_depth = runtime_config.max_depth;
-	if (join_session(&parent_image, &parent_pid, path) < 0) {
-		runtime_say("cannot write trace %s: %s", path, strerror(errno));
+	int joined = join_session(&parent_image, &parent_pid, path);
+	if (joined < 0) {
+		if (joined != JOIN_REFUSED)
+			runtime_say("cannot write trace %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (trace_clock_kind == TRACE_CLOCK_TSC)
 		runtime_fast_depth = runtime_max_depth;
 	runtime_longjmp_init();
 	runtime_spawn_init();
+	runtime_wait_init();
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;
@@ -195,10 +225,12 @@ static int init_once(void)
 	publish_session(path);
 	runtime_modules_scan();
 	runtime_threads_init();
+	runtime_tool_find();
 	runtime_crash_handler_install();
 	runtime_control_install();
-	pthread_atfork(NULL, NULL, fork_child);
-	on_exit(write_process_exit, NULL);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	on_exit(runtime_write_exit, NULL);
+	runtime_session_end_init();
 	runtime_args_init();
 	if (runtime_patch_init)
 		runtime_patch_init();

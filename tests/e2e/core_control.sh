@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # core_control.sh - CALLTRACE_SIGNAL: the named signal switches recording on
-# and off (with CALLTRACE_START=off, nothing before the first one), by name
-# with or without SIG, or by number; a name that is no signal is refused
-# with one line and recording goes on as if unset; the program's output is
-# unchanged.
+# and off (with CALLTRACE_START=off, exactly the calls between the first and
+# the second), by name with or without SIG, or by number; a name that is no
+# signal is refused with one line and recording goes on as if unset; the
+# program's output is unchanged.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -23,6 +23,13 @@ for name in SIGUSR2 USR2 12; do
 	[ "$(work_calls "$WORK/t$name.trace")" = 4 ] ||
 		fail "CALLTRACE_SIGNAL=$name: work recorded $(work_calls "$WORK/t$name.trace") times, not 4"
 done
+# Exactly the calls made after the first signal and before the second.
+to_json tSIGUSR2
+expect_trees tSIGUSR2 <<'TREES'
+== process 1 main
+repeat
+  work [x4]
+TREES
 # Recording on from the start: the first signal switches it off, the
 # second on again: 3 + 5.
 CALLTRACE_SIGNAL=SIGUSR2 LD_PRELOAD=$RUNTIME CALLTRACE_OUTPUT=$WORK/on.trace "$WORK/toggle" >/dev/null ||

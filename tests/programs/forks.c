@@ -5,10 +5,14 @@
  *                              and one that ends with _exit() right after them
  *   forks vfork PIDFILE TARGET a vfork child that execs TARGET, and one whose
  *                              exec fails and that ends with _exit(127)
+ *   forks kill PIDFILE         a child that waits to be killed, killed with
+ *                              SIGTERM and reaped by waitpid(), and one that
+ *                              sends itself SIGKILL, reaped by wait()
  *
  * The parent writes "<role> <pid>" lines into PIDFILE so that a test knows
  * the children's pids; stdout is deterministic.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,9 +118,48 @@ static void vfork_exec_fails(const char *missing)
 	printf("vfork failed exec child status: %d\n", reap(pid));
 }
 
+static void fork_then_kill(void)
+{
+	int ready[2];
+	if (pipe(ready) < 0)
+		exit(2);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		child_leaf(0);
+		close(ready[0]);
+		close(ready[1]); /* the parent may kill it now */
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	char c;
+	while (read(ready[0], &c, 1) > 0)
+		;
+	close(ready[0]);
+	note_child("killed_child", pid);
+	kill(pid, SIGTERM);
+	printf("killed child status: %d\n", reap(pid));
+}
+
+static void fork_then_wait(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		child_leaf(1);
+		kill(getpid(), SIGKILL);
+	}
+	note_child("waited_child", pid);
+	int status = 0;
+	wait(&status);
+	printf("waited child signal: %d\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: forks fork PIDFILE | forks vfork PIDFILE TARGET\n");
+	fprintf(stderr,
+		"usage: forks fork PIDFILE | forks vfork PIDFILE TARGET | forks kill PIDFILE\n");
 	return 2;
 }
 
@@ -137,6 +180,9 @@ int main(int argc, char **argv)
 		snprintf(missing, sizeof(missing), "%s.missing", argv[3]);
 		vfork_then_exec(argv[3]);
 		vfork_exec_fails(missing);
+	} else if (strcmp(argv[1], "kill") == 0) {
+		fork_then_kill();
+		fork_then_wait();
 	} else {
 		return usage();
 	}

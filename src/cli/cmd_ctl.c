@@ -1,0 +1,160 @@
+/*
+ * cmd_ctl.c - `calltrace ctl`: switch recording on or off in a running
+ * program started with CALLTRACE_SIGNAL.
+ *
+ * The signal is learnt from the program's environment (/proc/PID/environ)
+ * and queued to it with a value saying start, stop or toggle
+ * (utils/control_signal.h), so no state needs reading.  It is sent only to
+ * a process that catches it (/proc/PID/status, SigCgt): a program that
+ * has the variable but not the runtime would die of it.
+ */
+#include "cli.h"
+#include "../utils/control_signal.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void ctl_usage(FILE *out)
+{
+	fprintf(out, "usage: calltrace ctl -p PID start|stop|toggle\n\n"
+		     "Switches recording on (start) or off (stop), or over (toggle), in a\n"
+		     "running program whose environment had CALLTRACE_SIGNAL (e.g.\n"
+		     "CALLTRACE_SIGNAL=SIGUSR2; with CALLTRACE_START=off it records nothing\n"
+		     "until started).  Only that process is switched, not its children.\n\n"
+		     "options:\n"
+		     "  -p, --pid PID          the process\n"
+		     "  -h, --help             this help\n");
+}
+
+/* Reads /proc/PID/NAME into buf (NUL-terminated); its length, or -1 after
+ * saying why. */
+static ssize_t read_proc(int pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		if (errno == ENOENT)
+			cli_error("ctl: no process %d", pid);
+		else
+			cli_error("ctl: cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* The value of CALLTRACE_SIGNAL in the process's environment, or NULL. */
+static const char *signal_setting(const char *env, size_t len)
+{
+	static const char key[] = "CALLTRACE_SIGNAL=";
+	for (size_t at = 0; at < len; at += strlen(env + at) + 1)
+		if (strncmp(env + at, key, sizeof(key) - 1) == 0)
+			return env + at + sizeof(key) - 1;
+	return NULL;
+}
+
+/* Whether the process has ended (a zombie), or catches `sig`. */
+static int process_state(int pid, int sig, int *ended, int *catches)
+{
+	char status[8192];
+	if (read_proc(pid, "status", status, sizeof(status)) < 0)
+		return -1;
+	const char *state = strstr(status, "\nState:");
+	if (state)
+		state += strspn(state + 7, " \t") + 7;
+	*ended = state && (*state == 'Z' || *state == 'X');
+	const char *caught = strstr(status, "\nSigCgt:");
+	uint64_t mask = caught ? strtoull(caught + 8, NULL, 16) : 0;
+	*catches = sig > 0 && sig <= 64 && ((mask >> (sig - 1)) & 1);
+	return 0;
+}
+
+static int parse_request(const char *word, int *request)
+{
+	static const struct {
+		const char *name;
+		int request;
+	} words[] = {{"start", CONTROL_START}, {"stop", CONTROL_STOP}, {"toggle", CONTROL_TOGGLE}};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(word, words[i].name) == 0) {
+			*request = words[i].request;
+			return 0;
+		}
+	cli_error("ctl: unknown request '%s' (start, stop or toggle)", word);
+	return -1;
+}
+
+static int send_request(int pid, int request)
+{
+	char env[64 << 10];
+	ssize_t len = read_proc(pid, "environ", env, sizeof(env));
+	if (len < 0)
+		return 1;
+	const char *name = signal_setting(env, (size_t)len);
+	int sig = control_signal_number(name);
+	int ended = 0, catches = 0;
+	if (process_state(pid, sig, &ended, &catches) < 0)
+		return 1;
+	if (ended) {
+		cli_error("ctl: process %d has ended", pid);
+		return 1;
+	}
+	if (!name) {
+		cli_error("ctl: process %d was started without CALLTRACE_SIGNAL (e.g. "
+			  "CALLTRACE_SIGNAL=SIGUSR2): its recording cannot be switched",
+			  pid);
+		return 1;
+	}
+	if (!control_signal_usable(sig)) {
+		cli_error("ctl: process %d has CALLTRACE_SIGNAL=%s, which names no signal that "
+			  "can be caught",
+			  pid, name);
+		return 1;
+	}
+	if (!catches) {
+		cli_error("ctl: process %d does not catch SIG%s (is the calltrace runtime in it?); "
+			  "nothing sent",
+			  pid, sigabbrev_np(sig));
+		return 1;
+	}
+	union sigval value = {.sival_int = request};
+	if (sigqueue(pid, sig, value) < 0) {
+		cli_error("ctl: cannot signal process %d: %s", pid, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_ctl(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"pid", required_argument, 0, 'p'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	uint32_t pid = 0;
+	int opt, request;
+	while ((opt = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			ctl_usage(stdout);
+			return 0;
+		}
+		if (opt != 'p')
+			return cli_bad_option("ctl", argc, argv);
+		if (cli_parse_count(optarg, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
+			cli_error("ctl: bad --pid '%s' (want a process id)", optarg);
+			return 2;
+		}
+	}
+	if (!pid || optind != argc - 1) {
+		cli_error("ctl: want -p PID and one of start, stop, toggle (see 'calltrace ctl "
+			  "--help')");
+		return 2;
+	}
+	if (parse_request(argv[optind], &request) < 0)
+		return 2;
+	return send_request((int)pid, request);
+}

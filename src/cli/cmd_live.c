@@ -1,0 +1,172 @@
+/*
+ * cmd_live.c - `calltrace live` (or `calltrace PROGRAM`): run a program and
+ * show its calls, as easily as strace shows system calls.
+ *
+ * The program is recorded as `record` does (same engines, same options)
+ * into a temporary trace, and when it ends, its function graph is printed
+ * as `replay` prints it: on stderr, so that the program's own output stays
+ * apart, or into -o FILE.  The exit status is the program's.
+ */
+#include "cli.h"
+#include "record.h"
+#include "../views/text_views.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct live_options {
+	struct record_options record;
+	struct replay_options replay;
+	const char *output; /* the graph; NULL: stderr */
+	int keep;
+};
+
+static void live_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: calltrace live [OPTIONS] PROGRAM [ARGS...]\n"
+	    "       calltrace PROGRAM [ARGS...]\n\n"
+	    "Runs PROGRAM, records its calls (as 'calltrace record' does) into a\n"
+	    "temporary trace, and when it ends shows them as a function graph with\n"
+	    "durations (as 'calltrace replay' does) on standard error.  The program's\n"
+	    "own output passes through; the exit status is the program's.\n\n"
+	    "options:\n"
+	    "  -o, --output FILE      write the graph to FILE instead of standard error\n"
+	    "  -k, --keep             keep the trace (its name is said) instead of removing it\n"
+	    "      --no-duration      leave out the DURATION column\n"
+	    "      --no-tid           leave out the TID column\n"
+	    "  -h, --help             this help\n"
+	    "and the options of 'calltrace record' but -o:\n" RECORD_OPTIONS_HELP
+	    "\nThe graph takes -F and -N too, whatever the engine: -F shows the calls of\n"
+	    "matching functions and what they call, -N hides matching functions.\n");
+}
+
+enum { OPT_NO_DURATION = 0x200, OPT_NO_TID };
+
+/* 0 and the index of PROGRAM, -1 after an error, or -2 after --help. */
+static int parse_options(struct live_options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+						 {"keep", no_argument, 0, 'k'},
+						 {"no-duration", no_argument, 0, OPT_NO_DURATION},
+						 {"no-tid", no_argument, 0, OPT_NO_TID},
+						 RECORD_LONGOPTS,
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "+:o:kh" RECORD_SHORTOPTS, longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o->output = optarg;
+			continue;
+		case 'k':
+			o->keep = 1;
+			continue;
+		case OPT_NO_DURATION:
+			o->replay.show_duration = 0;
+			continue;
+		case OPT_NO_TID:
+			o->replay.show_tid = 0;
+			continue;
+		case 'h':
+			live_usage(stdout);
+			return -2;
+		}
+		int rc = record_option(&o->record, opt, optarg);
+		if (rc > 0)
+			cli_bad_option("live", argc, argv);
+		if (rc != 0)
+			return -1;
+	}
+	if (optind >= argc) {
+		cli_error("live: no program given (see 'calltrace live --help')");
+		return -1;
+	}
+	return optind;
+}
+
+/* The graph of `trace`, with the filters -F and -N; 0 or -1. */
+static int show_graph(struct live_options *o, const char *trace)
+{
+	struct cli_trace t = {0};
+	if ((o->record.only && cli_filter_option(&t, 'F', o->record.only) < 0) ||
+	    (o->record.hide && cli_filter_option(&t, 'N', o->record.hide) < 0))
+		return -1;
+	char *argv[] = {(char *)"live", (char *)trace, NULL};
+	if (cli_trace_open(&t, 2, argv, 1) < 0)
+		return -1;
+	fflush(stdout);
+	FILE *out = o->output ? cli_output_open(o->output) : stderr;
+	int rc = out ? replay_write(&t, out, &o->replay) : -1;
+	if (out && out != stderr && cli_output_close(out, o->output) < 0)
+		rc = -1;
+	cli_trace_close(&t);
+	return rc;
+}
+
+/* A fresh temporary trace file's name into `path`; 0, or -1 after an error. */
+static int temporary_trace(char *path, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, len, "%s/calltrace-live-XXXXXX.trace", dir && *dir ? dir : "/tmp");
+	int fd = mkstemps(path, 6);
+	if (fd < 0) {
+		cli_error("live: cannot make a temporary trace %s: %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int live(struct live_options *o, char **argv, int first)
+{
+	char trace[PATH_MAX];
+	if (temporary_trace(trace, sizeof(trace)) < 0)
+		return 2;
+	o->record.output = trace;
+	int code = record_run(&o->record, argv, first);
+	struct stat st;
+	if (stat(trace, &st) == 0 && st.st_size > 0 && show_graph(o, trace) < 0 && code == 0)
+		code = 1;
+	if (o->keep)
+		cli_error("trace kept in %s", trace);
+	else
+		unlink(trace);
+	return code;
+}
+
+int cmd_live(int argc, char **argv)
+{
+	struct live_options o;
+	memset(&o, 0, sizeof(o));
+	record_options_init(&o.record);
+	o.record.quiet = 1;
+	o.replay = (struct replay_options){1, 1};
+	int first = parse_options(&o, argc, argv);
+	int code = first == -2 ? 0 : first < 0 ? 2 : live(&o, argv, first);
+	cli_dynamic_free(&o.record.engine);
+	return code;
+}
+
+int live_can_run(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	const char *dirs = getenv("PATH");
+	for (const char *d = dirs; d && *d;) {
+		size_t n = strcspn(d, ":");
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? d : ".", name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+			return 1;
+		d += n + (d[n] == ':');
+	}
+	return 0;
+}

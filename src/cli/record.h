@@ -1,0 +1,72 @@
+/*
+ * record.h - `calltrace record`'s options and its run, which `calltrace
+ * live` shares (cmd_record.c).
+ */
+#ifndef CALLTRACE_CLI_RECORD_H
+#define CALLTRACE_CLI_RECORD_H
+
+#include "cli.h"
+
+struct record_options {
+	const char *output;
+	uint64_t buffer_size;
+	const char *max_depth;
+	int start_off, quiet;
+	int args;		 /* --args */
+	const char *args_filter; /* --args=REGEX */
+	enum record_engine engine_choice;
+	/* The dynamic engines' filters as given, for the in-process one. */
+	const char *module, *only, *hide;
+	struct cli_dynamic engine;
+};
+
+enum {
+	RECORD_OPT_DYNAMIC = 0x100,
+	RECORD_OPT_BUFFER,
+	RECORD_OPT_DEPTH,
+	RECORD_OPT_START_OFF,
+	RECORD_OPT_ENGINE,
+	RECORD_OPT_ARGS
+};
+
+/* The options of record but -o and -h, for a getopt_long table. */
+#define RECORD_SHORTOPTS "q" CLI_DYNAMIC_SHORTOPTS
+#define RECORD_LONGOPTS                                                                            \
+	{"dynamic", no_argument, 0, RECORD_OPT_DYNAMIC},                                           \
+	    {"engine", required_argument, 0, RECORD_OPT_ENGINE},                                   \
+	    {"buffer-size", required_argument, 0, RECORD_OPT_BUFFER},                              \
+	    {"max-depth", required_argument, 0, RECORD_OPT_DEPTH},                                 \
+	    {"start-off", no_argument, 0, RECORD_OPT_START_OFF},                                   \
+	    {"args", optional_argument, 0, RECORD_OPT_ARGS}, CLI_DYNAMIC_LONGOPTS,                 \
+	{                                                                                          \
+		"quiet", no_argument, 0, 'q'                                                       \
+	}
+#define RECORD_OPTIONS_HELP                                                                        \
+	"      --engine ENGINE    runtime, patch (in-process) or ptrace, instead of the\n"         \
+	"                         one picked for the program\n"                                    \
+	"      --dynamic          the same as --engine ptrace\n"                                   \
+	"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"                 \
+	"      --max-depth N      record calls at most N deep\n"                                   \
+	"      --start-off        load with recording off until calltrace_start()\n"               \
+	"      --args[=REGEX]     record arguments and return values (types from\n"               \
+	"                         DWARF: build with -g), of every function or of those\n"          \
+	"                         matching REGEX\n"                                               \
+	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
+	"patch and ptrace engines only:\n"                                                         \
+	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
+	"  -F, --filter REGEX     instrument only functions matching REGEX\n"                      \
+	"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"                    \
+	"  -v, --verbose          say which engine and what it did (patches, stops)\n"             \
+	"ptrace engine only:\n"                                                                    \
+	"      --no-follow        do not follow forked children\n"
+
+void record_options_init(struct record_options *o);
+/* Stores one of the options above: 0, -1 after an error, 1 when `opt` is
+ * none of them. */
+int record_option(struct record_options *o, int opt, const char *arg);
+/* Records PROGRAM (argv[first]...) into o->output: its exit status (128 +
+ * signal if a signal killed it), or 2, 126, 127 after saying why it could
+ * not. */
+int record_run(struct record_options *o, char **argv, int first);
+
+#endif
