@@ -133,6 +133,8 @@ static int write_svg(struct cli_trace *t, FILE *out, const struct flame_args *a)
 	struct walk_stats stats;
 	flame_svg_measure_consumer(fs, &c);
 	cli_trace_walk(t, &c, &stats);
+	flame_svg_wide_consumer(fs, &c);
+	cli_trace_walk(t, &c, &stats);
 	flame_svg_draw_consumer(fs, &c);
 	cli_trace_walk(t, &c, &stats);
 	int rc = flame_svg_finish(fs);

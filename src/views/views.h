@@ -11,11 +11,13 @@
 #include "../format/trace_reader.h"
 
 /* ---- flame chart, interactive SVG (flame_svg.c) --------------------------
- * Needs two walks of the same stream: the first, with the measure consumer,
- * finds the time span and the depth of each thread; the draw consumer then
- * writes the head of the document and draws while walking.  Frames
- * narrower than min_px are merged as they come.  `r` (may be NULL) gives
- * the default title. */
+ * Needs three walks of the same stream: the first, with the measure
+ * consumer, finds the time span and the depth of each thread; the second,
+ * with the wide consumer, the calls wide enough to draw one by one; the
+ * draw consumer then writes the head of the document and draws while
+ * walking.  Calls narrower than min_px are merged into named frames (runs
+ * of the same function, their callees merged by stack) as they come.  `r`
+ * (may be NULL) gives the default title. */
 struct flame_svg_options {
 	const char *title;
 	unsigned width;	   /* pixels; 0: 1200 */
@@ -26,6 +28,7 @@ struct flame_svg;
 struct flame_svg *flame_svg_new(FILE *out, const struct trace_reader *r,
 				const struct flame_svg_options *o);
 void flame_svg_measure_consumer(struct flame_svg *fs, struct walk_consumer *c);
+void flame_svg_wide_consumer(struct flame_svg *fs, struct walk_consumer *c);
 void flame_svg_draw_consumer(struct flame_svg *fs, struct walk_consumer *c);
 /* Writes the end of the document; 0, or -1 when out of memory earlier. */
 int flame_svg_finish(struct flame_svg *fs);
