@@ -19,14 +19,12 @@
 #include "../utils/array.h"
 #include "view_util.h"
 
-#define MARGIN 10
-#define CHART_TOP 92
+#define MARGIN FLAME_MARGIN
+#define CHART_TOP FLAME_CHART_TOP
 #define ROW_H FLAME_ROW_H
 #define BAND_HEAD_H 20
 #define BAND_GAP 10
 #define FOOT_H 28
-
-extern const char flame_svg_script[];
 
 /* ---- the measuring walk --------------------------------------------------- */
 
@@ -232,64 +230,6 @@ static void time_span(struct flame_svg *fs, uint64_t *calls, size_t *threads)
 	fs->scale = fs->width / (double)fs->span;
 }
 
-static const char flame_style[] =
-    "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-    "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#d4d4d4\"/>"
-    "<rect width=\"2\" height=\"6\" fill=\"#a8a8a8\"/></pattern></defs>\n"
-    "<style>\n"
-    "svg{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:11px}\n"
-    ".ui{font-family:'DejaVu Sans',Verdana,sans-serif}\n"
-    "#chart rect{stroke:#fff;stroke-width:0.5}\n"
-    "#chart rect.unf{stroke:#b00;stroke-dasharray:3,2;stroke-width:1}\n"
-    "#chart text{fill:#000;pointer-events:none}\n"
-    "#chart g:hover>rect{stroke:#000;stroke-width:1}\n"
-    "#chart g.hit>rect{fill:#e040fb}\n"
-    "#chart rect.bh{fill:#e3eaf4;stroke:none}\n"
-    "#chart text.bl{font-weight:bold;fill:#234}\n"
-    "#chart g.band>g{cursor:pointer}\n"
-    ".btn{cursor:pointer}.btn rect{fill:#fff;stroke:#889}.btn:hover rect{fill:#eef}\n"
-    "#tip rect{fill:#fffff0;stroke:#555;filter:drop-shadow(1px 2px 2px #0004)}\n"
-    "#tip text{font-size:12px}#tip .head{font-weight:bold}\n"
-    "#axis line{stroke:#ddd}#axis text{fill:#555;font-size:10px}\n"
-    "</style>\n";
-
-/* The title, and a line of what the chart shows. */
-static void write_titles(struct flame_svg *fs, uint64_t calls, size_t threads)
-{
-	char span[32];
-	unsigned middle = fs->opt.width / 2;
-	fprintf(fs->out,
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
-		"<text class=\"ui\" x=\"%u\" y=\"22\" text-anchor=\"middle\" "
-		"font-size=\"16\" font-weight=\"bold\">",
-		middle);
-	view_xml_text_cut(fs->out, fs->opt.title, 120);
-	fprintf(fs->out,
-		"</text>\n<text class=\"ui\" x=\"%u\" y=\"40\" text-anchor=\"middle\" "
-		"fill=\"#555\">%llu calls in %zu thread%s over %s \xc2\xb7 x: time, y: call "
-		"depth \xc2\xb7 click a frame to zoom, Esc to reset</text>\n",
-		middle, (unsigned long long)calls, threads, threads == 1 ? "" : "s",
-		view_duration(fs->span, span, sizeof(span)));
-}
-
-/* The search box, the match count, the reset button and the axis. */
-static void write_controls(struct flame_svg *fs)
-{
-	unsigned width = fs->opt.width;
-	fprintf(fs->out,
-		"<foreignObject x=\"%u\" y=\"48\" width=\"460\" height=\"28\">"
-		"<div xmlns=\"http://www.w3.org/1999/xhtml\" style=\"font:12px sans-serif\">"
-		"<input id=\"search\" type=\"text\" placeholder=\"search: regex or text\" "
-		"style=\"width:220px\"/> <button id=\"search-go\">Search</button> "
-		"<button id=\"search-clear\">Clear</button></div></foreignObject>\n"
-		"<text id=\"matched\" class=\"ui\" x=\"%u\" y=\"66\" fill=\"#808\"></text>\n"
-		"<g id=\"reset\" class=\"btn ui\" visibility=\"hidden\"><rect x=\"%u\" y=\"50\" "
-		"width=\"90\" height=\"22\" rx=\"4\"/><text x=\"%u\" y=\"65\" "
-		"text-anchor=\"middle\">Reset zoom</text></g>\n"
-		"<g id=\"axis\"></g>\n",
-		MARGIN, MARGIN + 470, width - MARGIN - 90, width - MARGIN - 45);
-}
-
 static void write_head(struct flame_svg *fs)
 {
 	uint64_t calls;
@@ -297,17 +237,18 @@ static void write_head(struct flame_svg *fs)
 	time_span(fs, &calls, &threads);
 	unsigned width = fs->opt.width, ch = chart_height(fs);
 	unsigned height = CHART_TOP + ch + FOOT_H;
-	fprintf(fs->out,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" "
-		"height=\"%u\" viewBox=\"0 0 %u %u\" data-t0=\"%llu\" data-span=\"%llu\">\n",
-		width, height, width, height, (unsigned long long)fs->t0,
-		(unsigned long long)fs->span);
-	fputs(flame_style, fs->out);
-	write_titles(fs, calls, threads);
-	write_controls(fs);
+	char span[32], attrs[64], subtitle[200];
+	snprintf(attrs, sizeof(attrs), "data-t0=\"%llu\" data-span=\"%llu\"",
+		 (unsigned long long)fs->t0, (unsigned long long)fs->span);
+	snprintf(
+	    subtitle, sizeof(subtitle),
+	    "%llu calls in %zu thread%s over %s \xc2\xb7 x: time, y: call depth \xc2\xb7 click "
+	    "a frame to zoom, Esc to reset",
+	    (unsigned long long)calls, threads, threads == 1 ? "" : "s",
+	    view_duration(fs->span, span, sizeof(span)));
+	flame_doc_begin(fs->out, width, height, attrs, fs->opt.title, subtitle);
 	fprintf(fs->out, "<svg id=\"chart\" x=\"%u\" y=\"%u\" width=\"%.0f\" height=\"%u\">\n",
-		MARGIN, CHART_TOP, fs->width, ch);
+		FLAME_MARGIN, FLAME_CHART_TOP, fs->width, ch);
 }
 
 static void write_tail(struct flame_svg *fs)
@@ -328,13 +269,7 @@ static void write_tail(struct flame_svg *fs)
 		fprintf(out, ", %llu calls deeper than %u levels not drawn",
 			(unsigned long long)fs->too_deep, fs->opt.max_rows);
 	fputs("</text>\n", out);
-	flame_names_write(&fs->names, out);
-	fprintf(out, "<metadata id=\"minpx\">%g</metadata>\n", fs->opt.min_px);
-	fputs("<g id=\"tip\" visibility=\"hidden\" pointer-events=\"none\">"
-	      "<rect rx=\"4\"/><text></text></g>\n<script><![CDATA[\n",
-	      out);
-	fputs(flame_svg_script, out);
-	fputs("]]></script>\n</svg>\n", out);
+	flame_doc_end(out, &fs->names, fs->opt.min_px);
 }
 
 /* ---- the interface ------------------------------------------------------------ */

@@ -59,4 +59,13 @@ void flame_tree_draw(struct flame_tree_draw *d, const uint32_t *nodes, size_t n,
 /* A frame's label, cut to fit w pixels (nothing when under 3 characters). */
 void flame_frame_label(FILE *out, double x, double w, unsigned y, const char *text);
 
+/* ---- the document around the frames (flame_doc.c) ----------------------- */
+#define FLAME_MARGIN 10
+#define FLAME_CHART_TOP 92
+/* From <?xml to the controls; `root_attrs` go into the <svg> element. */
+void flame_doc_begin(FILE *out, unsigned width, unsigned height, const char *root_attrs,
+		     const char *title, const char *subtitle);
+/* The names table, the script, the tooltip and </svg>. */
+void flame_doc_end(FILE *out, const struct flame_names *names, double min_px);
+
 #endif

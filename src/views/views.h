@@ -34,6 +34,25 @@ void flame_svg_draw_consumer(struct flame_svg *fs, struct walk_consumer *c);
 int flame_svg_finish(struct flame_svg *fs);
 void flame_svg_free(struct flame_svg *fs);
 
+/* ---- merged flame graph, interactive SVG (flame_merged.c) ----------------
+ * The classic flame graph: identical stacks of every thread merged, the
+ * outermost calls at the bottom.  One walk; memory bounded by the number of
+ * distinct stacks. */
+struct flame_merged_options {
+	const char *title;
+	unsigned width;	   /* pixels; 0: 1200 */
+	double min_px;	   /* narrower functions are gathered into blocks; 0: 1.0 */
+	unsigned max_rows; /* deeper calls are not drawn; 0: 1000 */
+	int by_calls;	   /* widths by number of calls, not time */
+	int by_weight;	   /* siblings heaviest first, not alphabetical */
+};
+struct flame_merged;
+struct flame_merged *flame_merged_new(FILE *out, const struct trace_reader *r,
+				      const struct flame_merged_options *o);
+void flame_merged_consumer(struct flame_merged *fm, struct walk_consumer *c);
+int flame_merged_finish(struct flame_merged *fm);
+void flame_merged_free(struct flame_merged *fm);
+
 /* ---- FlameGraph folded stacks (flame_folded.c) -------------------------- */
 enum folded_value { FOLDED_CALLS, FOLDED_SELF_NS };
 struct flame_folded;
