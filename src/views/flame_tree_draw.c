@@ -75,6 +75,8 @@ struct group {
 	const struct symbol *sym;
 	uint64_t calls, total_ns, value;
 	uint32_t first, count; /* its nodes' children: kids[first .. first + count) */
+	double width;
+	int drawn; /* a frame of its own, else inside a block */
 };
 
 struct level {
@@ -421,6 +423,58 @@ static void block_free(struct block *b)
 	view_symtab_free(&b->where, NULL);
 }
 
+static int lighter_first(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : 0;
+}
+
+/*
+ * Widths by value; a function too narrow for min_px still gets a frame of
+ * min_px of its own, heaviest first, while those frames take at most half
+ * the level's width (the others share the rest by value): so that every
+ * function that ran shows by name wherever there is room.  The rest are
+ * gathered into blocks.
+ */
+static int set_widths(const struct flame_tree_draw *d, struct level *l, double w)
+{
+	double sum = 0;
+	size_t nnarrow = 0;
+	for (size_t g = 0; g < l->ngroups; g++)
+		sum += (double)l->groups[g].value;
+	double k = sum > 0 ? w / sum : 0;
+	for (size_t g = 0; g < l->ngroups; g++) {
+		struct group *gr = &l->groups[g];
+		gr->width = (double)gr->value * k;
+		gr->drawn = gr->width >= d->min_px;
+		nnarrow += !gr->drawn;
+	}
+	size_t room = (size_t)(w * 0.5 / d->min_px);
+	if (!nnarrow || !room)
+		return 0;
+	struct group **narrow = malloc(nnarrow * sizeof(*narrow));
+	if (!narrow)
+		return -1;
+	nnarrow = 0;
+	for (size_t g = 0; g < l->ngroups; g++)
+		if (!l->groups[g].drawn)
+			narrow[nnarrow++] = &l->groups[g];
+	qsort(narrow, nnarrow, sizeof(*narrow), lighter_first);
+	size_t promoted = nnarrow < room ? nnarrow : room;
+	double rest = sum;
+	for (size_t i = 0; i < promoted; i++) {
+		narrow[i]->drawn = 2;
+		rest -= (double)narrow[i]->value;
+	}
+	free(narrow);
+	double k2 = rest > 0 ? (w - (double)promoted * d->min_px) / rest : 0;
+	for (size_t g = 0; g < l->ngroups; g++) {
+		struct group *gr = &l->groups[g];
+		gr->width = gr->drawn == 2 ? d->min_px : (double)gr->value * k2;
+	}
+	return 0;
+}
+
 void flame_tree_draw(struct flame_tree_draw *d, const uint32_t *nodes, size_t n, double x, double w,
 		     uint32_t depth)
 {
@@ -432,15 +486,13 @@ void flame_tree_draw(struct flame_tree_draw *d, const uint32_t *nodes, size_t n,
 		free(l.groups);
 		return;
 	}
-	double sum = 0;
-	for (size_t g = 0; g < l.ngroups; g++)
-		sum += (double)l.groups[g].value;
-	double k = sum > 0 ? w / sum : 0;
+	if (set_widths(d, &l, w) < 0)
+		d->failed = 1;
 	struct block b = {0};
 	for (size_t g = 0; g < l.ngroups; g++) {
 		const struct group *gr = &l.groups[g];
-		double gw = (double)gr->value * k;
-		if (gw < d->min_px) {
+		double gw = gr->width;
+		if (!gr->drawn) {
 			block_add(d, &b, gr, &l, x, gw);
 		} else {
 			block_flush(d, &b, depth);
