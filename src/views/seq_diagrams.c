@@ -52,7 +52,10 @@ static void note_over_all(const struct seq_model *m, FILE *out, const char *s)
 
 int seq_write_diagrams(const struct seq_model *m, FILE *out)
 {
-	char buf[160];
+	char buf[400];
+	fputs("Title: ", out);
+	text(out, m->title);
+	putc('\n', out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		fputs("participant ", out);
 		name(out, m->parts[i].label);

@@ -1,8 +1,9 @@
 /*
  * seq_model.c - builds the sequence-diagram model from the walker stream:
- * maps each function to its participant (module, source file or function),
  * turns enters into call messages and exits into returns, one section per
- * thread, and stops adding calls of a thread after --max-calls.
+ * thread, and stops adding calls of a thread after --max-calls; then maps
+ * each function to its participant (module, source file or function; by
+ * default modules when the calls ran in several, else source files).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,9 @@
 #include "../utils/array.h"
 
 #define NOT_SHOWN UINT32_MAX
+
+/* On the stack: a call not shown (after the cut). */
+static const struct symbol not_shown = {.name = ""};
 
 static const char *participant_name(enum seq_by by, const struct symbol *s)
 {
@@ -86,7 +90,7 @@ static int grow_stack(struct seq_model *m, uint32_t depth)
 	uint32_t cap = m->cap_stack ? m->cap_stack : 64;
 	while (cap <= depth)
 		cap *= 2;
-	uint32_t *s = realloc(m->stack, cap * sizeof(*s));
+	const struct symbol **s = realloc(m->stack, cap * sizeof(*s));
 	if (!s)
 		return -1;
 	m->stack = s;
@@ -116,11 +120,24 @@ static void start_section(struct seq_model *m, const struct walk_thread *t)
 static void cut(struct seq_model *m)
 {
 	if (m->cut_msg == SIZE_MAX) {
-		if (!add_msg(m, SEQ_CUT))
+		struct seq_msg *msg = add_msg(m, SEQ_CUT);
+		if (!msg)
 			return;
+		msg->cut_seq = m->last_seq;
+		msg->cut_ns = m->last_ns;
 		m->cut_msg = m->nmsgs - 1;
 	}
 	m->msgs[m->cut_msg].cut_calls++;
+}
+
+static void count_module(struct seq_model *m, const struct symbol *s)
+{
+	if (m->modules > 1 || s->module == m->first_module)
+		return;
+	if (!m->first_module)
+		m->first_module = s->module;
+	else if (strcmp(s->module, m->first_module) != 0)
+		m->modules = 2;
 }
 
 static void on_call(void *ctx, const struct walk_event *e)
@@ -130,40 +147,75 @@ static void on_call(void *ctx, const struct walk_event *e)
 		m->failed = 1;
 		return;
 	}
-	m->stack[e->depth] = NOT_SHOWN;
+	count_module(m, e->sym);
+	m->stack[e->depth] = &not_shown;
 	if (m->max_calls && m->thread_calls >= m->max_calls) {
 		cut(m);
 		return;
 	}
 	if (m->thread_calls++ == 0)
 		start_section(m, e->thread);
-	uint32_t from = e->depth ? m->stack[e->depth - 1] : SEQ_START;
-	uint32_t to = participant_of(m, e->sym);
+	const struct symbol *from = e->depth ? m->stack[e->depth - 1] : NULL;
 	const char *text = call_text(m, e->sym);
-	struct seq_msg *msg =
-	    from != NOT_SHOWN && to != NOT_SHOWN && text ? add_msg(m, SEQ_CALL) : NULL;
+	struct seq_msg *msg = from != &not_shown && text ? add_msg(m, SEQ_CALL) : NULL;
 	if (!msg) {
 		m->failed = 1;
 		return;
 	}
-	msg->from = from;
-	msg->to = to;
+	msg->from_sym = from;
+	msg->to_sym = e->sym;
 	msg->text = text;
 	msg->seq = e->seq;
-	m->stack[e->depth] = to;
+	m->last_seq = e->seq;
+	m->last_ns = e->start_ns;
+	m->stack[e->depth] = e->sym;
 }
 
 static void on_leave(void *ctx, const struct walk_event *e)
 {
 	struct seq_model *m = ctx;
-	if (e->depth >= m->cap_stack || m->stack[e->depth] == NOT_SHOWN)
+	if (e->depth >= m->cap_stack || m->stack[e->depth] == &not_shown)
 		return;
 	struct seq_msg *msg = add_msg(m, SEQ_RETURN);
 	if (!msg)
 		return;
-	msg->from = m->stack[e->depth];
-	msg->to = e->depth ? m->stack[e->depth - 1] : SEQ_START;
-	m->stack[e->depth] = NOT_SHOWN;
+	msg->from_sym = m->stack[e->depth];
+	msg->to_sym = e->depth ? m->stack[e->depth - 1] : NULL;
+	m->stack[e->depth] = &not_shown;
+}
+
+static uint32_t place_of(struct seq_model *m, const struct symbol *s)
+{
+	if (!s)
+		return SEQ_START;
+	uint32_t p = participant_of(m, s);
+	if (p == NOT_SHOWN)
+		m->failed = 1;
+	return p == NOT_SHOWN ? SEQ_START : p;
+}
+
+void seq_model_finish(struct seq_model *m)
+{
+	const char *module = m->first_module ? view_basename(m->first_module) : "?";
+	if (m->by == SEQ_BY_AUTO)
+		m->by = m->modules > 1 ? SEQ_BY_MODULE : SEQ_BY_FILE;
+	if (m->by == SEQ_BY_MODULE)
+		snprintf(m->title, sizeof(m->title), "lifelines: modules%s",
+			 m->asked == SEQ_BY_AUTO ? " (the calls ran in several)" : "");
+	else if (m->by == SEQ_BY_FILE)
+		snprintf(m->title, sizeof(m->title), "lifelines: source files%s%s%s",
+			 m->asked == SEQ_BY_AUTO && m->modules <= 1 ? " (every call ran in " : "",
+			 m->asked == SEQ_BY_AUTO && m->modules <= 1 ? module : "",
+			 m->asked == SEQ_BY_AUTO && m->modules <= 1 ? ")" : "");
+	else
+		snprintf(m->title, sizeof(m->title), "lifelines: functions");
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		struct seq_msg *msg = &m->msgs[i];
+		if (msg->kind != SEQ_CALL && msg->kind != SEQ_RETURN)
+			continue;
+		msg->from = place_of(m, msg->from_sym);
+		msg->to = place_of(m, msg->to_sym);
+	}
 }
 
 struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls)
@@ -171,7 +223,7 @@ struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls)
 	struct seq_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->by = by;
+	m->by = m->asked = by;
 	m->max_calls = max_calls;
 	m->cut_msg = SIZE_MAX;
 	if (add_participant(m, "start") != SEQ_START) {
@@ -198,8 +250,12 @@ int seq_model_status(const struct seq_model *m)
 const char *seq_cut_text(const struct seq_model *m, const struct seq_msg *msg, char *buf,
 			 size_t len)
 {
-	snprintf(buf, len, "%llu more calls of this thread not shown (--max-calls %llu)",
-		 (unsigned long long)msg->cut_calls, (unsigned long long)m->max_calls);
+	char at[32];
+	snprintf(buf, len,
+		 "%llu more calls of this thread not shown (--max-calls %llu) after call #%llu at "
+		 "%s: see them with --max-calls 0, or pick with -F FUNCTION, -D DEPTH, -t DURATION",
+		 (unsigned long long)msg->cut_calls, (unsigned long long)m->max_calls,
+		 (unsigned long long)msg->cut_seq, view_duration(msg->cut_ns, at, sizeof(at)));
 	return buf;
 }
 

@@ -21,8 +21,11 @@ static void text(FILE *out, const char *s)
 
 int seq_write_plantuml(const struct seq_model *m, FILE *out)
 {
-	char buf[160];
-	fputs("@startuml\nskinparam sequenceMessageAlign left\nhide footbox\n", out);
+	char buf[400];
+	fputs("@startuml\nskinparam sequenceMessageAlign left\nhide footbox\ntitle ", out);
+	for (const char *s = m->title; *s; s++)
+		putc(*s == '\n' ? ' ' : *s, out);
+	putc('\n', out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		fputs("participant \"", out);
 		for (const char *s = m->parts[i].label; *s; s++)

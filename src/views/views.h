@@ -63,11 +63,15 @@ int flame_folded_finish(struct flame_folded *ff);
 void flame_folded_free(struct flame_folded *ff);
 
 /* ---- sequence diagrams (seq_model.c, seq_<format>.c) -------------------- */
-enum seq_by { SEQ_BY_MODULE, SEQ_BY_FILE, SEQ_BY_FUNCTION };
+/* SEQ_BY_AUTO: by module when the calls ran in several, else by source file. */
+enum seq_by { SEQ_BY_MODULE, SEQ_BY_FILE, SEQ_BY_FUNCTION, SEQ_BY_AUTO };
 struct seq_model;
 /* max_calls: calls shown per thread before the diagram is cut (0: no limit). */
 struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls);
 void seq_model_consumer(struct seq_model *m, struct walk_consumer *c);
+/* After the walk: picks the lifelines (SEQ_BY_AUTO) and places the
+ * messages on them. */
+void seq_model_finish(struct seq_model *m);
 /* 0, or -1 when memory ran out during the walk. */
 int seq_model_status(const struct seq_model *m);
 void seq_model_free(struct seq_model *m);

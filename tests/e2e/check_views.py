@@ -189,6 +189,8 @@ def cmd_mermaid(path):
     lines = [l.strip() for l in open(path, encoding='utf-8')]
     if lines[0] != 'sequenceDiagram':
         fail(f'{path}: does not start with sequenceDiagram')
+    if not lines[1].startswith('title lifelines: '):
+        fail(f'{path}: no title saying what the lifelines are')
     names = {}
     for line in lines:
         m = re.match(r'^participant (\S+) as (.+)$', line)
@@ -233,7 +235,7 @@ def cmd_diagrams(path):
     for line in lines:
         m = re.match(r'^(\w+)(->|-->)(\w+): ?(.*)$', line)
         if not m:
-            if line and not line.startswith(('participant ', 'Note over ')):
+            if line and not line.startswith(('participant ', 'Note over ', 'Title: ')):
                 fail(f'{path}: line the grammar does not take: {line!r}')
             continue
         a, arrow, b, text = m.groups()
