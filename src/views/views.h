@@ -87,6 +87,13 @@ struct callgraph;
 struct callgraph *callgraph_new(void);
 void callgraph_consumer(struct callgraph *g, struct walk_consumer *c);
 int callgraph_status(const struct callgraph *g);
+/* After the walk: functions under `share` of the time (0.01: 1 %), and past
+ * the max_nodes heaviest, folded into one "other functions" node per module
+ * (callgraph_fold.c); nothing when the graph has at most `small` functions.
+ * 0, or -1 when out of memory. */
+int callgraph_fold(struct callgraph *g, double share, uint32_t max_nodes, uint32_t small);
+/* "N functions under 1% of the time folded ..." or "" when none were. */
+const char *callgraph_fold_note(const struct callgraph *g, char *buf, size_t len);
 void callgraph_free(struct callgraph *g);
 
 int callgraph_write_dot(const struct callgraph *g, FILE *out);
