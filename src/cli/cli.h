@@ -106,6 +106,15 @@ int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output,
 int cli_view_command(int argc, char **argv, const char *command, void (*usage)(FILE *),
 		     cli_view_writer write);
 
+/* big_output.c: the size of a view's output estimated from the trace's
+ * (bytes_per_call: what the view writes for a call), and a warning on
+ * stderr, before writing, when an unfiltered output would be too big for
+ * browsers and Perfetto's UI (about 1 GB), naming the filters that cut it
+ * (`cuts`: the command's own first, e.g. "--from/--to, ", or NULL). */
+double cli_estimate_output(const struct cli_trace *t, double bytes_per_call);
+void cli_warn_big_output(const struct cli_trace *t, const char *what, double bytes_per_call,
+			 const char *cuts);
+
 /* The dynamic engine's options, shared by record and attach. */
 struct cli_dynamic {
 	struct dynamic_options dyn;

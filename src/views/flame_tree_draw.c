@@ -395,8 +395,13 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 		tally_text(out, b->top, b->ntop, 6);
 		fprintf(out, "\n%zu functions here, each narrower than %.2g px", b->ntop,
 			d->min_px);
-		if (b->nall > b->ntop)
-			fprintf(out, "; %zu functions beneath", b->nall);
+	}
+	if (b->nall > b->ntop) {
+		/* Every function inside by name, so that each one that ran is named
+		 * somewhere the mouse finds it. */
+		qsort(b->all, b->nall, sizeof(*b->all), heavier);
+		fputs("\nall the calls inside: ", out);
+		tally_text(out, b->all, b->nall, 40);
 	}
 	unsigned y = row_y(d, depth);
 	fprintf(out,

@@ -157,7 +157,8 @@ static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration
 		left -= n;
 	}
 	out_str(rp, lead);
-	out_name(rp, sym);
+	if (sym)
+		out_name(rp, sym);
 	out_str(rp, tail);
 }
 
@@ -216,6 +217,22 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 		 e->unfinished ? " */ /* unfinished */\n" : " */\n");
 }
 
+/* A calltrace_mark(): a comment line "mark: TEXT" where it happened. */
+static void on_mark(void *ctx, const struct walk_mark *m)
+{
+	struct replay *rp = ctx;
+	flush_pending(rp);
+	put_line(rp, m->depth, NULL, "/* mark: ", NULL, "");
+	for (uint32_t i = 0; i < m->len; i++)
+		out_put(rp,
+			m->text[i] == '\n' ||
+				(m->text[i] == '*' && i + 1 < m->len && m->text[i + 1] == '/')
+			    ? " "
+			    : &m->text[i],
+			1);
+	out_str(rp, " */\n");
+}
+
 void replay_consumer(struct replay *rp, struct walk_consumer *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -223,4 +240,5 @@ void replay_consumer(struct replay *rp, struct walk_consumer *c)
 	c->begin_thread = on_begin_thread;
 	c->enter = on_call;
 	c->exit = on_exit_event;
+	c->mark = on_mark;
 }

@@ -78,6 +78,11 @@ int seq_write_diagrams(const struct seq_model *m, FILE *out)
 		case SEQ_CUT:
 			note_over_all(m, out, seq_cut_text(m, msg, buf, sizeof(buf)));
 			break;
+		case SEQ_NOTE:
+			fprintf(out, "Note over P%u: ", msg->from);
+			text(out, msg->text);
+			putc('\n', out);
+			break;
 		}
 	}
 	return 0;

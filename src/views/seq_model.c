@@ -104,6 +104,7 @@ static void begin_thread(void *ctx, const struct walk_thread *t)
 	(void)t;
 	m->thread_calls = 0;
 	m->cut_msg = SIZE_MAX;
+	m->noted = 0;
 }
 
 static void start_section(struct seq_model *m, const struct walk_thread *t)
@@ -153,7 +154,7 @@ static void on_call(void *ctx, const struct walk_event *e)
 		cut(m);
 		return;
 	}
-	if (m->thread_calls++ == 0)
+	if (m->thread_calls++ == 0 && !m->noted)
 		start_section(m, e->thread);
 	const struct symbol *from = e->depth ? m->stack[e->depth - 1] : NULL;
 	const char *text = call_text(m, e->sym);
@@ -184,6 +185,32 @@ static void on_leave(void *ctx, const struct walk_event *e)
 	m->stack[e->depth] = &not_shown;
 }
 
+/* A calltrace_mark(): a note on the lifeline of the call it happened in. */
+static void on_mark(void *ctx, const struct walk_mark *mk)
+{
+	struct seq_model *m = ctx;
+	if (m->max_calls && m->thread_calls >= m->max_calls)
+		return;
+	if (mk->depth && (mk->depth > m->cap_stack || m->stack[mk->depth - 1] == &not_shown))
+		return;
+	if (m->thread_calls == 0 && m->cut_msg == SIZE_MAX && !m->noted) {
+		start_section(m, mk->thread);
+		m->noted = 1;
+	}
+	struct seq_msg *msg = add_msg(m, SEQ_NOTE);
+	if (!msg)
+		return;
+	msg->from_sym = mk->depth ? m->stack[mk->depth - 1] : NULL;
+	char *text = NULL;
+	if (asprintf(&text, "mark: %.*s", (int)mk->len, mk->text) < 0)
+		text = NULL;
+	for (char *c = text; c && *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	msg->text = text;
+	if (!text)
+		m->failed = 1;
+}
+
 static uint32_t place_of(struct seq_model *m, const struct symbol *s)
 {
 	if (!s)
@@ -211,7 +238,7 @@ void seq_model_finish(struct seq_model *m)
 		snprintf(m->title, sizeof(m->title), "lifelines: functions");
 	for (size_t i = 0; i < m->nmsgs; i++) {
 		struct seq_msg *msg = &m->msgs[i];
-		if (msg->kind != SEQ_CALL && msg->kind != SEQ_RETURN)
+		if (msg->kind != SEQ_CALL && msg->kind != SEQ_RETURN && msg->kind != SEQ_NOTE)
 			continue;
 		msg->from = place_of(m, msg->from_sym);
 		msg->to = place_of(m, msg->to_sym);
@@ -240,6 +267,7 @@ void seq_model_consumer(struct seq_model *m, struct walk_consumer *c)
 	c->begin_thread = begin_thread;
 	c->enter = on_call;
 	c->exit = on_leave;
+	c->mark = on_mark;
 }
 
 int seq_model_status(const struct seq_model *m)
@@ -267,7 +295,7 @@ void seq_model_free(struct seq_model *m)
 		free(m->parts[i].label);
 	free(m->parts);
 	for (size_t i = 0; i < m->nmsgs; i++)
-		if (m->msgs[i].kind == SEQ_SECTION)
+		if (m->msgs[i].kind == SEQ_SECTION || m->msgs[i].kind == SEQ_NOTE)
 			free((char *)m->msgs[i].text);
 	free(m->msgs);
 	view_symtab_free(&m->part_of, NULL);

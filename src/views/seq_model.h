@@ -19,6 +19,7 @@ enum seq_msg_kind {
 	SEQ_CALL,    /* from calls to: text is "f()" */
 	SEQ_RETURN,  /* to returns to from */
 	SEQ_CUT,     /* the thread's calls stop being shown: see cut_calls */
+	SEQ_NOTE,    /* a calltrace_mark() on participant from: text is "mark: TEXT" */
 };
 
 struct seq_msg {
@@ -55,6 +56,7 @@ struct seq_model {
 	uint32_t cap_stack;
 	uint64_t thread_calls;	    /* calls seen in the current thread */
 	uint64_t last_seq, last_ns; /* the last call shown */
+	int noted;		    /* a mark began the thread's section */
 	size_t cut_msg;		    /* index of the thread's CUT message, or SIZE_MAX */
 };
 

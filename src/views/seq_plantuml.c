@@ -50,6 +50,11 @@ int seq_write_plantuml(const struct seq_model *m, FILE *out)
 			fprintf(out, "P%u --> P%u\ndeactivate P%u\n", msg->from, msg->to,
 				msg->from);
 			break;
+		case SEQ_NOTE:
+			fprintf(out, "note over P%u: ", msg->from);
+			text(out, msg->text);
+			putc('\n', out);
+			break;
 		case SEQ_CUT:
 			fputs("... ", out);
 			text(out, seq_cut_text(m, msg, buf, sizeof(buf)));

@@ -49,6 +49,11 @@ int seq_write_seqdiag(const struct seq_model *m, FILE *out)
 		case SEQ_RETURN:
 			fprintf(out, "  P%u <-- P%u;\n", msg->to, msg->from);
 			break;
+		case SEQ_NOTE:
+			fputs("  ... ", out);
+			plain(out, msg->text);
+			fputs(" ...\n", out);
+			break;
 		case SEQ_CUT:
 			fputs("  ... ", out);
 			plain(out, seq_cut_text(m, msg, buf, sizeof(buf)));

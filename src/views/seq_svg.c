@@ -29,7 +29,9 @@ static unsigned center(const struct layout *l, uint32_t part)
 
 static unsigned row_height(enum seq_msg_kind kind)
 {
-	return kind == SEQ_SECTION ? SECTION_H : kind == SEQ_CUT ? CUT_H : ROW_H;
+	return kind == SEQ_SECTION		     ? SECTION_H
+	       : kind == SEQ_CUT || kind == SEQ_NOTE ? CUT_H
+						     : ROW_H;
 }
 
 static struct layout measure(const struct seq_model *m)
@@ -201,6 +203,9 @@ int seq_write_svg(const struct seq_model *m, FILE *out)
 			break;
 		case SEQ_CUT:
 			band(&l, out, y, h, "#fff6c8", seq_cut_text(m, msg, buf, sizeof(buf)));
+			break;
+		case SEQ_NOTE:
+			band(&l, out, y, h, "#e4f4e4", msg->text);
 			break;
 		case SEQ_CALL:
 		case SEQ_RETURN:

@@ -103,7 +103,10 @@ int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *
 
 /* ---- Chrome Trace Event JSON (chrome_json.c) ---------------------------- */
 struct chrome_json;
-struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r);
+/* Only the calls that overlap from_ns .. to_ns (times since the session
+ * started; 0 and UINT64_MAX for all), and the marks within. */
+struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r, uint64_t from_ns,
+				    uint64_t to_ns);
 void chrome_json_consumer(struct chrome_json *cj, struct walk_consumer *c);
 int chrome_json_finish(struct chrome_json *cj);
 void chrome_json_free(struct chrome_json *cj);

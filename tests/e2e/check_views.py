@@ -15,6 +15,7 @@ and prints what the calling script compares):
                            a block that names its functions and counts the
                            calls inside by function)
   flame-functions FILE     prints the functions shown in frames of their own
+  flame-named FILE         prints the functions in frames or named by a block
   flame-detail FILE        prints how many calls travel for zooming in
   flame-bands FILE         prints the band labels, one a line
   xml FILE [TEXT...]       the file parses as XML and holds every TEXT in its
@@ -116,45 +117,57 @@ def flame_frame_calls(path, g, names, width):
             total += int(c)
         if total != n:
             fail(f'{path}: block counts {total} calls inside, data-n says {n}')
+    named = []
+    for line in lines:
+        if line.startswith('all the calls inside: '):
+            named += re.findall(r'(?:^|, )(\S+) ×\d+', line[len('all the calls inside: '):])
     if kind == 'm':
         m = re.match(r'^(\d+) calls merged: (\S+) ×\d+', lines[0])
         if not m or int(m.group(1)) != n:
             fail(f'{path}: merged block that names no function: {lines[0]!r}')
-        return n, []
+        named += re.findall(r'(?:: |, )(\S+) ×\d+', lines[0])
+        return n, [], named
     if kind == 'a':
         name = names[int(g.get('data-f'))]
         if not lines[0].startswith(name):
             fail(f'{path}: frame of {name} titled {lines[0]!r}')
-        return n, [name]
+        return n, [name], named
     if n == 0:
-        return 0, []  # the merged graph's "all"
+        return 0, [], []  # the merged graph's "all"
     if not re.match(r'^call #\d+ · start \d', lines[1]) or ' · duration ' not in lines[1]:
         fail(f'{path}: frame title {title.text!r}')
-    return 1, [lines[0]]
+    return 1, [lines[0]], []
 
 
 def flame_walk(path):
     bands, width = flame_frames(path)
     names = flame_names(ET.parse(path).getroot())
-    calls, shown = 0, set()
+    calls, shown, named = 0, set(), set()
     for band in bands:
         for g in band.findall(f'{SVG}g'):
             if g.get('class') == 'det':
                 continue
-            n, own = flame_frame_calls(path, g, names, width)
+            n, own, also = flame_frame_calls(path, g, names, width)
             calls += n
             shown.update(own)
-    return bands, calls, shown
+            named.update(also)
+    return bands, calls, shown, named
 
 
 def cmd_flame(path):
-    bands, calls, _ = flame_walk(path)
+    bands, calls, _, _ = flame_walk(path)
     print(calls, len(bands))
 
 
 def cmd_flame_functions(path):
-    _, _, shown = flame_walk(path)
+    _, _, shown, _ = flame_walk(path)
     for name in sorted(shown):
+        print(name)
+
+
+def cmd_flame_named(path):
+    _, _, shown, named = flame_walk(path)
+    for name in sorted(shown | named):
         print(name)
 
 
@@ -264,13 +277,19 @@ def cmd_chrome(path):
     events = doc.get('traceEvents')
     if not isinstance(events, list) or doc.get('displayTimeUnit') != 'ns':
         fail(f'{path}: no traceEvents list or displayTimeUnit')
-    threads, pids, named_tids, named_pids = {}, set(), {}, set()
+    threads, pids, named_tids, named_pids, marks = {}, set(), {}, set(), []
     for e in events:
         if e.get('ph') == 'M':
             if e['name'] == 'thread_name':
                 named_tids[(e['pid'], e['tid'])] = e['args']['name']
             elif e['name'] == 'process_name':
                 named_pids.add(e['pid'])
+            continue
+        if e.get('ph') == 'i' and e.get('cat') == 'mark':
+            if not isinstance(e.get('name'), str) or e.get('s') != 't' or \
+                    not isinstance(e.get('ts'), (int, float)):
+                fail(f'{path}: mark event not in the expected form: {e}')
+            marks.append(e['name'])
             continue
         if e.get('ph') != 'X' or e.get('cat') != 'function':
             fail(f'{path}: unexpected event {e}')
@@ -309,6 +328,8 @@ def cmd_chrome(path):
     print(sum(len(v) for v in threads.values()))
     for (pid, tid), name in sorted(named_tids.items()):
         print(pid, tid, name)
+    for name in marks:
+        print('mark', name)
 
 
 def cmd_speedscope(path):
@@ -351,7 +372,7 @@ def cmd_speedscope(path):
 COMMANDS = {
     'folded': cmd_folded, 'folded-count': cmd_folded_count, 'flame': cmd_flame,
     'flame-bands': cmd_flame_bands, 'flame-functions': cmd_flame_functions,
-    'flame-detail': cmd_flame_detail, 'xml': cmd_xml, 'mermaid': cmd_mermaid,
+    'flame-detail': cmd_flame_detail, 'flame-named': cmd_flame_named, 'xml': cmd_xml, 'mermaid': cmd_mermaid,
     'diagrams': cmd_diagrams, 'dot': cmd_dot, 'chrome': cmd_chrome,
     'speedscope': cmd_speedscope,
 }

@@ -243,7 +243,7 @@ static void test_chrome(void)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct chrome_json *cj = chrome_json_new(f, NULL);
+	struct chrome_json *cj = chrome_json_new(f, NULL, 0, UINT64_MAX);
 	struct walk_consumer c;
 	chrome_json_consumer(cj, &c);
 	feed(&c, &main_thread, odd, 1);
