@@ -6,6 +6,7 @@
 #define CALLTRACE_CLI_H
 
 #include <stdio.h>
+#include "../analysis/progress.h"
 #include "../analysis/walker.h"
 #include "../dynamic/dynamic.h"
 #include "../format/trace_reader.h"
@@ -20,6 +21,10 @@ struct cli_trace {
 	struct walk_filters filters;
 	regex_t only_re, hide_re;
 	int problems_reported;
+	/* For the progress line: the walks the command will make (0: one), made
+	 * so far, and the events the last one read. */
+	unsigned passes, walks_done;
+	uint64_t events_seen;
 };
 
 /* Prints "calltrace: <message>" to stderr. */

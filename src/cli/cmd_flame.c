@@ -175,6 +175,7 @@ static int write_svg(struct cli_trace *t, FILE *out, const struct flame_args *a)
 		return -1;
 	struct walk_consumer c;
 	struct walk_stats stats;
+	t->passes = 3;
 	flame_svg_measure_consumer(fs, &c);
 	cli_trace_walk(t, &c, &stats);
 	flame_svg_wide_consumer(fs, &c);

@@ -7,7 +7,8 @@
 # own; the merged flame graph draws every function; seq picks source files as lifelines (one module) and says so, cuts
 # with a note, shows the marks; the call graph folds; chrome has the marks
 # as instant events and a time window; replay shows the marks; an output
-# too big for a browser is announced before it is written.
+# too big for a browser is announced before it is written; a long walk
+# shows its progress on a terminal, and nothing when stderr is a file.
 source "$(dirname "$0")/lib.sh"
 setup
 check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
@@ -100,4 +101,10 @@ case "$BUILD" in *asan*) pass ;; esac
 	fail "chrome on 6 million calls does not warn: $(head -n 1 "$WORK/big.err")"
 "$CALLTRACE" chrome -D 2 -o "$WORK/big.json" "$WORK/big.trace" 2>"$WORK/big.err" && ! grep -q warning "$WORK/big.err" ||
 	fail "chrome -D 2 still warns or fails"
+! grep -q 'reading the trace' "$WORK/big.err" || fail "a progress line where stderr is a file"
+# On a terminal, the long walk shows how far it got.
+if command -v script >/dev/null 2>&1; then
+	script -qfc "'$CALLTRACE' chrome -o /dev/null '$WORK/big.trace'" /dev/null >"$WORK/tty.out" 2>&1 </dev/null
+	grep -aq 'calltrace: reading the trace: [0-9]*%' "$WORK/tty.out" || fail "no progress line on a terminal"
+fi
 pass
