@@ -227,6 +227,11 @@ int cmd_flame(int argc, char **argv)
 		cli_trace_close(&t);
 		return 2;
 	}
+	if (!a.folded && (a.per_thread || a.self_time)) {
+		cli_error("flame: --per-thread and --self-time go with --folded");
+		cli_trace_close(&t);
+		return 2;
+	}
 	const char *output = a.output ? a.output : a.folded ? "-" : DEFAULT_SVG;
 	return cli_run_view(&t, argc, argv, output, !a.output, write_flame, &a);
 }

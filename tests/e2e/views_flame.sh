@@ -89,5 +89,10 @@ grep -q '<title>tiny ×[0-9]' "$WORK/many.svg" || fail "many: no frame 'tiny ×N
 	fail "flame --width abc does not fail with a message"
 ! "$CALLTRACE" flame -o "$WORK/x.svg" "$WORK/none.trace" 2>"$WORK/err" && grep -q "^calltrace: " "$WORK/err" ||
 	fail "flame on a missing trace does not fail with a message"
+! "$CALLTRACE" flame --merged --folded "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "pick one" "$WORK/err" ||
+	fail "flame --merged --folded does not fail with a message"
+! "$CALLTRACE" flame --per-thread -o "$WORK/x.svg" "$WORK/mm.trace" 2>"$WORK/err" && grep -q "go with --folded" "$WORK/err" ||
+	fail "flame --per-thread without --folded does not fail with a message"
 "$CALLTRACE" flame --help | grep -q -- "--folded" || fail "flame --help says nothing of --folded"
+"$CALLTRACE" flame --help | grep -q -- "--merged" || fail "flame --help says nothing of --merged"
 pass
