@@ -98,8 +98,11 @@ static int fold_nodes(struct callgraph *g, const uint8_t *keep, uint32_t *map)
 	return 0;
 }
 
-/* Edges between the new nodes, added up; edges within one "other" go. */
-static void fold_edges(struct callgraph *g, const uint32_t *map, uint32_t first_other)
+/* Edges between the new nodes, added up; edges within one "other" go, and
+ * so do those to or from one that, added up, still take less than `floor`
+ * of the time: a hub of thin edges would tangle the graph again. */
+static void fold_edges(struct callgraph *g, const uint32_t *map, uint32_t first_other,
+		       uint64_t floor)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < g->nedges; i++) {
@@ -122,7 +125,14 @@ static void fold_edges(struct callgraph *g, const uint32_t *map, uint32_t first_
 		}
 		g->edges[n++] = e;
 	}
-	g->nedges = n;
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cg_edge *e = &g->edges[i];
+		if ((e->caller >= first_other || e->callee >= first_other) && e->total_ns < floor)
+			continue;
+		g->edges[kept++] = *e;
+	}
+	g->nedges = kept;
 	free(g->edge_slots); /* no more edges are added */
 	g->edge_slots = NULL;
 	g->nslots = 0;
@@ -148,7 +158,7 @@ int callgraph_fold(struct callgraph *g, double share, uint32_t max_nodes, uint32
 	if (kept < g->nnodes) {
 		rc = fold_nodes(g, keep, map);
 		if (rc == 0)
-			fold_edges(g, map, kept);
+			fold_edges(g, map, kept, (uint64_t)((double)g->max_total_ns * share));
 	}
 	free(keep);
 	free(map);
@@ -163,7 +173,8 @@ const char *callgraph_fold_note(const struct callgraph *g, char *buf, size_t len
 	}
 	snprintf(buf, len,
 		 "%u functions under %g%% of the time%s folded into \"other functions\" "
-		 "(%u edges); --all shows everything, --min-share and --max-nodes choose",
+		 "(%u edges, those under it left out); --all shows everything, --min-share and "
+		 "--max-nodes choose",
 		 g->folded_nodes, g->fold_share * 100, g->fold_max ? " or past the heaviest" : "",
 		 g->folded_edges);
 	return buf;
