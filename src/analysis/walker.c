@@ -222,6 +222,29 @@ static void handle_exit(struct thread_walk *w, const struct trace_event *ev)
 	pop_frame(w, ev->time_ns, ENDED);
 }
 
+/* A mark: handed over with the depth of the shown calls around it, when
+ * -F leaves it in scope.  Pending calls (-t) around it are released first,
+ * so that it comes after their enters. */
+static void handle_mark(struct thread_walk *w, const struct trace_event *ev)
+{
+	const struct walk_consumer *c = w->consumer;
+	if (!c->mark)
+		return;
+	const struct frame *top = w->depth ? &w->stack[w->depth - 1] : NULL;
+	if (w->filters->only && !(top && top->in_scope))
+		return;
+	int32_t shown = !top ? -1 : top->eligible ? (int32_t)(w->depth - 1) : top->parent;
+	while (shown >= 0 && !w->stack[shown].emitted)
+		shown = w->stack[shown].parent;
+	struct walk_mark m = {.thread = &w->info,
+			      .time_ns = ev->time_ns,
+			      .depth = shown < 0 ? 0 : w->stack[shown].depth + 1,
+			      .seq = w->seq,
+			      .text = ev->mark,
+			      .len = ev->mark_len};
+	c->mark(c->ctx, &m);
+}
+
 static int thread_selected(const struct walk_filters *f, const struct trace_thread *t)
 {
 	int ok_tid = f->ntids == 0, ok_pid = f->npids == 0;
@@ -263,6 +286,8 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 		} else if (ev.type == TRACE_UNWIND) {
 			while (w->depth > ev.stay)
 				pop_frame(w, ev.time_ns, UNFINISHED);
+		} else if (ev.type == TRACE_MARK) {
+			handle_mark(w, &ev);
 		}
 	}
 	w->stats->left_open += w->depth;

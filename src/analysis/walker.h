@@ -45,12 +45,24 @@ struct walk_event {
 	uint32_t args_len, ret_len;
 };
 
+/* A calltrace_mark() of the program, where it happened among the calls. */
+struct walk_mark {
+	const struct walk_thread *thread;
+	uint64_t time_ns;
+	uint32_t depth; /* shown calls open around it */
+	uint64_t seq;	/* the sequence number of the last call entered before it */
+	const char *text;
+	uint32_t len; /* text is not NUL-terminated */
+};
+
 struct walk_consumer {
 	void *ctx;
 	void (*begin_thread)(void *ctx, const struct walk_thread *t); /* optional */
 	void (*enter)(void *ctx, const struct walk_event *e);	      /* optional */
 	void (*exit)(void *ctx, const struct walk_event *e);	      /* optional */
 	void (*end_thread)(void *ctx, const struct walk_thread *t);   /* optional */
+	/* Marks inside the shown calls' scope (-F), in order with the calls. */
+	void (*mark)(void *ctx, const struct walk_mark *m); /* optional */
 };
 
 #define WALK_MAX_IDS 64

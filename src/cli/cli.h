@@ -6,6 +6,7 @@
 #define CALLTRACE_CLI_H
 
 #include <stdio.h>
+#include "../analysis/progress.h"
 #include "../analysis/walker.h"
 #include "../dynamic/dynamic.h"
 #include "../format/trace_reader.h"
@@ -20,6 +21,10 @@ struct cli_trace {
 	struct walk_filters filters;
 	regex_t only_re, hide_re;
 	int problems_reported;
+	/* For the progress line: the walks the command will make (0: one), made
+	 * so far, and the events the last one read. */
+	unsigned passes, walks_done;
+	uint64_t events_seen;
 };
 
 /* Prints "calltrace: <message>" to stderr. */
@@ -105,6 +110,15 @@ int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output,
  * then cli_run_view.  The exit status. */
 int cli_view_command(int argc, char **argv, const char *command, void (*usage)(FILE *),
 		     cli_view_writer write);
+
+/* big_output.c: the size of a view's output estimated from the trace's
+ * (bytes_per_call: what the view writes for a call), and a warning on
+ * stderr, before writing, when an unfiltered output would be too big for
+ * browsers and Perfetto's UI (about 1 GB), naming the filters that cut it
+ * (`cuts`: the command's own first, e.g. "--from/--to, ", or NULL). */
+double cli_estimate_output(const struct cli_trace *t, double bytes_per_call);
+void cli_warn_big_output(const struct cli_trace *t, const char *what, double bytes_per_call,
+			 const char *cuts);
 
 /* The dynamic engine's options, shared by record and attach. */
 struct cli_dynamic {

@@ -299,53 +299,58 @@ void cli_warn_incomplete(const struct trace_reader *r, const struct walk_stats *
 			  r->path);
 }
 
-/* Progress on a terminal: a thread that wakes up every half second and,
- * once the walk has taken a second, shows how far it got. */
-struct progress {
+/* Progress on a terminal (progress.h), from a thread that wakes up every
+ * half second while the walk reads: the share of the trace's events read,
+ * over every walk the command makes (cli_trace.passes). */
+struct walk_progress {
 	pthread_t thread;
 	struct walk_stats *stats;
-	uint64_t expected_events;
-	int done, shown;
+	uint64_t before, total; /* events of the walks before this one; of all */
+	int done;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	struct progress line;
 };
 
 static void *progress_main(void *arg)
 {
-	struct progress *p = arg;
+	struct walk_progress *p = arg;
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	pthread_mutex_lock(&p->lock);
-	for (int ticks = 0; !p->done; ticks++) {
+	while (!p->done) {
 		deadline.tv_nsec += 500000000;
 		if (deadline.tv_nsec >= 1000000000) {
 			deadline.tv_sec++;
 			deadline.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&p->wake, &p->lock, &deadline);
-		if (p->done || ticks < 1)
-			continue;
-		uint64_t done = __atomic_load_n(&p->stats->events, __ATOMIC_RELAXED);
-		double pct =
-		    p->expected_events ? 100.0 * (double)done / (double)p->expected_events : 0;
-		fprintf(stderr, "\rcalltrace: %llu events read (%.0f%%)  ",
-			(unsigned long long)done, pct > 99 ? 99 : pct);
-		p->shown = 1;
+		if (!p->done)
+			progress_update(&p->line,
+					p->before +
+					    __atomic_load_n(&p->stats->events, __ATOMIC_RELAXED),
+					p->total, NULL);
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (p->shown)
-		fputs("\r\033[K", stderr);
 	return NULL;
 }
 
 int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct walk_stats *stats)
 {
 	struct walk_stats local;
-	struct progress p = {.stats = stats ? stats : &local,
-			     .expected_events = t->reader->event_bytes / 2,
-			     .lock = PTHREAD_MUTEX_INITIALIZER,
-			     .wake = PTHREAD_COND_INITIALIZER};
-	int progress = isatty(2) && pthread_create(&p.thread, NULL, progress_main, &p) == 0;
+	unsigned passes = t->passes ? t->passes : 1;
+	/* About 1.5 bytes an event until a walk has counted them. */
+	uint64_t events = t->events_seen ? t->events_seen : t->reader->event_bytes * 2 / 3;
+	struct walk_progress p = {.stats = stats ? stats : &local,
+				  .before = events * t->walks_done,
+				  .total = events *
+					   (passes > t->walks_done ? passes : t->walks_done + 1),
+				  .lock = PTHREAD_MUTEX_INITIALIZER,
+				  .wake = PTHREAD_COND_INITIALIZER};
+	progress_begin(&p.line, "reading the trace");
+	if (t->walks_done)
+		p.line.start.tv_sec -= 1; /* a later walk: the command is long already */
+	int progress = p.line.on && pthread_create(&p.thread, NULL, progress_main, &p) == 0;
 	int rc = walker_run(t->reader, t->symbols, &t->filters, c, p.stats);
 	if (progress) {
 		pthread_mutex_lock(&p.lock);
@@ -354,6 +359,9 @@ int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct wa
 		pthread_mutex_unlock(&p.lock);
 		pthread_join(p.thread, NULL);
 	}
+	progress_end(&p.line);
+	t->walks_done++;
+	t->events_seen = p.stats->events;
 	if (!t->problems_reported)
 		cli_warn_incomplete(t->reader, p.stats);
 	t->problems_reported = 1;

@@ -5,24 +5,75 @@
 #include "../views/views.h"
 
 #include <getopt.h>
+#include <stdint.h>
+
+#define BYTES_PER_CALL 180.0 /* an "X" event, as measured */
 
 static void chrome_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: calltrace chrome [OPTIONS] [TRACE]\n\n"
 		"Writes the calls as Chrome Trace Event JSON: one complete (\"ph\":\"X\") event\n"
-		"per call with ts and dur in microseconds, args file, line and seq, and the\n"
-		"names of processes and threads.  Open it in Perfetto UI or chrome://tracing.\n"
-		"Written as the trace is read: memory does not grow with the trace.\n\n"
+		"per call with ts and dur in microseconds, args file, line and seq, the names\n"
+		"of processes and threads, and an instant (\"ph\":\"i\") event for each\n"
+		"calltrace_mark() of the program.  Open it in Perfetto UI or chrome://tracing.\n"
+		"Written as the trace is read: memory does not grow with the trace.\n"
+		"Browsers and Perfetto's UI open files up to about 1 GB: before writing more,\n"
+		"calltrace says so; cut the output with --from/--to (a window of time), -D\n"
+		"(depth) or the other filters.\n\n"
 		"options:\n" CLI_FILTER_HELP
+		"      --from TIME        only calls running at or after TIME since the\n"
+		"                         session started (e.g. 1.5s, 200ms)\n"
+		"      --to TIME          only calls that began at or before TIME\n"
 		"  -o, --output FILE      write to FILE instead of standard output\n"
 		"  -h, --help             this help\n");
 }
 
+enum { OPT_FROM = 0x100, OPT_TO };
+
+struct chrome_args {
+	const char *output;
+	uint64_t from_ns, to_ns;
+};
+
+/* 0 to go on, else the exit code + 1. */
+static int parse_args(int argc, char **argv, struct cli_trace *t, struct chrome_args *a)
+{
+	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
+						 {"from", required_argument, 0, OPT_FROM},
+						 {"to", required_argument, 0, OPT_TO},
+						 {"output", required_argument, 0, 'o'},
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
+	int opt;
+	while ((opt = getopt_long(argc, argv, ":" CLI_FILTER_SHORTOPTS "o:h", longopts, NULL)) !=
+	       -1) {
+		int rc = cli_shared_option(t, opt, optarg, &a->output, chrome_usage, "chrome", argc,
+					   argv);
+		if (rc == CLI_OPTION_TAKEN)
+			continue;
+		if (rc != CLI_OPTION_OWN)
+			return rc + 1;
+		uint64_t *at = opt == OPT_FROM ? &a->from_ns : &a->to_ns;
+		if (cli_parse_duration(optarg, at) < 0) {
+			cli_error("bad time '%s' for --%s (e.g. 1.5s, 200ms, 30us)", optarg,
+				  opt == OPT_FROM ? "from" : "to");
+			return 3;
+		}
+	}
+	if (a->from_ns > a->to_ns) {
+		cli_error("--from is after --to: nothing to show");
+		return 3;
+	}
+	return 0;
+}
+
 static int write_chrome(struct cli_trace *t, FILE *out, void *ctx)
 {
-	(void)ctx;
-	struct chrome_json *v = chrome_json_new(out, t->reader);
+	const struct chrome_args *a = ctx;
+	if (!a->from_ns && a->to_ns == UINT64_MAX)
+		cli_warn_big_output(t, "Chrome JSON", BYTES_PER_CALL, "--from/--to, ");
+	struct chrome_json *v = chrome_json_new(out, t->reader, a->from_ns, a->to_ns);
 	int rc = -1;
 	if (v) {
 		struct walk_consumer c;
@@ -39,5 +90,12 @@ static int write_chrome(struct cli_trace *t, FILE *out, void *ctx)
 
 int cmd_chrome(int argc, char **argv)
 {
-	return cli_view_command(argc, argv, "chrome", chrome_usage, write_chrome);
+	struct cli_trace t = {0};
+	struct chrome_args a = {.to_ns = UINT64_MAX};
+	int rc = parse_args(argc, argv, &t, &a);
+	if (rc) {
+		cli_trace_close(&t); /* the filters given before the error */
+		return rc - 1;
+	}
+	return cli_run_view(&t, argc, argv, a.output, 0, write_chrome, &a);
 }

@@ -5,32 +5,46 @@
 #include "../views/views.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DEFAULT_SVG "callgraph.svg"
+#define SMALL_GRAPH 30 /* functions: readable without folding */
 
 static void graph_usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace graph [OPTIONS] [TRACE]\n\n"
-		     "Draws the call graph: one box per function, clustered by module, coloured\n"
-		     "by the time spent in it; an edge from caller to callee labelled with the\n"
-		     "number of calls and their total time (recursive calls counted once).\n\n"
-		     "formats:\n"
-		     "  dot        graphviz dot text: render with 'dot -Tsvg FILE' (default)\n"
-		     "  svg        SVG laid out by graphviz's dot when it is installed, else by\n"
-		     "             calltrace's own layered layout (or with --own-layout)\n\n"
-		     "options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    dot or svg\n"
-		     "      --own-layout       svg: never run dot\n"
-		     "  -o, --output FILE      write to FILE (\"-\": standard output); default\n"
-		     "                         standard output, " DEFAULT_SVG " for svg\n"
-		     "  -h, --help             this help\n");
+	fprintf(out,
+		"usage: calltrace graph [OPTIONS] [TRACE]\n\n"
+		"Draws the call graph: one box per function, clustered by module, coloured\n"
+		"by the time spent in it; an edge from caller to callee labelled with the\n"
+		"number of calls and their total time (recursive calls counted once).\n"
+		"So that a big program's graph stays readable, when it has more than %d\n"
+		"functions those under --min-share of the time, and past the --max-nodes\n"
+		"heaviest, are folded into one \"other functions\" node per module, with a note\n"
+		"saying so (given either option, the graph is folded whatever its size);\n"
+		"--all shows every function.\n\n"
+		"formats:\n"
+		"  dot        graphviz dot text: render with 'dot -Tsvg FILE' (default)\n"
+		"  svg        SVG laid out by graphviz's dot when it is installed, else by\n"
+		"             calltrace's own layered layout (or with --own-layout)\n\n"
+		"options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    dot or svg\n"
+		"      --own-layout       svg: never run dot\n"
+		"      --min-share PCT    fold functions under PCT %% of the time (default 1)\n"
+		"      --max-nodes N      fold all but the N heaviest functions (default 60)\n"
+		"      --all              fold nothing\n"
+		"  -o, --output FILE      write to FILE (\"-\": standard output); default\n"
+		"                         standard output, " DEFAULT_SVG " for svg\n"
+		"  -h, --help             this help\n",
+		SMALL_GRAPH);
 }
 
-enum { OPT_OWN_LAYOUT = 0x100 };
+enum { OPT_OWN_LAYOUT = 0x100, OPT_MIN_SHARE, OPT_MAX_NODES, OPT_ALL };
 
 struct graph_args {
 	const char *output;
 	int svg, use_dot;
+	double share;
+	uint32_t max_nodes, small; /* fold nothing when at most `small` functions */
 };
 
 /* 0 to go on, else the exit code + 1. */
@@ -39,6 +53,9 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
 						 {"format", required_argument, 0, 'f'},
 						 {"own-layout", no_argument, 0, OPT_OWN_LAYOUT},
+						 {"min-share", required_argument, 0, OPT_MIN_SHARE},
+						 {"max-nodes", required_argument, 0, OPT_MAX_NODES},
+						 {"all", no_argument, 0, OPT_ALL},
 						 {"output", required_argument, 0, 'o'},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -61,6 +78,27 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 			break;
 		case OPT_OWN_LAYOUT:
 			a->use_dot = 0;
+			break;
+		case OPT_MIN_SHARE: {
+			char *end;
+			a->share = strtod(optarg, &end) / 100;
+			a->small = 0;
+			if (end == optarg || *end || !(a->share >= 0 && a->share <= 1)) {
+				cli_error("bad --min-share '%s' (a percentage, 0 to 100)", optarg);
+				return 3;
+			}
+			break;
+		}
+		case OPT_MAX_NODES:
+			if (cli_parse_count(optarg, &a->max_nodes) < 0) {
+				cli_error("bad --max-nodes '%s' (a number; 0: no limit)", optarg);
+				return 3;
+			}
+			a->small = 0;
+			break;
+		case OPT_ALL:
+			a->share = 0;
+			a->max_nodes = 0;
 			break;
 		}
 	}
@@ -89,7 +127,7 @@ static int write_graph(const struct callgraph *g, const struct graph_args *a)
 int cmd_graph(int argc, char **argv)
 {
 	struct cli_trace t = {0};
-	struct graph_args a = {.use_dot = 1};
+	struct graph_args a = {.use_dot = 1, .share = 0.01, .max_nodes = 60, .small = SMALL_GRAPH};
 	int rc = parse_args(argc, argv, &t, &a);
 	if (rc) {
 		cli_trace_close(&t); /* the filters given before the error */
@@ -104,7 +142,9 @@ int cmd_graph(int argc, char **argv)
 		callgraph_consumer(g, &c);
 		cli_trace_walk(&t, &c, &stats);
 	}
-	if (!g || callgraph_status(g) < 0) {
+	int folded = !g || callgraph_status(g) < 0 || (!(a.share > 0) && !a.max_nodes) ||
+		     callgraph_fold(g, a.share, a.max_nodes, a.small) == 0;
+	if (!g || callgraph_status(g) < 0 || !folded) {
 		cli_error("out of memory while building the call graph");
 		rc = -1;
 	} else {

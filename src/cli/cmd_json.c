@@ -25,6 +25,7 @@ enum { OPT_PRETTY = 0x100, OPT_COMPACT };
 
 static int write_json(struct cli_trace *t, FILE *out, void *ctx)
 {
+	cli_warn_big_output(t, "JSON call tree", 290.0 /* bytes a call, as measured */, NULL);
 	struct json_tree *jt = json_tree_new(out, t->reader, *(int *)ctx);
 	if (!jt) {
 		cli_error("out of memory");

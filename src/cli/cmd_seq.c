@@ -16,12 +16,14 @@ static void seq_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: calltrace seq [OPTIONS] [TRACE]\n\n"
-		"Draws the calls as a sequence diagram: participants are modules (the\n"
-		"executable, each library and plugin, by base name), source files or\n"
-		"functions; messages are calls \"f()\" with their returns; calls within one\n"
-		"participant are self-messages.  Each thread of each process has its own\n"
-		"section headed \"pid N tid M name\"; where --max-calls cut a thread, a note\n"
-		"says how many calls were left out.\n\n"
+		"Draws the calls as a sequence diagram: participants (lifelines) are modules\n"
+		"(the executable, each library and plugin, by base name), source files or\n"
+		"functions: by default modules when the calls ran in several, else source\n"
+		"files, and the diagram's title says which.  Messages are calls \"f()\" with\n"
+		"their returns; calls within one participant are self-messages.  Each thread\n"
+		"of each process has its own section headed \"pid N tid M name\"; where\n"
+		"--max-calls cut a thread, a note says how many calls were left out, after\n"
+		"which call, and how to see them.\n\n"
 		"formats:\n"
 		"  seqdiag    seqdiag text: render with 'seqdiag -Tsvg FILE' (default)\n"
 		"  mermaid    Mermaid sequenceDiagram text\n"
@@ -29,7 +31,8 @@ static void seq_usage(FILE *out)
 		"  diagrams   js-sequence-diagrams text (A->B: f())\n"
 		"  svg        SVG drawn by calltrace itself\n\n"
 		"options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    one of the formats above\n"
-		"  -b, --by WHAT          participants: module (default), file or function\n"
+		"  -b, --by WHAT          participants: auto (default), module, file or\n"
+		"                         function\n"
 		"  -m, --max-calls N      at most N calls per thread (default %d; 0: all)\n"
 		"  -o, --output FILE      write to FILE (\"-\": standard output); default\n"
 		"                         standard output, " DEFAULT_SVG " for svg\n"
@@ -67,8 +70,10 @@ static int parse_by(const char *arg, enum seq_by *by)
 		*by = SEQ_BY_FILE;
 	else if (strcmp(arg, "function") == 0)
 		*by = SEQ_BY_FUNCTION;
+	else if (strcmp(arg, "auto") == 0)
+		*by = SEQ_BY_AUTO;
 	else {
-		cli_error("unknown --by '%s' (module, file or function)", arg);
+		cli_error("unknown --by '%s' (auto, module, file or function)", arg);
 		return -1;
 	}
 	return 0;
@@ -133,7 +138,7 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_arg
 int cmd_seq(int argc, char **argv)
 {
 	struct cli_trace t = {0};
-	struct seq_args a = {.by = SEQ_BY_MODULE, .max_calls = DEFAULT_MAX_CALLS};
+	struct seq_args a = {.by = SEQ_BY_AUTO, .max_calls = DEFAULT_MAX_CALLS};
 	int rc = parse_args(argc, argv, &t, &a);
 	if (rc) {
 		cli_trace_close(&t); /* the filters given before the error */
@@ -147,6 +152,7 @@ int cmd_seq(int argc, char **argv)
 	if (m) {
 		seq_model_consumer(m, &c);
 		cli_trace_walk(&t, &c, &stats);
+		seq_model_finish(m);
 	}
 	if (!m || seq_model_status(m) < 0) {
 		cli_error("out of memory while building the sequence diagram");

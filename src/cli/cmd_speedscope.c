@@ -22,6 +22,7 @@ static void speedscope_usage(FILE *out)
 static int write_speedscope(struct cli_trace *t, FILE *out, void *ctx)
 {
 	(void)ctx;
+	cli_warn_big_output(t, "speedscope profile", 80.0 /* bytes a call, as measured */, NULL);
 	struct speedscope_json *v = speedscope_json_new(out, t->reader);
 	int rc = -1;
 	if (v) {

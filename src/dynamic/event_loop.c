@@ -9,6 +9,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include "engine.h"
+#include "../analysis/progress.h"
 
 volatile int engine_stop_requested;
 
@@ -153,9 +154,16 @@ void event_handle(struct engine *e, struct thread *t, int status)
 
 int event_loop(struct engine *e)
 {
+	struct progress line; /* the calls seen so far, on a terminal */
+	uint32_t stops = 0;
+	progress_begin(&line, e->attach_mode ? "tracing" : "recording");
 	while (e->procs) {
-		if (e->attach_mode && engine_stop_requested)
+		if ((++stops & 4095) == 0)
+			progress_update(&line, e->calls, 0, "calls");
+		if (e->attach_mode && engine_stop_requested) {
+			progress_end(&line);
 			return 1;
+		}
 		int status;
 		pid_t tid = waitpid(-1, &status, __WALL);
 		if (tid < 0) {
@@ -163,6 +171,7 @@ int event_loop(struct engine *e)
 				continue;
 			if (errno == ECHILD)
 				break;
+			progress_end(&line);
 			engine_error("waitpid: %m");
 			return -1;
 		}
@@ -172,5 +181,6 @@ int event_loop(struct engine *e)
 		else
 			follow_unknown_stop(e, tid, status);
 	}
+	progress_end(&line);
 	return 0;
 }

@@ -35,11 +35,17 @@ static void node(const struct callgraph *g, uint32_t i, FILE *out)
 
 int callgraph_write_dot(const struct callgraph *g, FILE *out)
 {
-	char label[96], color[16];
+	char label[96], color[16], note[300];
 	fputs("digraph calltrace {\n"
 	      "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, nodesep=0.3, "
-	      "ranksep=0.5];\n"
-	      "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
+	      "ranksep=0.5];\n",
+	      out);
+	if (*callgraph_fold_note(g, note, sizeof(note))) {
+		fputs("  label=\"", out);
+		quoted_text(out, note);
+		fputs("\";\n  labelloc=t;\n", out);
+	}
+	fputs("  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
 	      "fontsize=10];\n"
 	      "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\"];\n",
 	      out);

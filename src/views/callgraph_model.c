@@ -188,6 +188,8 @@ void callgraph_free(struct callgraph *g)
 	for (uint32_t i = 0; i < g->nmodules; i++)
 		free(g->modules[i]);
 	free(g->modules);
+	for (uint32_t i = g->nnodes - g->nother; i < g->nnodes; i++)
+		free((void *)g->nodes[i].sym);
 	free(g->nodes);
 	free(g->edges);
 	free(g->edge_slots);

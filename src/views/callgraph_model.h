@@ -44,6 +44,10 @@ struct callgraph {
 	struct cg_frame *stack;
 	uint32_t cap_stack;
 	uint64_t max_total_ns;
+	/* callgraph_fold: what it folded; the "other functions" nodes are the
+	 * last nother nodes and own their symbols. */
+	double fold_share;
+	uint32_t fold_max, folded_nodes, folded_edges, nother;
 };
 
 /* "name", "file.c:12" and "3 calls, 1.2 ms (self 0.4 ms)" of a node. */

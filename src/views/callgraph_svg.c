@@ -14,7 +14,7 @@
 #include "callgraph_model.h"
 
 #define MARGIN 20
-#define TOP 60
+#define TOP 76
 #define COL_GAP 110
 #define NODE_H 48
 #define NODE_GAP 14
@@ -270,6 +270,12 @@ static int write_own_svg(const struct callgraph *g, FILE *out)
 		"<text x=\"%d\" y=\"44\" fill=\"#555\">%u functions, %u caller/callee pairs; "
 		"columns: call depth; colour: time spent (blue: little, red: most)</text>\n",
 		w, h, w, h, MARGIN, MARGIN, g->nnodes, g->nedges);
+	char note[300];
+	if (*callgraph_fold_note(g, note, sizeof(note))) {
+		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"#805\">", MARGIN);
+		view_xml_text(out, note);
+		fputs("</text>\n", out);
+	}
 	group_boxes(g, pl, order, out);
 	for (uint32_t i = 0; i < g->nedges; i++)
 		edge(pl, &g->edges[i], out);

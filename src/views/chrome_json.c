@@ -1,7 +1,9 @@
 /*
  * chrome_json.c - Chrome Trace Event JSON, streamed: one complete ("X")
  * event written when each call exits, with process and thread names as
- * metadata ("M") events.  Opens in Perfetto UI and chrome://tracing.
+ * metadata ("M") events, and an instant ("i") event for each
+ * calltrace_mark().  A time window (from, to) keeps only the calls that
+ * overlap it.  Opens in Perfetto UI and chrome://tracing.
  * Memory: a cache of escaped names per symbol, never the trace.
  */
 #include <stdlib.h>
@@ -19,6 +21,7 @@ struct chrome_json {
 	uint32_t *pids;		  /* processes already named */
 	size_t npids, cap_pids;
 	struct call_values *values; /* NULL until a call has some */
+	uint64_t from_ns, to_ns; /* the window */
 };
 
 /* The escaped pieces around a call's numbers, made once per symbol. */
@@ -146,6 +149,8 @@ static void put_values(struct chrome_json *cj, const struct walk_event *e)
 static void on_leave(void *ctx, const struct walk_event *e)
 {
 	struct chrome_json *cj = ctx;
+	if (e->end_ns < cj->from_ns || e->start_ns > cj->to_ns)
+		return;
 	const struct name_cache *n = name_cache(cj, e->sym);
 	if (!n) {
 		cj->failed = 1;
@@ -170,13 +175,43 @@ static void on_leave(void *ctx, const struct walk_event *e)
 	fputs_unlocked("}}", out);
 }
 
-struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r)
+/* {"name":"TEXT","cat":"mark","ph":"i","s":"t","ts":..,"pid":..,"tid":..} */
+static void on_mark(void *ctx, const struct walk_mark *m)
+{
+	struct chrome_json *cj = ctx;
+	if (m->time_ns < cj->from_ns || m->time_ns > cj->to_ns)
+		return;
+	char *text = strndup(m->text, m->len);
+	if (!text) {
+		cj->failed = 1;
+		return;
+	}
+	FILE *out = cj->out;
+	separator(cj);
+	fputs_unlocked("{\"name\":", out);
+	view_json_string(out, text);
+	fputs_unlocked(",\"cat\":\"mark\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", out);
+	view_put_us(out, m->time_ns);
+	fputs_unlocked(",\"pid\":", out);
+	view_put_u64(out, m->thread->pid);
+	fputs_unlocked(",\"tid\":", out);
+	view_put_u64(out, m->thread->tid);
+	fputs_unlocked(",\"args\":{\"after_seq\":", out);
+	view_put_u64(out, m->seq);
+	fputs_unlocked("}}", out);
+	free(text);
+}
+
+struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r, uint64_t from_ns,
+				    uint64_t to_ns)
 {
 	(void)r;
 	struct chrome_json *cj = calloc(1, sizeof(*cj));
 	if (!cj)
 		return NULL;
 	cj->out = out;
+	cj->from_ns = from_ns;
+	cj->to_ns = to_ns;
 	cj->first = 1;
 	fputs("{\"traceEvents\":[\n", out);
 	return cj;
@@ -188,6 +223,7 @@ void chrome_json_consumer(struct chrome_json *cj, struct walk_consumer *c)
 	c->ctx = cj;
 	c->begin_thread = begin_thread;
 	c->exit = on_leave;
+	c->mark = on_mark;
 }
 
 int chrome_json_finish(struct chrome_json *cj)

@@ -5,63 +5,26 @@
  * by regex or text, hover for a tooltip with the call's sequence number,
  * start time, duration and file:line (flame_svg_script.c has the script).
  *
- * It takes two walks.  The first measures: the session's time span and the
- * depth of each thread.  The second draws, streaming: each call is written
- * when it exits; calls narrower than min_px are not written one by one but
- * merged with their narrow neighbours of the same depth into one hatched
- * "N calls" block.  Only one pending block per depth is kept, so memory is
- * bounded by call depth and the file by the chart's width times its depth.
+ * It takes three walks.  The first measures: the session's time span and
+ * the depth of each thread.  The second notes the calls wide enough to draw
+ * one by one (at most the chart's width in pixels for each depth, so their
+ * number is bounded by the chart, not the trace).  The third draws,
+ * streaming: a wide call is written when it exits; the narrow ones are
+ * merged into named frames by flame_svg_merge.c as they come.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "views.h"
+#include "flame_svg_internal.h"
 #include "../utils/array.h"
 #include "view_util.h"
 
-#define MARGIN 10
-#define CHART_TOP 92
-#define ROW_H 16
+#define MARGIN FLAME_MARGIN
+#define CHART_TOP FLAME_CHART_TOP
+#define ROW_H FLAME_ROW_H
 #define BAND_HEAD_H 20
 #define BAND_GAP 10
 #define FOOT_H 28
-#define CHAR_W 6.6 /* 11px monospace */
-
-extern const char flame_svg_script[];
-
-struct band {
-	uint64_t calls;
-	uint32_t rows; /* deepest depth drawn + 1 */
-	uint64_t first_ns, last_ns;
-};
-
-/* Narrow calls of one depth waiting to be written as one block. */
-struct pending {
-	uint64_t n;
-	double x0, x1;
-	uint64_t first_seq, last_seq, start_ns, end_ns;
-	/* The first call, written as a normal frame if it stays alone. */
-	const struct symbol *sym;
-	uint64_t duration_ns;
-	int unfinished;
-};
-
-struct flame_svg {
-	FILE *out;
-	struct flame_svg_options opt;
-	char *title; /* the default title, owned */
-	int failed;
-	struct band *bands;
-	size_t nbands, cap_bands;
-	size_t band;	     /* the band being drawn */
-	int skip;	     /* the thread being drawn has no band */
-	double width, scale; /* chart pixels, pixels per ns */
-	uint64_t t0, span;
-	unsigned y; /* top of the band being drawn */
-	struct pending *pending;
-	uint32_t cap_pending;
-	uint64_t frames, blocks, merged_calls, too_deep;
-};
 
 /* ---- the measuring walk --------------------------------------------------- */
 
@@ -91,32 +54,63 @@ static void measure_exit(void *ctx, const struct walk_event *e)
 		b->last_ns = e->end_ns;
 }
 
+/* ---- the walk that finds the wide calls ------------------------------------ */
+
+static void wide_begin(void *ctx, const struct walk_thread *t)
+{
+	struct flame_svg *fs = ctx;
+	(void)t;
+	fs->band++;
+}
+
+static void wide_exit(void *ctx, const struct walk_event *e)
+{
+	struct flame_svg *fs = ctx;
+	if (fs->band > fs->nbands)
+		return;
+	struct band *b = &fs->bands[fs->band - 1];
+	if (e->depth >= b->rows || (double)e->duration_ns * fs->scale < fs->opt.min_px)
+		return;
+	if (!ARRAY_RESERVE(b->wide, b->nwide, b->cap_wide, 64)) {
+		fs->failed = 1;
+		return;
+	}
+	b->wide[b->nwide++] = e->seq;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void wide_end(void *ctx, const struct walk_thread *t)
+{
+	struct flame_svg *fs = ctx;
+	(void)t;
+	if (fs->band > fs->nbands)
+		return;
+	struct band *b = &fs->bands[fs->band - 1];
+	qsort(b->wide, b->nwide, sizeof(*b->wide), by_seq);
+}
+
 /* ---- writing frames --------------------------------------------------------- */
 
-static unsigned row_y(const struct flame_svg *fs, uint32_t depth)
+unsigned flame_svg_row_y(const struct flame_svg *fs, uint32_t depth)
 {
 	return fs->y + BAND_HEAD_H + depth * ROW_H;
 }
 
-static void frame_label(FILE *out, double x, double w, unsigned y, const char *text)
-{
-	int chars = (int)((w - 6) / CHAR_W);
-	if (chars < 3)
-		return;
-	fprintf(out, "<text x=\"%.3f\" y=\"%u\">", x + 3, y + 11);
-	view_xml_text_cut(out, text, (size_t)chars);
-	fputs("</text>", out);
-}
-
-static void write_frame(struct flame_svg *fs, const struct symbol *s, uint32_t depth, uint64_t seq,
-			uint64_t start_ns, uint64_t duration_ns, int unfinished)
+void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_t depth,
+			   uint64_t seq, uint64_t start_ns, uint64_t duration_ns, int unfinished,
+			   const char *attrs)
 {
 	FILE *out = fs->out;
 	char start[32], dur[32], place[256], color[16];
 	double x = (double)(start_ns - fs->t0) * fs->scale;
 	double w = (double)duration_ns * fs->scale;
-	unsigned y = row_y(fs, depth);
-	fputs("<g><title>", out);
+	unsigned y = flame_svg_row_y(fs, depth);
+	fprintf(out, "<g%s><title>", attrs);
 	view_xml_text(out, s->name);
 	fprintf(out, "\ncall #%llu \xc2\xb7 start %s \xc2\xb7 duration %s%s\n",
 		(unsigned long long)seq, view_duration(start_ns, start, sizeof(start)),
@@ -128,42 +122,12 @@ static void write_frame(struct flame_svg *fs, const struct symbol *s, uint32_t d
 		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
 		y, w, ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
 		unfinished ? " class=\"unf\"" : "");
-	frame_label(out, x, w, y, s->name);
+	flame_frame_label(out, x, w, y, s->name);
 	fputs("</g>\n", out);
 	fs->frames++;
 }
 
-static void write_block(struct flame_svg *fs, const struct pending *p, uint32_t depth)
-{
-	FILE *out = fs->out;
-	char start[32], span[32], label[40];
-	unsigned y = row_y(fs, depth);
-	double w = p->x1 - p->x0;
-	fprintf(out,
-		"<g class=\"m\"><title>%llu calls merged (each narrower than %.2g px)\n"
-		"calls #%llu to #%llu \xc2\xb7 start %s \xc2\xb7 span %s\n"
-		"zoom in on a frame above, or use -F, -D or --tid to see them</title>"
-		"<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"url(#hatch)\"/>",
-		(unsigned long long)p->n, fs->opt.min_px, (unsigned long long)p->first_seq,
-		(unsigned long long)p->last_seq, view_duration(p->start_ns, start, sizeof(start)),
-		view_duration(p->end_ns - p->start_ns, span, sizeof(span)), p->x0, y, w, ROW_H - 1);
-	snprintf(label, sizeof(label), "%llu calls", (unsigned long long)p->n);
-	frame_label(out, p->x0, w, y, label);
-	fputs("</g>\n", out);
-	fs->blocks++;
-	fs->merged_calls += p->n;
-}
-
-static void flush(struct flame_svg *fs, uint32_t depth)
-{
-	struct pending *p = &fs->pending[depth];
-	if (p->n == 1)
-		write_frame(fs, p->sym, depth, p->first_seq, p->start_ns, p->duration_ns,
-			    p->unfinished);
-	else if (p->n > 1)
-		write_block(fs, p, depth);
-	p->n = 0;
-}
+/* ---- the drawing walk -------------------------------------------------------- */
 
 static void draw_begin(void *ctx, const struct walk_thread *t)
 {
@@ -171,19 +135,10 @@ static void draw_begin(void *ctx, const struct walk_thread *t)
 	char label[256];
 	const struct band *b = fs->band < fs->nbands ? &fs->bands[fs->band] : NULL;
 	fs->band++;
+	fs->wide_at = 0;
 	fs->skip = !b || !b->calls;
 	if (fs->skip)
 		return;
-	if (b->rows > fs->cap_pending) {
-		struct pending *p = realloc(fs->pending, b->rows * sizeof(*p));
-		if (!p) {
-			fs->failed = fs->skip = 1;
-			return;
-		}
-		fs->pending = p;
-		fs->cap_pending = b->rows;
-	}
-	memset(fs->pending, 0, b->rows * sizeof(*fs->pending));
 	const char *cmd = t->image && t->image->command ? t->image->command : "";
 	fprintf(fs->out,
 		"<g class=\"band\"><rect class=\"bh\" x=\"0\" y=\"%u\" width=\"%.0f\" "
@@ -197,6 +152,24 @@ static void draw_begin(void *ctx, const struct walk_thread *t)
 	fprintf(fs->out, " \xc2\xb7 %llu calls</text>\n", (unsigned long long)b->calls);
 }
 
+static void draw_enter(void *ctx, const struct walk_event *e)
+{
+	struct flame_svg *fs = ctx;
+	if (fs->skip)
+		return;
+	const struct band *b = &fs->bands[fs->band - 1];
+	if (e->depth >= b->rows)
+		return;
+	int wide = fs->wide_at < b->nwide && b->wide[fs->wide_at] == e->seq;
+	fs->wide_at += wide;
+	int inside = e->depth > 0 && flame_merge_covers(fs->merge, e->depth - 1);
+	if (wide && !inside) {
+		flame_merge_end(fs->merge); /* narrow siblings before it */
+		return;			    /* drawn when it exits */
+	}
+	flame_merge_enter(fs->merge, e);
+}
+
 static void draw_exit(void *ctx, const struct walk_event *e)
 {
 	struct flame_svg *fs = ctx;
@@ -206,29 +179,13 @@ static void draw_exit(void *ctx, const struct walk_event *e)
 		fs->too_deep++;
 		return;
 	}
-	double x = (double)(e->start_ns - fs->t0) * fs->scale;
-	double w = (double)e->duration_ns * fs->scale;
-	struct pending *p = &fs->pending[e->depth];
-	if (w >= fs->opt.min_px) {
-		flush(fs, e->depth);
-		write_frame(fs, e->sym, e->depth, e->seq, e->start_ns, e->duration_ns,
-			    e->unfinished);
+	if (flame_merge_covers(fs->merge, e->depth)) {
+		flame_merge_exit(fs->merge, e);
 		return;
 	}
-	if (p->n && x - p->x1 >= fs->opt.min_px)
-		flush(fs, e->depth);
-	if (!p->n) {
-		*p = (struct pending){.x0 = x,
-				      .first_seq = e->seq,
-				      .start_ns = e->start_ns,
-				      .sym = e->sym,
-				      .duration_ns = e->duration_ns,
-				      .unfinished = e->unfinished};
-	}
-	p->n++;
-	p->x1 = fmax(p->x1, x + w);
-	p->last_seq = e->seq;
-	p->end_ns = e->end_ns > p->end_ns ? e->end_ns : p->end_ns;
+	flame_merge_end(fs->merge); /* the narrow children of this call */
+	flame_svg_write_frame(fs, e->sym, e->depth, e->seq, e->start_ns, e->duration_ns,
+			      e->unfinished, "");
 }
 
 static void draw_end(void *ctx, const struct walk_thread *t)
@@ -238,8 +195,7 @@ static void draw_end(void *ctx, const struct walk_thread *t)
 	if (fs->skip)
 		return;
 	const struct band *b = &fs->bands[fs->band - 1];
-	for (uint32_t d = 0; d < b->rows; d++)
-		flush(fs, d);
+	flame_merge_end(fs->merge);
 	fputs("</g>\n", fs->out);
 	fs->y += BAND_HEAD_H + b->rows * ROW_H + BAND_GAP;
 }
@@ -274,64 +230,6 @@ static void time_span(struct flame_svg *fs, uint64_t *calls, size_t *threads)
 	fs->scale = fs->width / (double)fs->span;
 }
 
-static const char flame_style[] =
-    "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-    "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#d4d4d4\"/>"
-    "<rect width=\"2\" height=\"6\" fill=\"#a8a8a8\"/></pattern></defs>\n"
-    "<style>\n"
-    "svg{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:11px}\n"
-    ".ui{font-family:'DejaVu Sans',Verdana,sans-serif}\n"
-    "#chart rect{stroke:#fff;stroke-width:0.5}\n"
-    "#chart rect.unf{stroke:#b00;stroke-dasharray:3,2;stroke-width:1}\n"
-    "#chart text{fill:#000;pointer-events:none}\n"
-    "#chart g:hover>rect{stroke:#000;stroke-width:1}\n"
-    "#chart g.hit>rect{fill:#e040fb}\n"
-    "#chart rect.bh{fill:#e3eaf4;stroke:none}\n"
-    "#chart text.bl{font-weight:bold;fill:#234}\n"
-    "#chart g.band>g{cursor:pointer}\n"
-    ".btn{cursor:pointer}.btn rect{fill:#fff;stroke:#889}.btn:hover rect{fill:#eef}\n"
-    "#tip rect{fill:#fffff0;stroke:#555;filter:drop-shadow(1px 2px 2px #0004)}\n"
-    "#tip text{font-size:12px}#tip .head{font-weight:bold}\n"
-    "#axis line{stroke:#ddd}#axis text{fill:#555;font-size:10px}\n"
-    "</style>\n";
-
-/* The title, and a line of what the chart shows. */
-static void write_titles(struct flame_svg *fs, uint64_t calls, size_t threads)
-{
-	char span[32];
-	unsigned middle = fs->opt.width / 2;
-	fprintf(fs->out,
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fafafa\"/>\n"
-		"<text class=\"ui\" x=\"%u\" y=\"22\" text-anchor=\"middle\" "
-		"font-size=\"16\" font-weight=\"bold\">",
-		middle);
-	view_xml_text_cut(fs->out, fs->opt.title, 120);
-	fprintf(fs->out,
-		"</text>\n<text class=\"ui\" x=\"%u\" y=\"40\" text-anchor=\"middle\" "
-		"fill=\"#555\">%llu calls in %zu thread%s over %s \xc2\xb7 x: time, y: call "
-		"depth \xc2\xb7 click a frame to zoom, Esc to reset</text>\n",
-		middle, (unsigned long long)calls, threads, threads == 1 ? "" : "s",
-		view_duration(fs->span, span, sizeof(span)));
-}
-
-/* The search box, the match count, the reset button and the axis. */
-static void write_controls(struct flame_svg *fs)
-{
-	unsigned width = fs->opt.width;
-	fprintf(fs->out,
-		"<foreignObject x=\"%u\" y=\"48\" width=\"460\" height=\"28\">"
-		"<div xmlns=\"http://www.w3.org/1999/xhtml\" style=\"font:12px sans-serif\">"
-		"<input id=\"search\" type=\"text\" placeholder=\"search: regex or text\" "
-		"style=\"width:220px\"/> <button id=\"search-go\">Search</button> "
-		"<button id=\"search-clear\">Clear</button></div></foreignObject>\n"
-		"<text id=\"matched\" class=\"ui\" x=\"%u\" y=\"66\" fill=\"#808\"></text>\n"
-		"<g id=\"reset\" class=\"btn ui\" visibility=\"hidden\"><rect x=\"%u\" y=\"50\" "
-		"width=\"90\" height=\"22\" rx=\"4\"/><text x=\"%u\" y=\"65\" "
-		"text-anchor=\"middle\">Reset zoom</text></g>\n"
-		"<g id=\"axis\"></g>\n",
-		MARGIN, MARGIN + 470, width - MARGIN - 90, width - MARGIN - 45);
-}
-
 static void write_head(struct flame_svg *fs)
 {
 	uint64_t calls;
@@ -339,17 +237,18 @@ static void write_head(struct flame_svg *fs)
 	time_span(fs, &calls, &threads);
 	unsigned width = fs->opt.width, ch = chart_height(fs);
 	unsigned height = CHART_TOP + ch + FOOT_H;
-	fprintf(fs->out,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" "
-		"height=\"%u\" viewBox=\"0 0 %u %u\" data-t0=\"%llu\" data-span=\"%llu\">\n",
-		width, height, width, height, (unsigned long long)fs->t0,
-		(unsigned long long)fs->span);
-	fputs(flame_style, fs->out);
-	write_titles(fs, calls, threads);
-	write_controls(fs);
+	char span[32], attrs[64], subtitle[200];
+	snprintf(attrs, sizeof(attrs), "data-t0=\"%llu\" data-span=\"%llu\"",
+		 (unsigned long long)fs->t0, (unsigned long long)fs->span);
+	snprintf(
+	    subtitle, sizeof(subtitle),
+	    "%llu calls in %zu thread%s over %s \xc2\xb7 x: time, y: call depth \xc2\xb7 click "
+	    "a frame to zoom, Esc to reset",
+	    (unsigned long long)calls, threads, threads == 1 ? "" : "s",
+	    view_duration(fs->span, span, sizeof(span)));
+	flame_doc_begin(fs->out, width, height, attrs, fs->opt.title, subtitle);
 	fprintf(fs->out, "<svg id=\"chart\" x=\"%u\" y=\"%u\" width=\"%.0f\" height=\"%u\">\n",
-		MARGIN, CHART_TOP, fs->width, ch);
+		FLAME_MARGIN, FLAME_CHART_TOP, fs->width, ch);
 }
 
 static void write_tail(struct flame_svg *fs)
@@ -359,18 +258,18 @@ static void write_tail(struct flame_svg *fs)
 	fputs("</svg>\n", out);
 	fprintf(out, "<text id=\"status\" class=\"ui\" x=\"%u\" y=\"%u\" fill=\"#555\">%llu frames",
 		MARGIN, foot, (unsigned long long)fs->frames);
-	if (fs->blocks)
-		fprintf(out, "; %llu calls narrower than %g px merged into %llu hatched blocks",
-			(unsigned long long)fs->merged_calls, fs->opt.min_px,
-			(unsigned long long)fs->blocks);
+	const struct flame_merge_stats *ms = flame_merge_stats(fs->merge);
+	if (ms->calls)
+		fprintf(out,
+			" drawn; %llu calls narrower than %g px merged by function into %llu "
+			"pieces (click one to see its calls)",
+			(unsigned long long)ms->calls, fs->opt.min_px,
+			(unsigned long long)ms->pieces);
 	if (fs->too_deep)
 		fprintf(out, ", %llu calls deeper than %u levels not drawn",
 			(unsigned long long)fs->too_deep, fs->opt.max_rows);
-	fputs("</text>\n<g id=\"tip\" visibility=\"hidden\" pointer-events=\"none\">"
-	      "<rect rx=\"4\"/><text></text></g>\n<script><![CDATA[\n",
-	      out);
-	fputs(flame_svg_script, out);
-	fputs("]]></script>\n</svg>\n", out);
+	fputs("</text>\n", out);
+	flame_doc_end(out, &fs->names, fs->opt.min_px);
 }
 
 /* ---- the interface ------------------------------------------------------------ */
@@ -399,6 +298,11 @@ struct flame_svg *flame_svg_new(FILE *out, const struct trace_reader *r,
 		fs->opt.title = fs->title ? fs->title : "Flame chart";
 	}
 	fs->width = fs->opt.width - 2 * MARGIN;
+	fs->merge = flame_merge_new(fs);
+	if (!fs->merge) {
+		flame_svg_free(fs);
+		return NULL;
+	}
 	return fs;
 }
 
@@ -410,11 +314,25 @@ void flame_svg_measure_consumer(struct flame_svg *fs, struct walk_consumer *c)
 	c->exit = measure_exit;
 }
 
+void flame_svg_wide_consumer(struct flame_svg *fs, struct walk_consumer *c)
+{
+	uint64_t calls;
+	size_t threads;
+	time_span(fs, &calls, &threads);
+	memset(c, 0, sizeof(*c));
+	c->ctx = fs;
+	c->begin_thread = wide_begin;
+	c->exit = wide_exit;
+	c->end_thread = wide_end;
+	fs->band = 0;
+}
+
 void flame_svg_draw_consumer(struct flame_svg *fs, struct walk_consumer *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->ctx = fs;
 	c->begin_thread = draw_begin;
+	c->enter = draw_enter;
 	c->exit = draw_exit;
 	c->end_thread = draw_end;
 	write_head(fs);
@@ -432,8 +350,11 @@ void flame_svg_free(struct flame_svg *fs)
 {
 	if (!fs)
 		return;
+	for (size_t i = 0; i < fs->nbands; i++)
+		free(fs->bands[i].wide);
 	free(fs->bands);
-	free(fs->pending);
+	flame_merge_free(fs->merge);
+	flame_names_free(&fs->names);
 	free(fs->title);
 	free(fs);
 }

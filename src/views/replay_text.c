@@ -170,6 +170,10 @@ static void put_line_named(struct replay *rp, uint32_t depth, const uint64_t *du
 static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration, const char *lead,
 		     const struct symbol *sym, const char *tail)
 {
+	if (!sym) { /* a mark's line: lead and tail only */
+		put_line_named(rp, depth, duration, lead, "", 0, tail);
+		return;
+	}
 	put_line_named(rp, depth, duration, lead, sym->name,
 		       (name_info(rp, sym) & ~NAME_HAS_PARAMS) - 1, tail);
 }
@@ -286,6 +290,22 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 		 e->unfinished ? " */ /* unfinished */\n" : " */\n");
 }
 
+/* A calltrace_mark(): a comment line "mark: TEXT" where it happened. */
+static void on_mark(void *ctx, const struct walk_mark *m)
+{
+	struct replay *rp = ctx;
+	flush_pending(rp);
+	put_line(rp, m->depth, NULL, "/* mark: ", NULL, "");
+	for (uint32_t i = 0; i < m->len; i++)
+		out_put(rp,
+			m->text[i] == '\n' ||
+				(m->text[i] == '*' && i + 1 < m->len && m->text[i + 1] == '/')
+			    ? " "
+			    : &m->text[i],
+			1);
+	out_str(rp, " */\n");
+}
+
 void replay_consumer(struct replay *rp, struct walk_consumer *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -293,4 +313,5 @@ void replay_consumer(struct replay *rp, struct walk_consumer *c)
 	c->begin_thread = on_begin_thread;
 	c->enter = on_call;
 	c->exit = on_exit_event;
+	c->mark = on_mark;
 }

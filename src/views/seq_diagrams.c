@@ -52,7 +52,10 @@ static void note_over_all(const struct seq_model *m, FILE *out, const char *s)
 
 int seq_write_diagrams(const struct seq_model *m, FILE *out)
 {
-	char buf[160];
+	char buf[400];
+	fputs("Title: ", out);
+	text(out, m->title);
+	putc('\n', out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		fputs("participant ", out);
 		name(out, m->parts[i].label);
@@ -74,6 +77,11 @@ int seq_write_diagrams(const struct seq_model *m, FILE *out)
 			break;
 		case SEQ_CUT:
 			note_over_all(m, out, seq_cut_text(m, msg, buf, sizeof(buf)));
+			break;
+		case SEQ_NOTE:
+			fprintf(out, "Note over P%u: ", msg->from);
+			text(out, msg->text);
+			putc('\n', out);
 			break;
 		}
 	}

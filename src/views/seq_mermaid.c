@@ -46,9 +46,11 @@ static void note_over_all(const struct seq_model *m, FILE *out, const char *s)
 int seq_write_mermaid(const struct seq_model *m, FILE *out)
 {
 	static const char *const shades[] = {"rgb(235, 242, 250)", "rgb(250, 242, 230)"};
-	char buf[160];
+	char buf[400];
 	unsigned sections = 0;
-	fputs("sequenceDiagram\n", out);
+	fputs("sequenceDiagram\n  title ", out);
+	text(out, m->title);
+	putc('\n', out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		fprintf(out, "  participant P%u as ", i);
 		text(out, m->parts[i].label);
@@ -73,6 +75,11 @@ int seq_write_mermaid(const struct seq_model *m, FILE *out)
 			break;
 		case SEQ_CUT:
 			note_over_all(m, out, seq_cut_text(m, msg, buf, sizeof(buf)));
+			break;
+		case SEQ_NOTE:
+			fprintf(out, "  Note over P%u: ", msg->from);
+			text(out, msg->text);
+			putc('\n', out);
 			break;
 		}
 	}

@@ -1,8 +1,9 @@
 /*
  * seq_model.c - builds the sequence-diagram model from the walker stream:
- * maps each function to its participant (module, source file or function),
  * turns enters into call messages and exits into returns, one section per
- * thread, and stops adding calls of a thread after --max-calls.
+ * thread, and stops adding calls of a thread after --max-calls; then maps
+ * each function to its participant (module, source file or function; by
+ * default modules when the calls ran in several, else source files).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,9 @@
 #include "../utils/array.h"
 
 #define NOT_SHOWN UINT32_MAX
+
+/* On the stack: a call not shown (after the cut). */
+static const struct symbol not_shown = {.name = ""};
 
 static const char *participant_name(enum seq_by by, const struct symbol *s)
 {
@@ -109,7 +113,7 @@ static int grow_stack(struct seq_model *m, uint32_t depth)
 	uint32_t cap = m->cap_stack ? m->cap_stack : 64;
 	while (cap <= depth)
 		cap *= 2;
-	uint32_t *s = realloc(m->stack, cap * sizeof(*s));
+	const struct symbol **s = realloc(m->stack, cap * sizeof(*s));
 	if (!s)
 		return -1;
 	m->stack = s;
@@ -123,6 +127,7 @@ static void begin_thread(void *ctx, const struct walk_thread *t)
 	(void)t;
 	m->thread_calls = 0;
 	m->cut_msg = SIZE_MAX;
+	m->noted = 0;
 }
 
 static void start_section(struct seq_model *m, const struct walk_thread *t)
@@ -139,11 +144,24 @@ static void start_section(struct seq_model *m, const struct walk_thread *t)
 static void cut(struct seq_model *m)
 {
 	if (m->cut_msg == SIZE_MAX) {
-		if (!add_msg(m, SEQ_CUT))
+		struct seq_msg *msg = add_msg(m, SEQ_CUT);
+		if (!msg)
 			return;
+		msg->cut_seq = m->last_seq;
+		msg->cut_ns = m->last_ns;
 		m->cut_msg = m->nmsgs - 1;
 	}
 	m->msgs[m->cut_msg].cut_calls++;
+}
+
+static void count_module(struct seq_model *m, const struct symbol *s)
+{
+	if (m->modules > 1 || s->module == m->first_module)
+		return;
+	if (!m->first_module)
+		m->first_module = s->module;
+	else if (strcmp(s->module, m->first_module) != 0)
+		m->modules = 2;
 }
 
 static void on_call(void *ctx, const struct walk_event *e)
@@ -153,43 +171,104 @@ static void on_call(void *ctx, const struct walk_event *e)
 		m->failed = 1;
 		return;
 	}
-	m->stack[e->depth] = NOT_SHOWN;
+	count_module(m, e->sym);
+	m->stack[e->depth] = &not_shown;
 	if (m->max_calls && m->thread_calls >= m->max_calls) {
 		cut(m);
 		return;
 	}
-	if (m->thread_calls++ == 0)
+	if (m->thread_calls++ == 0 && !m->noted)
 		start_section(m, e->thread);
-	uint32_t from = e->depth ? m->stack[e->depth - 1] : SEQ_START;
-	uint32_t to = participant_of(m, e->sym);
+	const struct symbol *from = e->depth ? m->stack[e->depth - 1] : NULL;
 	char *own = e->args ? call_text_with_args(m, e) : NULL;
 	const char *text = own ? own : call_text(m, e->sym);
-	struct seq_msg *msg =
-	    from != NOT_SHOWN && to != NOT_SHOWN && text ? add_msg(m, SEQ_CALL) : NULL;
+	struct seq_msg *msg = from != &not_shown && text ? add_msg(m, SEQ_CALL) : NULL;
 	if (!msg) {
 		free(own);
 		m->failed = 1;
 		return;
 	}
 	msg->own_text = own;
-	msg->from = from;
-	msg->to = to;
+	msg->from_sym = from;
+	msg->to_sym = e->sym;
 	msg->text = text;
 	msg->seq = e->seq;
-	m->stack[e->depth] = to;
+	m->last_seq = e->seq;
+	m->last_ns = e->start_ns;
+	m->stack[e->depth] = e->sym;
 }
 
 static void on_leave(void *ctx, const struct walk_event *e)
 {
 	struct seq_model *m = ctx;
-	if (e->depth >= m->cap_stack || m->stack[e->depth] == NOT_SHOWN)
+	if (e->depth >= m->cap_stack || m->stack[e->depth] == &not_shown)
 		return;
 	struct seq_msg *msg = add_msg(m, SEQ_RETURN);
 	if (!msg)
 		return;
-	msg->from = m->stack[e->depth];
-	msg->to = e->depth ? m->stack[e->depth - 1] : SEQ_START;
-	m->stack[e->depth] = NOT_SHOWN;
+	msg->from_sym = m->stack[e->depth];
+	msg->to_sym = e->depth ? m->stack[e->depth - 1] : NULL;
+	m->stack[e->depth] = &not_shown;
+}
+
+/* A calltrace_mark(): a note on the lifeline of the call it happened in. */
+static void on_mark(void *ctx, const struct walk_mark *mk)
+{
+	struct seq_model *m = ctx;
+	if (m->max_calls && m->thread_calls >= m->max_calls)
+		return;
+	if (mk->depth && (mk->depth > m->cap_stack || m->stack[mk->depth - 1] == &not_shown))
+		return;
+	if (m->thread_calls == 0 && m->cut_msg == SIZE_MAX && !m->noted) {
+		start_section(m, mk->thread);
+		m->noted = 1;
+	}
+	struct seq_msg *msg = add_msg(m, SEQ_NOTE);
+	if (!msg)
+		return;
+	msg->from_sym = mk->depth ? m->stack[mk->depth - 1] : NULL;
+	char *text = NULL;
+	if (asprintf(&text, "mark: %.*s", (int)mk->len, mk->text) < 0)
+		text = NULL;
+	for (char *c = text; c && *c; c++)
+		*c = *c == '\n' ? ' ' : *c;
+	msg->text = text;
+	if (!text)
+		m->failed = 1;
+}
+
+static uint32_t place_of(struct seq_model *m, const struct symbol *s)
+{
+	if (!s)
+		return SEQ_START;
+	uint32_t p = participant_of(m, s);
+	if (p == NOT_SHOWN)
+		m->failed = 1;
+	return p == NOT_SHOWN ? SEQ_START : p;
+}
+
+void seq_model_finish(struct seq_model *m)
+{
+	const char *module = m->first_module ? view_basename(m->first_module) : "?";
+	if (m->by == SEQ_BY_AUTO)
+		m->by = m->modules > 1 ? SEQ_BY_MODULE : SEQ_BY_FILE;
+	if (m->by == SEQ_BY_MODULE)
+		snprintf(m->title, sizeof(m->title), "lifelines: modules%s",
+			 m->asked == SEQ_BY_AUTO ? " (the calls ran in several)" : "");
+	else if (m->by == SEQ_BY_FILE)
+		snprintf(m->title, sizeof(m->title), "lifelines: source files%s%s%s",
+			 m->asked == SEQ_BY_AUTO && m->modules <= 1 ? " (every call ran in " : "",
+			 m->asked == SEQ_BY_AUTO && m->modules <= 1 ? module : "",
+			 m->asked == SEQ_BY_AUTO && m->modules <= 1 ? ")" : "");
+	else
+		snprintf(m->title, sizeof(m->title), "lifelines: functions");
+	for (size_t i = 0; i < m->nmsgs; i++) {
+		struct seq_msg *msg = &m->msgs[i];
+		if (msg->kind != SEQ_CALL && msg->kind != SEQ_RETURN && msg->kind != SEQ_NOTE)
+			continue;
+		msg->from = place_of(m, msg->from_sym);
+		msg->to = place_of(m, msg->to_sym);
+	}
 }
 
 struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls)
@@ -197,7 +276,7 @@ struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls)
 	struct seq_model *m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->by = by;
+	m->by = m->asked = by;
 	m->max_calls = max_calls;
 	m->cut_msg = SIZE_MAX;
 	if (add_participant(m, "start") != SEQ_START) {
@@ -214,6 +293,7 @@ void seq_model_consumer(struct seq_model *m, struct walk_consumer *c)
 	c->begin_thread = begin_thread;
 	c->enter = on_call;
 	c->exit = on_leave;
+	c->mark = on_mark;
 }
 
 int seq_model_status(const struct seq_model *m)
@@ -224,8 +304,12 @@ int seq_model_status(const struct seq_model *m)
 const char *seq_cut_text(const struct seq_model *m, const struct seq_msg *msg, char *buf,
 			 size_t len)
 {
-	snprintf(buf, len, "%llu more calls of this thread not shown (--max-calls %llu)",
-		 (unsigned long long)msg->cut_calls, (unsigned long long)m->max_calls);
+	char at[32];
+	snprintf(buf, len,
+		 "%llu more calls of this thread not shown (--max-calls %llu) after call #%llu at "
+		 "%s: see them with --max-calls 0, or pick with -F FUNCTION, -D DEPTH, -t DURATION",
+		 (unsigned long long)msg->cut_calls, (unsigned long long)m->max_calls,
+		 (unsigned long long)msg->cut_seq, view_duration(msg->cut_ns, at, sizeof(at)));
 	return buf;
 }
 
@@ -237,7 +321,7 @@ void seq_model_free(struct seq_model *m)
 		free(m->parts[i].label);
 	free(m->parts);
 	for (size_t i = 0; i < m->nmsgs; i++)
-		if (m->msgs[i].kind == SEQ_SECTION)
+		if (m->msgs[i].kind == SEQ_SECTION || m->msgs[i].kind == SEQ_NOTE)
 			free((char *)m->msgs[i].text);
 		else
 			free(m->msgs[i].own_text);

@@ -19,15 +19,19 @@ enum seq_msg_kind {
 	SEQ_CALL,    /* from calls to: text is "f()" */
 	SEQ_RETURN,  /* to returns to from */
 	SEQ_CUT,     /* the thread's calls stop being shown: see cut_calls */
+	SEQ_NOTE,    /* a calltrace_mark() on participant from: text is "mark: TEXT" */
 };
 
 struct seq_msg {
 	enum seq_msg_kind kind;
-	uint32_t from, to;  /* participants */
-	const char *text;   /* owned by the model */
-	uint64_t seq;	    /* CALL: the call's sequence number */
-	uint64_t cut_calls; /* CUT: how many calls were not shown */
-	char *own_text;	    /* CALL with recorded arguments: its text, "f(a=1)" */
+	uint32_t from, to;			/* participants (set by seq_model_finish) */
+	const struct symbol *from_sym, *to_sym; /* CALL, RETURN: NULL is "start" */
+	const char *text;			/* owned by the model */
+	uint64_t seq;				/* CALL: the call's sequence number */
+	uint64_t cut_calls;			/* CUT: how many calls were not shown */
+	uint64_t cut_seq;			/* CUT: the last call shown, and when it began */
+	uint64_t cut_ns;
+	char *own_text; /* CALL with recorded arguments: its text, "f(a=1)" */
 };
 
 struct seq_participant {
@@ -37,7 +41,11 @@ struct seq_participant {
 struct call_values;
 
 struct seq_model {
-	enum seq_by by;
+	enum seq_by by; /* SEQ_BY_AUTO until seq_model_finish */
+	enum seq_by asked;
+	char title[160]; /* what the lifelines are, for the diagram's title */
+	const char *first_module;
+	int modules; /* 1, or 2 for "several" */
 	uint64_t max_calls;
 	int failed;
 	struct seq_participant *parts;
@@ -48,14 +56,16 @@ struct seq_model {
 	struct view_symtab part_of;   /* symbol id -> participant + 1 */
 	struct view_symtab call_text; /* symbol id -> "f()" */
 	struct call_values *values;   /* NULL until a call has arguments */
-	uint32_t *stack;	      /* participant of each depth, or UINT32_MAX if not shown */
+	const struct symbol **stack;  /* function of each depth, or NULL if not shown */
 	uint32_t cap_stack;
-	uint64_t thread_calls; /* calls seen in the current thread */
-	size_t cut_msg;	       /* index of the thread's CUT message, or SIZE_MAX */
+	uint64_t thread_calls;	    /* calls seen in the current thread */
+	uint64_t last_seq, last_ns; /* the last call shown */
+	int noted;		    /* a mark began the thread's section */
+	size_t cut_msg;		    /* index of the thread's CUT message, or SIZE_MAX */
 };
 
 /* The text of a CUT message, the same in every format: "N more calls of
- * this thread not shown (--max-calls M)". */
+ * this thread not shown (--max-calls M) after call #S at T: ...". */
 const char *seq_cut_text(const struct seq_model *m, const struct seq_msg *msg, char *buf,
 			 size_t len);
 

@@ -21,8 +21,11 @@ static void text(FILE *out, const char *s)
 
 int seq_write_plantuml(const struct seq_model *m, FILE *out)
 {
-	char buf[160];
-	fputs("@startuml\nskinparam sequenceMessageAlign left\nhide footbox\n", out);
+	char buf[400];
+	fputs("@startuml\nskinparam sequenceMessageAlign left\nhide footbox\ntitle ", out);
+	for (const char *s = m->title; *s; s++)
+		putc(*s == '\n' ? ' ' : *s, out);
+	putc('\n', out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		fputs("participant \"", out);
 		for (const char *s = m->parts[i].label; *s; s++)
@@ -46,6 +49,11 @@ int seq_write_plantuml(const struct seq_model *m, FILE *out)
 		case SEQ_RETURN:
 			fprintf(out, "P%u --> P%u\ndeactivate P%u\n", msg->from, msg->to,
 				msg->from);
+			break;
+		case SEQ_NOTE:
+			fprintf(out, "note over P%u: ", msg->from);
+			text(out, msg->text);
+			putc('\n', out);
 			break;
 		case SEQ_CUT:
 			fputs("... ", out);

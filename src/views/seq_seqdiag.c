@@ -24,10 +24,10 @@ static void plain(FILE *out, const char *s)
 
 int seq_write_seqdiag(const struct seq_model *m, FILE *out)
 {
-	char buf[160];
-	fputs("seqdiag {\n  default_fontsize = 12;\n  edge_length = 180;\n"
-	      "  span_height = 8;\n\n",
-	      out);
+	char buf[400];
+	fputs("seqdiag {\n  // ", out);
+	plain(out, m->title);
+	fputs("\n  default_fontsize = 12;\n  edge_length = 180;\n  span_height = 8;\n\n", out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		fprintf(out, "  P%u [label = ", i);
 		quoted(out, m->parts[i].label);
@@ -48,6 +48,11 @@ int seq_write_seqdiag(const struct seq_model *m, FILE *out)
 			break;
 		case SEQ_RETURN:
 			fprintf(out, "  P%u <-- P%u;\n", msg->to, msg->from);
+			break;
+		case SEQ_NOTE:
+			fputs("  ... ", out);
+			plain(out, msg->text);
+			fputs(" ...\n", out);
 			break;
 		case SEQ_CUT:
 			fputs("  ... ", out);

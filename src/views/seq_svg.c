@@ -9,7 +9,7 @@
 #include "seq_model.h"
 #include "../utils/array.h"
 
-#define TOP 16
+#define TOP 34
 #define HEAD_H 34
 #define ROW_H 26
 #define SECTION_H 34
@@ -29,7 +29,9 @@ static unsigned center(const struct layout *l, uint32_t part)
 
 static unsigned row_height(enum seq_msg_kind kind)
 {
-	return kind == SEQ_SECTION ? SECTION_H : kind == SEQ_CUT ? CUT_H : ROW_H;
+	return kind == SEQ_SECTION		     ? SECTION_H
+	       : kind == SEQ_CUT || kind == SEQ_NOTE ? CUT_H
+						     : ROW_H;
 }
 
 static struct layout measure(const struct seq_model *m)
@@ -78,8 +80,12 @@ static void header(const struct seq_model *m, const struct layout *l, FILE *out)
 	    "<style>.call{stroke:#333;fill:none}.ret{stroke:#777;fill:none;"
 	    "stroke-dasharray:5,3}.life{stroke:#aaa;stroke-dasharray:4,4}"
 	    ".bar{fill:#fdf2d0;stroke:#b08a30}.lbl{fill:#111}</style>\n"
-	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-	    l->width, l->height, l->width, l->height);
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
+	    "<text x=\"%u\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Sequence diagram "
+	    "\xc2\xb7 ",
+	    l->width, l->height, l->width, l->height, MARGIN);
+	view_xml_text(out, m->title);
+	fputs("</text>\n", out);
 	for (uint32_t i = 0; i < m->nparts; i++) {
 		unsigned x = center(l, i);
 		fprintf(out, "<line class=\"life\" x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\"/>\n", x,
@@ -182,7 +188,7 @@ static void arrow(const struct layout *l, FILE *out, const struct seq_msg *msg, 
 
 int seq_write_svg(const struct seq_model *m, FILE *out)
 {
-	char buf[160];
+	char buf[400];
 	struct layout l = measure(m);
 	header(m, &l, out);
 	if (activation_bars(m, &l, out) < 0)
@@ -197,6 +203,9 @@ int seq_write_svg(const struct seq_model *m, FILE *out)
 			break;
 		case SEQ_CUT:
 			band(&l, out, y, h, "#fff6c8", seq_cut_text(m, msg, buf, sizeof(buf)));
+			break;
+		case SEQ_NOTE:
+			band(&l, out, y, h, "#e4f4e4", msg->text);
 			break;
 		case SEQ_CALL:
 		case SEQ_RETURN:

@@ -11,11 +11,13 @@
 #include "../format/trace_reader.h"
 
 /* ---- flame chart, interactive SVG (flame_svg.c) --------------------------
- * Needs two walks of the same stream: the first, with the measure consumer,
- * finds the time span and the depth of each thread; the draw consumer then
- * writes the head of the document and draws while walking.  Frames
- * narrower than min_px are merged as they come.  `r` (may be NULL) gives
- * the default title. */
+ * Needs three walks of the same stream: the first, with the measure
+ * consumer, finds the time span and the depth of each thread; the second,
+ * with the wide consumer, the calls wide enough to draw one by one; the
+ * draw consumer then writes the head of the document and draws while
+ * walking.  Calls narrower than min_px are merged into named frames (runs
+ * of the same function, their callees merged by stack) as they come.  `r`
+ * (may be NULL) gives the default title. */
 struct flame_svg_options {
 	const char *title;
 	unsigned width;	   /* pixels; 0: 1200 */
@@ -26,10 +28,30 @@ struct flame_svg;
 struct flame_svg *flame_svg_new(FILE *out, const struct trace_reader *r,
 				const struct flame_svg_options *o);
 void flame_svg_measure_consumer(struct flame_svg *fs, struct walk_consumer *c);
+void flame_svg_wide_consumer(struct flame_svg *fs, struct walk_consumer *c);
 void flame_svg_draw_consumer(struct flame_svg *fs, struct walk_consumer *c);
 /* Writes the end of the document; 0, or -1 when out of memory earlier. */
 int flame_svg_finish(struct flame_svg *fs);
 void flame_svg_free(struct flame_svg *fs);
+
+/* ---- merged flame graph, interactive SVG (flame_merged.c) ----------------
+ * The classic flame graph: identical stacks of every thread merged, the
+ * outermost calls at the bottom.  One walk; memory bounded by the number of
+ * distinct stacks. */
+struct flame_merged_options {
+	const char *title;
+	unsigned width;	   /* pixels; 0: 1200 */
+	double min_px;	   /* narrower functions are gathered into blocks; 0: 1.0 */
+	unsigned max_rows; /* deeper calls are not drawn; 0: 1000 */
+	int by_calls;	   /* widths by number of calls, not time */
+	int by_weight;	   /* siblings heaviest first, not alphabetical */
+};
+struct flame_merged;
+struct flame_merged *flame_merged_new(FILE *out, const struct trace_reader *r,
+				      const struct flame_merged_options *o);
+void flame_merged_consumer(struct flame_merged *fm, struct walk_consumer *c);
+int flame_merged_finish(struct flame_merged *fm);
+void flame_merged_free(struct flame_merged *fm);
 
 /* ---- FlameGraph folded stacks (flame_folded.c) -------------------------- */
 enum folded_value { FOLDED_CALLS, FOLDED_SELF_NS };
@@ -41,11 +63,15 @@ int flame_folded_finish(struct flame_folded *ff);
 void flame_folded_free(struct flame_folded *ff);
 
 /* ---- sequence diagrams (seq_model.c, seq_<format>.c) -------------------- */
-enum seq_by { SEQ_BY_MODULE, SEQ_BY_FILE, SEQ_BY_FUNCTION };
+/* SEQ_BY_AUTO: by module when the calls ran in several, else by source file. */
+enum seq_by { SEQ_BY_MODULE, SEQ_BY_FILE, SEQ_BY_FUNCTION, SEQ_BY_AUTO };
 struct seq_model;
 /* max_calls: calls shown per thread before the diagram is cut (0: no limit). */
 struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls);
 void seq_model_consumer(struct seq_model *m, struct walk_consumer *c);
+/* After the walk: picks the lifelines (SEQ_BY_AUTO) and places the
+ * messages on them. */
+void seq_model_finish(struct seq_model *m);
 /* 0, or -1 when memory ran out during the walk. */
 int seq_model_status(const struct seq_model *m);
 void seq_model_free(struct seq_model *m);
@@ -61,6 +87,13 @@ struct callgraph;
 struct callgraph *callgraph_new(void);
 void callgraph_consumer(struct callgraph *g, struct walk_consumer *c);
 int callgraph_status(const struct callgraph *g);
+/* After the walk: functions under `share` of the time (0.01: 1 %), and past
+ * the max_nodes heaviest, folded into one "other functions" node per module
+ * (callgraph_fold.c); nothing when the graph has at most `small` functions.
+ * 0, or -1 when out of memory. */
+int callgraph_fold(struct callgraph *g, double share, uint32_t max_nodes, uint32_t small);
+/* "N functions under 1% of the time folded ..." or "" when none were. */
+const char *callgraph_fold_note(const struct callgraph *g, char *buf, size_t len);
 void callgraph_free(struct callgraph *g);
 
 int callgraph_write_dot(const struct callgraph *g, FILE *out);
@@ -70,7 +103,10 @@ int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *
 
 /* ---- Chrome Trace Event JSON (chrome_json.c) ---------------------------- */
 struct chrome_json;
-struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r);
+/* Only the calls that overlap from_ns .. to_ns (times since the session
+ * started; 0 and UINT64_MAX for all), and the marks within. */
+struct chrome_json *chrome_json_new(FILE *out, const struct trace_reader *r, uint64_t from_ns,
+				    uint64_t to_ns);
 void chrome_json_consumer(struct chrome_json *cj, struct walk_consumer *c);
 int chrome_json_finish(struct chrome_json *cj);
 void chrome_json_free(struct chrome_json *cj);

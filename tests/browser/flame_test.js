@@ -1,9 +1,14 @@
 // flame_test.js - opens a flame chart SVG written by `calltrace flame` in
 // Debian's chromium (headless, through playwright-core) and uses it as a
 // person would: clicks a frame and checks that it zoomed, hovers and checks
-// the tooltip, searches and checks the highlights, takes a screenshot.
+// the tooltip, searches and checks the highlights and the count of matching
+// calls, takes a screenshot.  With HIDDEN_FUNCTION and its number of calls,
+// on a chart of a big program: searches it and checks that every call is
+// counted, those inside merged frames too; clicks a merged frame and checks
+// that the calls inside it are drawn at the new scale.
 //
-//   node flame_test.js FLAME.SVG SCREENSHOT.PNG CLICK_FUNCTION SEARCH_REGEX
+//   node flame_test.js FLAME.SVG SCREENSHOT.PNG CLICK_FUNCTION SEARCH_REGEX \
+//       [HIDDEN_FUNCTION CALLS]
 //
 // Exits 0 when every check passed, 1 with the reason on the last line.
 'use strict';
@@ -13,7 +18,7 @@ const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
-const [svgPath, pngPath, clickName, searchRegex] = process.argv.slice(2);
+const [svgPath, pngPath, clickName, searchRegex, hiddenName, hiddenCalls] = process.argv.slice(2);
 if (!svgPath || !pngPath || !clickName || !searchRegex) {
 	console.error('usage: node flame_test.js FLAME.SVG SCREENSHOT.PNG CLICK_FUNCTION SEARCH_REGEX');
 	process.exit(2);
@@ -25,20 +30,83 @@ function check(ok, what) {
 	console.log('ok - ' + what);
 }
 
-// Geometry and text of the frames, as the page shows them now.
+// Geometry and text of the frames written in the file, as the page shows
+// them now: name (the function of a frame), n (the calls it stands for),
+// counts (of a block: [function, calls] of the calls inside it).
 function frames(page) {
-	return page.evaluate(() => Array.from(document.querySelectorAll('#chart g.band > g')).map((g) => {
-		const r = g.querySelector('rect');
-		const t = g.querySelector('title');
-		return {
-			merged: g.classList.contains('m'),
-			hit: g.classList.contains('hit'),
-			hidden: g.getAttribute('display') === 'none',
-			x: parseFloat(r.getAttribute('x')),
-			w: parseFloat(r.getAttribute('width')),
-			name: t ? t.textContent.split('\n')[0] : null,
-		};
-	}));
+	return page.evaluate(() => {
+		const meta = document.getElementById('fnames');
+		const names = meta ? JSON.parse(meta.textContent) : [];
+		return Array.from(document.querySelectorAll('#chart g.band > g:not(.det)')).map((g) => {
+			const r = g.querySelector('rect');
+			const t = g.querySelector('title');
+			const f = g.getAttribute('data-f'), c = g.getAttribute('data-c');
+			return {
+				merged: g.classList.contains('m') || g.classList.contains('a'),
+				hit: g.classList.contains('hit'),
+				hidden: g.getAttribute('display') === 'none',
+				x: parseFloat(r.getAttribute('x')),
+				w: parseFloat(r.getAttribute('width')),
+				name: f !== null ? names[+f] : c ? '' : t ? t.textContent.split('\n')[0] : null,
+				n: +(g.getAttribute('data-n') || 1),
+				counts: c ? c.split(',').map((p) => [names[+p.split(':')[0]], +p.split(':')[1]]) : null,
+				piece: g.getAttribute('data-p'),
+			};
+		});
+	});
+}
+
+// The calls of f matching re.
+function callsMatching(f, re) {
+	if (f.counts)
+		return f.counts.reduce((n, c) => n + (re.test(c[0]) ? c[1] : 0), 0);
+	return re.test(f.name) ? f.n : 0;
+}
+
+async function search(page, regex) {
+	await page.mouse.move(5, 5);
+	await page.fill('#search', regex);
+	await page.press('#search', 'Enter');
+	return page.locator('#matched').textContent();
+}
+
+// On a big program: the full count of a function hidden in merged frames,
+// and a zoom into a merged frame that draws the calls inside it.
+async function checkMerged(page, chartWidth) {
+	const re = new RegExp('^' + hiddenName + '$');
+	const matched = await search(page, '^' + hiddenName + '$');
+	check(matched.startsWith(hiddenCalls + ' matching call'),
+		`search counts all ${hiddenCalls} calls of ${hiddenName} (${matched})`);
+	const all = await frames(page);
+	const alone = all.filter((f) => !f.merged && re.test(f.name)).length;
+	check(alone < +hiddenCalls && /of them inside merged frames/.test(matched),
+		`the count says how many are inside merged frames (${alone} drawn alone)`);
+	check(all.every((f) => f.name !== '' || f.counts.length > 0), 'no frame names no function');
+
+	// A merged frame whose calls travel in the file: click it.
+	const pieces = await page.evaluate(() =>
+		Array.from(document.querySelectorAll('#chart g.det')).map((g) => g.getAttribute('data-p')));
+	const index = all.findIndex((f) => f.merged && f.piece && pieces.includes(f.piece) && f.w > 2 && f.n > 20);
+	check(index >= 0, 'a merged frame with its calls in the file is drawn');
+	const target = all[index];
+	const frame = page.locator('#chart g.band > g:not(.det)').nth(index);
+	await frame.locator('rect').click({ position: { x: Math.min(2, target.w / 2), y: 7 } });
+	const inside = await page.evaluate((p) => Array.from(
+		document.querySelectorAll(`#chart g.det[data-p="${p}"] > g`)).map((g) => ({
+		w: parseFloat(g.querySelector('rect').getAttribute('width')),
+		merged: g.classList.contains('a') || g.classList.contains('m'),
+		hidden: g.getAttribute('display') === 'none',
+	})), target.piece);
+	const shown = inside.filter((f) => !f.hidden);
+	check(shown.length > 1, `zooming into ${target.name || 'a block'} \u00d7${target.n} draws the calls inside it (${shown.length} frames)`);
+	const single = shown.filter((f) => !f.merged).length;
+	check(single > 0 && shown.some((f) => f.w >= 1),
+		`some calls are drawn alone at the new scale (${single}), at least a pixel wide`);
+	const own = await frames(page);
+	check(own.filter((f) => f.piece === target.piece).every((f) => f.hidden),
+		'the merged frames of the piece give way to its calls');
+	await page.screenshot({ path: pngPath.replace(/\.png$/, '') + '-zoom.png' });
+	await page.locator('#reset').click();
 }
 
 async function main() {
@@ -100,22 +168,22 @@ async function main() {
 		await page.locator('#reset').click();
 		const reset = await frames(page);
 		check(Math.abs(reset[index].w - before[index].w) < 0.01, 'reset zoom restores the widths');
-		await page.mouse.move(5, 5);
-		await page.fill('#search', searchRegex);
-		await page.press('#search', 'Enter');
+		const matched = await search(page, searchRegex);
 		const searched = await frames(page);
 		const re = new RegExp(searchRegex);
-		const expected = searched.filter((f) => !f.merged && re.test(f.name)).length;
+		const expected = searched.filter((f) => callsMatching(f, re) > 0).length;
+		const calls = searched.reduce((n, f) => n + callsMatching(f, re), 0);
 		const hits = searched.filter((f) => f.hit).length;
 		check(expected > 0 && hits === expected, `search /${searchRegex}/ highlights the ${expected} matching frames (${hits})`);
 		const fills = await page.evaluate(() => {
 			const hit = document.querySelector('#chart g.hit > rect');
-			const other = document.querySelector('#chart g.band > g:not(.hit):not(.m) > rect');
+			const other = document.querySelector('#chart g.band > g:not(.hit):not(.m):not(.det) > rect');
 			return [getComputedStyle(hit).fill, other && getComputedStyle(other).fill];
 		});
 		check(fills[0] !== fills[1], `highlighted frames have their own colour (${fills[0]})`);
-		const matched = await page.locator('#matched').textContent();
-		check(matched.startsWith(String(expected)), `the match count shows (${matched})`);
+		check(matched.startsWith(calls + ' matching call'), `the count of matching calls shows (${matched})`);
+		if (hiddenName)
+			await checkMerged(page, chartWidth);
 
 		// A picture of the searched chart with a tooltip showing.
 		// fullPage does not work on an SVG document: size the window to it.

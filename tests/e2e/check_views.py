@@ -11,6 +11,12 @@ and prints what the calling script compares):
                            with call #, start, duration; a rect inside the
                            chart) and merged blocks; prints "CALLS BANDS",
                            CALLS = frames + the calls merged into blocks
+                           (a frame of a call, a frame "f ×N" merging N calls,
+                           a block that names its functions and counts the
+                           calls inside by function)
+  flame-functions FILE     prints the functions shown in frames of their own
+  flame-named FILE         prints the functions in frames or named by a block
+  flame-detail FILE        prints how many calls travel for zooming in
   flame-bands FILE         prints the band labels, one a line
   xml FILE [TEXT...]       the file parses as XML and holds every TEXT in its
                            text content
@@ -83,29 +89,96 @@ def flame_frames(path):
     return bands, width
 
 
-def cmd_flame(path):
+def flame_names(root):
+    meta = root.find(f'{SVG}metadata[@id="fnames"]')
+    return json.loads(meta.text) if meta is not None and meta.text else []
+
+
+def flame_frame_calls(path, g, names, width):
+    """The calls a frame stands for, after checking it; and the function
+    names it shows as a frame of their own."""
+    title = g.find(f'{SVG}title')
+    rect = g.find(f'{SVG}rect')
+    if title is None or rect is None:
+        fail(f'{path}: a frame without title or rect')
+    x, w = float(rect.get('x')), float(rect.get('width'))
+    if x < -0.01 or x + w > width + 0.01:
+        fail(f'{path}: frame outside the chart: x {x} width {w}')
+    lines = title.text.split('\n')
+    kind = g.get('class') or ''
+    n = int(g.get('data-n', '1'))
+    counts = g.get('data-c')
+    if counts is not None:
+        total = 0
+        for pair in counts.split(','):
+            f, c = pair.split(':')
+            if int(f) >= len(names):
+                fail(f'{path}: data-c names function {f} of {len(names)}')
+            total += int(c)
+        if total != n:
+            fail(f'{path}: block counts {total} calls inside, data-n says {n}')
+    named = []
+    for line in lines:
+        if line.startswith('all the calls inside: '):
+            named += re.findall(r'(?:^|, )(\S+) ×\d+', line[len('all the calls inside: '):])
+    if kind == 'm':
+        m = re.match(r'^(\d+) calls merged: (\S+) ×\d+', lines[0])
+        if not m or int(m.group(1)) != n:
+            fail(f'{path}: merged block that names no function: {lines[0]!r}')
+        named += re.findall(r'(?:: |, )(\S+) ×\d+', lines[0])
+        return n, [], named
+    if kind == 'a':
+        name = names[int(g.get('data-f'))]
+        if not lines[0].startswith(name):
+            fail(f'{path}: frame of {name} titled {lines[0]!r}')
+        return n, [name], named
+    if n == 0:
+        return 0, [], []  # the merged graph's "all"
+    if not re.match(r'^call #\d+ · start \d', lines[1]) or ' · duration ' not in lines[1]:
+        fail(f'{path}: frame title {title.text!r}')
+    return 1, [lines[0]], []
+
+
+def flame_walk(path):
     bands, width = flame_frames(path)
-    calls = 0
+    names = flame_names(ET.parse(path).getroot())
+    calls, shown, named = 0, set(), set()
     for band in bands:
         for g in band.findall(f'{SVG}g'):
-            title = g.find(f'{SVG}title')
-            rect = g.find(f'{SVG}rect')
-            if title is None or rect is None:
-                fail(f'{path}: a frame without title or rect')
-            x, w = float(rect.get('x')), float(rect.get('width'))
-            if x < -0.01 or x + w > width + 0.01:
-                fail(f'{path}: frame outside the chart: x {x} width {w}')
-            lines = title.text.split('\n')
-            if g.get('class') == 'm':
-                m = re.match(r'^(\d+) calls merged', lines[0])
-                if not m:
-                    fail(f'{path}: merged block title {lines[0]!r}')
-                calls += int(m.group(1))
+            if g.get('class') == 'det':
                 continue
-            if not re.match(r'^call #\d+ · start \d', lines[1]) or ' · duration ' not in lines[1]:
-                fail(f'{path}: frame title {title.text!r}')
-            calls += 1
+            n, own, also = flame_frame_calls(path, g, names, width)
+            calls += n
+            shown.update(own)
+            named.update(also)
+    return bands, calls, shown, named
+
+
+def cmd_flame(path):
+    bands, calls, _, _ = flame_walk(path)
     print(calls, len(bands))
+
+
+def cmd_flame_functions(path):
+    _, _, shown, _ = flame_walk(path)
+    for name in sorted(shown):
+        print(name)
+
+
+def cmd_flame_named(path):
+    _, _, shown, named = flame_walk(path)
+    for name in sorted(shown | named):
+        print(name)
+
+
+def cmd_flame_detail(path):
+    """The calls whose places travel in the file for zooming in."""
+    bands, _ = flame_frames(path)
+    n = 0
+    for band in bands:
+        for g in band.findall(f'{SVG}g[@class="det"]'):
+            n += len(g.get('data-d').split(';'))
+    print(n)
 
 
 def cmd_flame_bands(path):
@@ -129,6 +202,8 @@ def cmd_mermaid(path):
     lines = [l.strip() for l in open(path, encoding='utf-8')]
     if lines[0] != 'sequenceDiagram':
         fail(f'{path}: does not start with sequenceDiagram')
+    if not lines[1].startswith('title lifelines: '):
+        fail(f'{path}: no title saying what the lifelines are')
     names = {}
     for line in lines:
         m = re.match(r'^participant (\S+) as (.+)$', line)
@@ -173,7 +248,7 @@ def cmd_diagrams(path):
     for line in lines:
         m = re.match(r'^(\w+)(->|-->)(\w+): ?(.*)$', line)
         if not m:
-            if line and not line.startswith(('participant ', 'Note over ')):
+            if line and not line.startswith(('participant ', 'Note over ', 'Title: ')):
                 fail(f'{path}: line the grammar does not take: {line!r}')
             continue
         a, arrow, b, text = m.groups()
@@ -202,13 +277,19 @@ def cmd_chrome(path):
     events = doc.get('traceEvents')
     if not isinstance(events, list) or doc.get('displayTimeUnit') != 'ns':
         fail(f'{path}: no traceEvents list or displayTimeUnit')
-    threads, pids, named_tids, named_pids = {}, set(), {}, set()
+    threads, pids, named_tids, named_pids, marks = {}, set(), {}, set(), []
     for e in events:
         if e.get('ph') == 'M':
             if e['name'] == 'thread_name':
                 named_tids[(e['pid'], e['tid'])] = e['args']['name']
             elif e['name'] == 'process_name':
                 named_pids.add(e['pid'])
+            continue
+        if e.get('ph') == 'i' and e.get('cat') == 'mark':
+            if not isinstance(e.get('name'), str) or e.get('s') != 't' or \
+                    not isinstance(e.get('ts'), (int, float)):
+                fail(f'{path}: mark event not in the expected form: {e}')
+            marks.append(e['name'])
             continue
         if e.get('ph') != 'X' or e.get('cat') != 'function':
             fail(f'{path}: unexpected event {e}')
@@ -247,6 +328,8 @@ def cmd_chrome(path):
     print(sum(len(v) for v in threads.values()))
     for (pid, tid), name in sorted(named_tids.items()):
         print(pid, tid, name)
+    for name in marks:
+        print('mark', name)
 
 
 def cmd_speedscope(path):
@@ -288,7 +371,8 @@ def cmd_speedscope(path):
 
 COMMANDS = {
     'folded': cmd_folded, 'folded-count': cmd_folded_count, 'flame': cmd_flame,
-    'flame-bands': cmd_flame_bands, 'xml': cmd_xml, 'mermaid': cmd_mermaid,
+    'flame-bands': cmd_flame_bands, 'flame-functions': cmd_flame_functions,
+    'flame-detail': cmd_flame_detail, 'flame-named': cmd_flame_named, 'xml': cmd_xml, 'mermaid': cmd_mermaid,
     'diagrams': cmd_diagrams, 'dot': cmd_dot, 'chrome': cmd_chrome,
     'speedscope': cmd_speedscope,
 }

@@ -2,8 +2,9 @@
 # views_flame.sh - `calltrace flame`: the folded stacks count every call of
 # multimod (27, across its threads and processes) and honour the filters;
 # the SVG parses as XML, has one band per thread, accounts for every call in
-# a frame or a merged block; a run of 100000 tiny calls is merged while
-# streaming into a small file.
+# a frame or a merged frame; a run of 100000 tiny calls is merged while
+# streaming into frames "tiny ×N" in a small file; --merged draws
+# the merged flame graph.
 source "$(dirname "$0")/lib.sh"
 setup
 check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
@@ -46,7 +47,22 @@ grep -Eq '^pid [0-9]+ tid [0-9]+ multimod' "$WORK/mm.bands" || fail "band labels
 (cd "$WORK" && "$CALLTRACE" flame mm.trace 2>/dev/null) && [ -s "$WORK/flame.svg" ] ||
 	fail "flame without -o does not write flame.svg"
 
-# 100000 calls of a few ns beside one of 20 ms: merged into hatched blocks.
+# The merged flame graph: every call in it, each function a frame.
+ct flame --merged -o "$WORK/mm.merged.svg" "$WORK/mm.trace"
+read -r drawn bands < <(check flame "$WORK/mm.merged.svg")
+[ "$drawn" = 27 ] || fail "flame --merged accounts for $drawn calls, 27 expected"
+check flame-functions "$WORK/mm.merged.svg" >"$WORK/mm.merged.fns"
+for f in main use_shared sh_scale sh_clamp thread_a_main a_step st_square; do
+	grep -qx "$f" "$WORK/mm.merged.fns" || fail "flame --merged draws no frame of $f"
+done
+grep -q "siblings in alphabetical order" "$WORK/mm.merged.svg" || fail "flame --merged does not say its order"
+ct flame --merged --order weight --value calls -o "$WORK/mm.weight.svg" "$WORK/mm.trace"
+grep -q "x: number of calls, siblings heaviest first" "$WORK/mm.weight.svg" ||
+	fail "flame --merged --order weight --value calls does not say so"
+! "$CALLTRACE" flame --merged --order size "$WORK/mm.trace" 2>"$WORK/err" >/dev/null && grep -q "order" "$WORK/err" ||
+	fail "flame --order size does not fail with a message"
+
+# 100000 calls of a few ns beside one of 20 ms: one run "tiny ×100000".
 cat >"$WORK/many.c" <<'C'
 #include <time.h>
 static volatile int sink;
@@ -59,14 +75,24 @@ record many "$WORK/many"
 ct flame -o "$WORK/many.svg" "$WORK/many.trace"
 read -r drawn bands < <(check flame "$WORK/many.svg")
 [ "$drawn" = 100002 ] || fail "many: $drawn calls accounted for in the SVG, 100002 expected"
+# The file: the merged frames, and the places of at most 250000 calls for
+# zooming in (about 20 bytes each).
 size=$(stat -c %s "$WORK/many.svg")
-[ "$size" -lt 300000 ] || fail "many: the SVG of 100000 tiny calls is $size bytes: not merged"
-grep -q 'class="m"' "$WORK/many.svg" || fail "many: no merged block"
+[ "$size" -lt 2000000 ] || fail "many: the SVG of 100000 tiny calls is $size bytes: not merged"
+detail=$(check flame-detail "$WORK/many.svg")
+[ "$detail" -gt 0 ] && [ "$detail" -le 250000 ] || fail "many: $detail calls travel for zooming in"
+grep -q '<title>tiny ×[0-9]' "$WORK/many.svg" || fail "many: no frame 'tiny ×N'"
+! grep -q 'class="m"' "$WORK/many.svg" || fail "many: a hatched block where one function ran"
 
 # Errors: a bad option value and a missing trace fail with a message.
 ! "$CALLTRACE" flame --width abc "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "width" "$WORK/err" ||
 	fail "flame --width abc does not fail with a message"
 ! "$CALLTRACE" flame -o "$WORK/x.svg" "$WORK/none.trace" 2>"$WORK/err" && grep -q "^calltrace: " "$WORK/err" ||
 	fail "flame on a missing trace does not fail with a message"
+! "$CALLTRACE" flame --merged --folded "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "pick one" "$WORK/err" ||
+	fail "flame --merged --folded does not fail with a message"
+! "$CALLTRACE" flame --per-thread -o "$WORK/x.svg" "$WORK/mm.trace" 2>"$WORK/err" && grep -q "go with --folded" "$WORK/err" ||
+	fail "flame --per-thread without --folded does not fail with a message"
 "$CALLTRACE" flame --help | grep -q -- "--folded" || fail "flame --help says nothing of --folded"
+"$CALLTRACE" flame --help | grep -q -- "--merged" || fail "flame --help says nothing of --merged"
 pass

@@ -2,8 +2,12 @@
 # views_flame_browser.sh - the flame chart in a real browser: Debian's
 # chromium, driven by tests/browser/flame_test.js, clicks a frame and sees it
 # zoom, hovers and reads the tooltip (sequence number, start, duration,
-# file:line), searches and sees the highlights, takes a screenshot.
-# FLAME_SCREENSHOT=FILE keeps the screenshot.
+# file:line), searches and sees the highlights, takes a screenshot.  Then
+# the same on a program too big to draw call by call (requests: half a
+# million calls in 3000 requests): a search for a function whose calls are
+# all inside merged frames counts every one of them, and zooming into a
+# merged frame draws the calls inside it.
+# FLAME_SCREENSHOT=FILE keeps the screenshots (FILE, FILE-big, FILE-big-zoom).
 source "$(dirname "$0")/lib.sh"
 setup
 command -v node >/dev/null 2>&1 || skip "node is not installed"
@@ -21,5 +25,19 @@ ct flame -o "$WORK/flame.svg" "$WORK/workload.trace"
 CHROMIUM=$chromium node "$browser/flame_test.js" "$WORK/flame.svg" "$WORK/flame.png" \
 	process_item '^(validate|compress)$' >"$WORK/browser.out" 2>&1 ||
 	fail "$(grep -m1 '^not ok' "$WORK/browser.out" || tail -n 1 "$WORK/browser.out")"
-[ -z "${FLAME_SCREENSHOT:-}" ] || cp "$WORK/flame.png" "$FLAME_SCREENSHOT"
+
+build_c requests "$PROGRAMS"/views/{requests,parse,handle,store}.c
+record requests "$WORK/requests"
+ct flame -o "$WORK/requests.svg" "$WORK/requests.trace"
+ct flame --folded "$WORK/requests.trace" >"$WORK/requests.folded"
+hidden=$(awk '$1 ~ /;classify$/ { n += $2 } END { print n }' "$WORK/requests.folded")
+[ "$hidden" -gt 10000 ] || fail "requests made $hidden calls of classify"
+CHROMIUM=$chromium node "$browser/flame_test.js" "$WORK/requests.svg" "$WORK/requests.png" \
+	open_store '^handle_request$' classify "$hidden" >"$WORK/browser.out" 2>&1 ||
+	fail "requests: $(grep -m1 '^not ok' "$WORK/browser.out" || tail -n 1 "$WORK/browser.out")"
+if [ -n "${FLAME_SCREENSHOT:-}" ]; then
+	cp "$WORK/flame.png" "$FLAME_SCREENSHOT"
+	cp "$WORK/requests.png" "${FLAME_SCREENSHOT%.png}-big.png"
+	cp "$WORK/requests-zoom.png" "${FLAME_SCREENSHOT%.png}-big-zoom.png"
+fi
 pass

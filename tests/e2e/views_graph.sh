@@ -23,6 +23,21 @@ grep -q '^use_plugin -> pl_entry: 1 call\\n[0-9.]* [nmu]*s$' "$WORK/mm.graph" ||
 [ "$(grep -c -- ' -> ' "$WORK/mm.graph")" = 21 ] || fail "not 21 caller/callee pairs"
 [ "$(grep -Ec '^\s*n[0-9]+ \[label=' "$WORK/mm.dot")" = 20 ] || fail "not 20 functions"
 
+# Folding: functions under half of the time go into "other functions" (one
+# node per module), with a note; --all after it folds nothing.
+ct graph --min-share 50 "$T" >"$WORK/fold.dot"
+dot -Tsvg "$WORK/fold.dot" -o "$WORK/fold.svg" 2>"$WORK/dot.err" || fail "dot cannot render the folded graph"
+grep -q '^  label="[0-9]* functions under 50% of the time .*folded into \\"other functions\\"' "$WORK/fold.dot" ||
+	fail "the folded graph has no note saying so"
+kept=$(grep -Ec '^\s*n[0-9]+ \[label=' "$WORK/fold.dot")
+others=$(grep -c 'label="other functions' "$WORK/fold.dot")
+[ "$kept" -lt 20 ] && [ "$others" -ge 1 ] || fail "--min-share 50 keeps $kept nodes, $others of them 'other functions'"
+ct graph --min-share 50 --all "$T" >"$WORK/all.dot"
+[ "$(grep -Ec '^\s*n[0-9]+ \[label=' "$WORK/all.dot")" = 20 ] && ! grep -q 'other functions' "$WORK/all.dot" ||
+	fail "graph --all folds something"
+ct graph -f svg --own-layout --max-nodes 5 -o "$WORK/fold-own.svg" "$T"
+check xml "$WORK/fold-own.svg" "other functions" "past the heaviest folded"
+
 ct graph -f svg -o "$WORK/g.svg" "$T"
 check xml "$WORK/g.svg" "libshared.so" "pl_double"
 ct graph -f svg --own-layout -o "$WORK/own.svg" "$T"

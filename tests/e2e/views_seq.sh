@@ -22,6 +22,10 @@ done
 [ "$(grep -c -- ' -> ' "$WORK/mm.msgs")" = 27 ] || fail "mermaid: $(grep -c -- ' -> ' "$WORK/mm.msgs") calls, 27 expected"
 [ "$(grep -c -- ' --> ' "$WORK/mm.msgs")" = 27 ] || fail "mermaid: not a return for every call"
 [ "$(grep -c '^  rect ' "$WORK/mm.mmd")" = 5 ] || fail "mermaid: not one section per thread"
+grep -qx '  title lifelines: modules (the calls ran in several)' "$WORK/mm.mmd" ||
+	fail "mermaid: the default lifelines of multimod are not its modules, or the title does not say so"
+ct seq --format mermaid --by file "$T" >"$WORK/mm.file.mmd"
+grep -qx '  title lifelines: source files' "$WORK/mm.file.mmd" || fail "mermaid --by file: the title does not say so"
 grep -Eq '^  Note over P0,P[0-9]+: pid [0-9]+ tid [0-9]+ multimod$' "$WORK/mm.mmd" || fail "mermaid: no thread note"
 
 # js-sequence-diagrams: the same messages.
@@ -49,7 +53,8 @@ check xml "$WORK/mm.svg" "main.c" "static.c" "shared.c" "plugin.c" "st_square()"
 
 # Our own SVG, by function, cut by --max-calls.
 ct seq -f svg --by function --max-calls 4 -o "$WORK/seq.svg" "$T"
-check xml "$WORK/seq.svg" "use_static" "sh_clamp" "11 more calls of this thread not shown (--max-calls 4)"
+check xml "$WORK/seq.svg" "use_static" "sh_clamp" "11 more calls of this thread not shown (--max-calls 4) after call #4 at " \
+	"see them with --max-calls 0" "lifelines: functions"
 ct seq -f seqdiag --max-calls 4 -o "$WORK/cut.diag" "$T"
 grep -q '^  \.\.\. 11 more calls of this thread not shown' "$WORK/cut.diag" || fail "seqdiag: no cut note"
 "$seqdiag" -Tsvg -o "$WORK/cut.svg" "$WORK/cut.diag" 2>"$WORK/seqdiag.err" || fail "seqdiag cannot render the cut diagram"

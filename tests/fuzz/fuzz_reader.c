@@ -74,7 +74,7 @@ static void walk_into_view(struct trace_reader *r, struct symbol_table *symbols,
 		break;
 	}
 	case 2: {
-		struct chrome_json *cj = chrome_json_new(sink, r);
+		struct chrome_json *cj = chrome_json_new(sink, r, 0, UINT64_MAX);
 		chrome_json_consumer(cj, &c);
 		walker_run(r, symbols, f, &c, &stats);
 		chrome_json_finish(cj);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# views_big.sh - the views on a program too big to draw call by call:
+# requests (tests/programs/views: 3000 requests through four source files,
+# about 450000 calls, each request far narrower than a pixel).  The flame
+# chart accounts for every call, names a function in every frame and block,
+# names every function that ran and gives each frequent one a frame of its
+# own; the merged flame graph draws every function; seq picks source files as lifelines (one module) and says so, cuts
+# with a note, shows the marks; the call graph folds; chrome has the marks
+# as instant events and a time window; replay shows the marks; an output
+# too big for a browser is announced before it is written; a long walk
+# shows its progress on a terminal, and nothing when stderr is a file.
+source "$(dirname "$0")/lib.sh"
+setup
+check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
+
+build_c requests "$PROGRAMS"/views/{requests,parse,handle,store}.c
+record requests "$WORK/requests"
+T=$WORK/requests.trace
+calls=$("$CALLTRACE" info "$T" | sed -n 's/^calls: *\([0-9]*\) .*/\1/p')
+[ "$calls" -gt 400000 ] || fail "requests made $calls calls, about 450000 expected"
+ct flame --folded "$T" >"$WORK/req.folded"
+sed 's/ [0-9]*$//; s/.*;//' "$WORK/req.folded" | sort -u >"$WORK/functions"
+[ "$(wc -l <"$WORK/functions")" = 14 ] || fail "requests ran $(wc -l <"$WORK/functions") functions, 14 expected"
+
+# The ordered flame chart: every call, every function, no nameless block.
+ct flame -o "$WORK/chart.svg" "$T"
+read -r drawn bands < <(check flame "$WORK/chart.svg")
+[ "$drawn" = "$calls" ] && [ "$bands" = 1 ] || fail "flame chart accounts for $drawn of $calls calls in $bands bands"
+# Every function is named (by a frame or a block that lists it); those that
+# ran 1000 times or more have frames of their own, however narrow each call.
+check flame-named "$WORK/chart.svg" >"$WORK/chart.named"
+missing=$(comm -23 "$WORK/functions" "$WORK/chart.named" | tr '\n' ' ')
+[ -z "$missing" ] || fail "flame chart names nowhere: $missing"
+check flame-functions "$WORK/chart.svg" >"$WORK/chart.functions"
+awk '{ n = $1; sub(/.*;/, "", n); c[n] += $2 } END { for (f in c) if (c[f] >= 1000) print f }' \
+	"$WORK/req.folded" | sort >"$WORK/frequent"
+missing=$(comm -23 "$WORK/frequent" "$WORK/chart.functions" | tr '\n' ' ')
+[ -z "$missing" ] || fail "flame chart draws no frame of: $missing"
+grep -q '<title>handle_request ×[0-9]' "$WORK/chart.svg" || fail "flame chart: no frame 'handle_request ×N'"
+size=$(stat -c %s "$WORK/chart.svg")
+detail=$(check flame-detail "$WORK/chart.svg")
+[ "$size" -lt 10000000 ] && [ "$detail" -le 250000 ] && [ "$detail" -gt 1000 ] ||
+	fail "flame chart: $size bytes, $detail calls for zooming in"
+ct flame -F '^handle_request$' -o "$WORK/F.svg" "$T"
+F_calls=$(awk '$1 ~ /^main;handle_request/ { n += $2 } END { print n }' "$WORK/req.folded")
+read -r drawn bands < <(check flame "$WORK/F.svg")
+[ "$drawn" = "$F_calls" ] || fail "flame -F handle_request accounts for $drawn of $F_calls calls"
+
+# The merged flame graph.
+ct flame --merged -o "$WORK/merged.svg" "$T"
+read -r drawn bands < <(check flame "$WORK/merged.svg")
+[ "$drawn" = "$calls" ] || fail "flame --merged accounts for $drawn of $calls calls"
+check flame-functions "$WORK/merged.svg" >"$WORK/merged.functions"
+cmp -s "$WORK/functions" "$WORK/merged.functions" || fail "flame --merged does not draw every function"
+
+# seq: one module, so source files are the lifelines; cut with a note; marks.
+ct seq -f mermaid "$T" >"$WORK/seq.mmd"
+check mermaid "$WORK/seq.mmd" >/dev/null
+grep -qx '  title lifelines: source files (every call ran in requests)' "$WORK/seq.mmd" ||
+	fail "seq: the default lifelines are not the source files: $(sed -n 2p "$WORK/seq.mmd")"
+for f in requests.c parse.c handle.c store.c; do
+	grep -q "^  participant P[0-9]* as $f$" "$WORK/seq.mmd" || fail "seq: no lifeline for $f"
+done
+grep -Eq '^  Note over P0,P[0-9]+: [0-9]+ more calls of this thread not shown \(--max-calls 500\) after call (#|#35;)500 at .*--max-calls 0' "$WORK/seq.mmd" ||
+	fail "seq: no note where the diagram is cut"
+grep -qx '  Note over P1: mark: serving' "$WORK/seq.mmd" || fail "seq: the mark 'serving' is not a note"
+ct seq -f svg -o "$WORK/seq.svg" "$T"
+check xml "$WORK/seq.svg" "lifelines: source files" "mark: request 0" "store.c"
+
+# The call graph folds on request.
+ct graph --min-share 20 "$T" >"$WORK/graph.dot"
+grep -q 'functions under 20% of the time' "$WORK/graph.dot" && grep -q 'label="other functions' "$WORK/graph.dot" ||
+	fail "graph --min-share 20 folds nothing"
+
+# chrome: the marks as instant events; a window of time.
+ct chrome -o "$WORK/chrome.json" "$T"
+check chrome "$WORK/chrome.json" >"$WORK/chrome.out"
+[ "$(head -n 1 "$WORK/chrome.out")" = "$calls" ] || fail "chrome: not an event for every call"
+[ "$(grep -c '^mark ' "$WORK/chrome.out")" = 4 ] || fail "chrome: not 4 mark events"
+grep -qx 'mark request 2000' "$WORK/chrome.out" || fail "chrome: no mark 'request 2000'"
+start=$(python3 -c "import json; e=[x for x in json.load(open('$WORK/chrome.json'))['traceEvents'] if x.get('name')=='request 1000']; print(int(e[0]['ts']))")
+ct chrome --from "${start}us" --to "$((start + 500))us" -o "$WORK/window.json" "$T"
+check chrome "$WORK/window.json" >"$WORK/window.out"
+in_window=$(head -n 1 "$WORK/window.out")
+[ "$in_window" -gt 0 ] && [ "$in_window" -lt "$calls" ] || fail "chrome --from/--to: $in_window of $calls calls"
+grep -qx 'mark request 1000' "$WORK/window.out" || fail "chrome --from/--to: the mark in the window is missing"
+! "$CALLTRACE" chrome --from 2s --to 1s "$T" >/dev/null 2>"$WORK/err" && grep -q "after --to" "$WORK/err" ||
+	fail "chrome --from after --to does not fail with a message"
+
+# replay shows the marks where they happened.
+ct replay "$T" >"$WORK/replay.txt"
+grep -Eq '^ +\[ *[0-9]+\] \|     /\* mark: request 1000 \*/$' "$WORK/replay.txt" || fail "replay: no line for the mark 'request 1000'"
+
+# 60000 requests (9 million calls): chrome says the output is too big
+# before writing it (to /dev/full: nothing is kept).  Not under the
+# sanitizers, which would take minutes over it.
+case "$BUILD" in *asan*) pass ;; esac
+"$CALLTRACE" record -o "$WORK/big.trace" "$WORK/requests" 60000 >/dev/null 2>&1 || fail "cannot record 60000 requests"
+! "$CALLTRACE" chrome -o /dev/full "$WORK/big.trace" 2>"$WORK/big.err" &&
+	grep -Eq '^calltrace: warning: .* the Chrome JSON will be about [0-9.]+ GB, more than browsers .*--from/--to' "$WORK/big.err" ||
+	fail "chrome on 6 million calls does not warn: $(head -n 1 "$WORK/big.err")"
+"$CALLTRACE" chrome -D 2 -o "$WORK/big.json" "$WORK/big.trace" 2>"$WORK/big.err" && ! grep -q warning "$WORK/big.err" ||
+	fail "chrome -D 2 still warns or fails"
+! grep -q 'reading the trace' "$WORK/big.err" || fail "a progress line where stderr is a file"
+# On a terminal, the long walk shows how far it got.
+if command -v script >/dev/null 2>&1; then
+	script -qfc "'$CALLTRACE' chrome -o /dev/null '$WORK/big.trace'" /dev/null >"$WORK/tty.out" 2>&1 </dev/null
+	grep -aq 'calltrace: reading the trace: [0-9]*%' "$WORK/tty.out" || fail "no progress line on a terminal"
+fi
+pass
