@@ -91,7 +91,8 @@ static void wide_end(void *ctx, const struct walk_thread *t)
 	if (fs->band > fs->nbands)
 		return;
 	struct band *b = &fs->bands[fs->band - 1];
-	qsort(b->wide, b->nwide, sizeof(*b->wide), by_seq);
+	if (b->nwide) /* none: wide may be NULL, which qsort must not get */
+		qsort(b->wide, b->nwide, sizeof(*b->wide), by_seq);
 }
 
 /* ---- writing frames --------------------------------------------------------- */
