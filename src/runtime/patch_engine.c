@@ -249,6 +249,11 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room)
 	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
 	if (v != PATCH_OK)
 		return v;
+	if (runtime_attach_mode) { /* a running process: is it safe? (patch_attach.c) */
+		int vet = runtime_patch_attach_vet(address, displaced);
+		if (vet >= 0)
+			return (enum patch_verdict)vet;
+	}
 	uint8_t *tramp = patch_code_alloc(address, 16 + 12 + 14 + PATCH_RELOCATED_MAX);
 	if (!tramp)
 		return PATCH_NO_MEMORY;
@@ -271,6 +276,8 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room)
 	rec->resume = (uint64_t)p;
 	if (patch_write_jump(address, entry_at) < 0)
 		return PATCH_NO_MEMORY;
+	if (runtime_attach_mode)
+		runtime_patch_attach_note(address, entry_at);
 	return PATCH_OK;
 }
 
@@ -414,6 +421,25 @@ static int compile_setting(const char *name, regex_t *re)
 		return 1;
 	runtime_say("bad regular expression in %s: %s", name, v);
 	return 0;
+}
+
+const uint32_t *runtime_patch_verdicts(void)
+{
+	return verdicts;
+}
+
+void runtime_patch_forget(void)
+{
+	npatched = 0;
+	loader_notice = 0;
+	memset(verdicts, 0, sizeof(verdicts));
+	if (module_pattern_set)
+		regfree(&module_pattern);
+	if (only_pattern_set)
+		regfree(&only_pattern);
+	if (hide_pattern_set)
+		regfree(&hide_pattern);
+	module_pattern_set = only_pattern_set = hide_pattern_set = 0;
 }
 
 void runtime_patch_init(void)

@@ -46,6 +46,7 @@ struct thread_state {
 	uint32_t deferred_skip; /* open calls being dropped: the queue was full */
 	uint32_t dropped;	/* calls lost that way, not yet reported */
 	void *altstack;		/* the signal stack the runtime gave the thread */
+	uint32_t session_epoch; /* runtime_session_epoch its stream was set up in */
 };
 
 /* A thread's gen while one of its hooks writes an event: no runtime_state
@@ -131,9 +132,28 @@ void runtime_deferred_discard(struct thread_state *t);
 void runtime_report_dropped(struct thread_state *t);
 /* env.c: getenv, also before libc has set up environ */
 const char *runtime_getenv(const char *name);
+/* From now on the CALLTRACE_* settings come only from `block` ("NAME=value"
+ * strings, each NUL-ended, then an empty one), not from the environment. */
+void runtime_env_override(const char *block);
+/* session.c, for `calltrace attach` (patch_attach.c): the runtime was
+ * brought into a running process, and records only between an attach's
+ * start and its stop, into the session the tool created. */
+extern int runtime_attach_mode;
+/* Attach mode: the runtime's last line, kept for the tool, not written. */
+extern char runtime_said[256];
+/* Changes at every attach: a thread whose stream is older drops it. */
+extern volatile uint32_t runtime_session_epoch;
+/* Opens the session the settings name (a new process image in it) and
+ * patches, recording on; 0 or -1 (said why on stderr). */
+int runtime_attach_session_open(void);
+/* Recording off and the session file closed (no thread may be writing). */
+void runtime_attach_session_close(void);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
+/* The thread's stream was set up for an earlier attach's session: it is
+ * dropped unread (that file may be truncated now) and set up again. */
+void runtime_thread_rejoin(struct thread_state *t);
 /* crash.c */
 void runtime_crash_handler_install(void);
 /* longjmp.c */
@@ -142,6 +162,18 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* Forgets every module patched (after they were all unpatched), so that
+ * runtime_patch_init patches them again. */
+void runtime_patch_forget(void);
+/* The counts of each enum patch_verdict since the last runtime_patch_forget. */
+const uint32_t *runtime_patch_verdicts(void);
+/* patch_attach.c: in an attached process, whether the first `displaced`
+ * bytes at `address` may be rewritten now (no thread stands inside them,
+ * no return address points into them): -1 to patch (their original bytes
+ * noted), else the verdict (PATCH_OK: its earlier trampoline took it again). */
+int runtime_patch_attach_vet(uint64_t address, size_t displaced);
+/* The function at `address` now jumps to its trampoline at `entry`. */
+void runtime_patch_attach_note(uint64_t address, uint64_t entry);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
 int runtime_signal_number(const char *name);
