@@ -81,6 +81,8 @@ enum thread_spot {
  * the runtime at `runtime_path` (NULL: not loaded yet); 0 or -1. */
 int held_read_ranges(struct held_process *p, const char *runtime_path);
 enum thread_spot thread_spot(struct held_process *p, const struct held_thread *t);
+/* The thread's generation in the runtime (attach_abi.h), 0 when unknown. */
+uint32_t held_runtime_generation(struct held_process *p, const struct held_thread *t);
 /* Brings thread `t` to a spot where it may call into the C library (the
  * program's code, or a waiting system call), letting it run alone a little
  * at a time; 0, or -1 when it does not get there within `budget_ms`. */

@@ -368,21 +368,29 @@ static void record_until_stop(struct attach_run *a, const sigset_t *waited)
 
 /* ---- detach ----------------------------------------------------------------- */
 
-static struct held_thread *thread_outside_runtime(struct held_process *p)
+/* A thread to call the runtime's stop or finish from: the stop may
+ * interrupt a thread writing an event (it touches no thread's stream), never
+ * one doing the runtime's own work (patching a module just loaded); the
+ * finish, only once no thread is inside the runtime. */
+static struct held_thread *thread_for(struct held_process *p, int writing_ok)
 {
 	for (size_t i = 0; i < p->nthreads; i++) {
-		enum thread_spot s = thread_spot(p, &p->threads[i]);
-		if (s != SPOT_RUNTIME && s != SPOT_UNUSABLE)
-			return &p->threads[i];
+		struct held_thread *t = &p->threads[i];
+		enum thread_spot s = thread_spot(p, t);
+		if (s == SPOT_UNUSABLE ||
+		    (s == SPOT_RUNTIME &&
+		     (!writing_ok || held_runtime_generation(p, t) == ATTACH_GEN_INTERNAL)))
+			continue;
+		return t;
 	}
 	return NULL;
 }
 
-static int agent_call(struct attach_run *a, uint64_t fn, const char *what)
+static int agent_call(struct attach_run *a, uint64_t fn, const char *what, int writing_ok)
 {
-	struct held_thread *t = thread_outside_runtime(&a->p);
+	struct held_thread *t = thread_for(&a->p, writing_ok);
 	if (!t && bring_out_of_runtime(&a->p, 1000) == 0)
-		t = thread_outside_runtime(&a->p);
+		t = thread_for(&a->p, writing_ok);
 	if (!t) {
 		engine_error("process %d: every thread stays inside the runtime", (int)a->p.pid);
 		return -1;
@@ -401,7 +409,7 @@ static int stop_agent(struct attach_run *a)
 	if (held_stop_all(p) < 0 || p->execed)
 		return p->exited || p->execed ? 0 : -1;
 	held_read_ranges(p, a->runtime);
-	if (agent_call(a, a->agent.stop, "calltrace_attach_stop") < 0)
+	if (agent_call(a, a->agent.stop, "calltrace_attach_stop", 1) < 0)
 		return -1;
 	if (bring_out_of_runtime(p, 2000) < 0) {
 		engine_error("process %d: a thread stays inside the runtime; the trace file stays "
@@ -409,7 +417,7 @@ static int stop_agent(struct attach_run *a)
 			     (int)p->pid);
 		return -1;
 	}
-	if (agent_call(a, a->agent.finish, "calltrace_attach_finish") < 0)
+	if (agent_call(a, a->agent.finish, "calltrace_attach_finish", 0) < 0)
 		return -1;
 	read_info(a);
 	return 0;

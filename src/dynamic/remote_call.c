@@ -116,12 +116,15 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* Runs the thread until the call ends or the time is up. */
+/* Runs the thread until the call ends or the time is up.  The tracer's
+ * SIGCHLD (blocked by the caller, or not) says when a status is there. */
 static enum call_end run_call(struct held_process *p, struct held_thread *t, int deliver,
 			      unsigned timeout_ms)
 {
 	uint64_t end = now_us() + (uint64_t)timeout_ms * 1000u;
-	long nap_ns = 10000;
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	for (;;) {
 		int status;
 		pid_t got = waitpid(t->tid, &status, __WALL | WNOHANG);
@@ -135,12 +138,12 @@ static enum call_end run_call(struct held_process *p, struct held_thread *t, int
 				return e;
 			continue;
 		}
-		if (now_us() >= end)
+		uint64_t now = now_us();
+		if (now >= end)
 			return CALL_RUNNING;
-		struct timespec nap = {0, nap_ns};
-		nanosleep(&nap, NULL);
-		if (nap_ns < 500000)
-			nap_ns *= 2;
+		uint64_t nap_us = end - now < 2000 ? end - now : 2000;
+		struct timespec nap = {0, (long)nap_us * 1000};
+		sigtimedwait(&chld, NULL, &nap);
 	}
 }
 

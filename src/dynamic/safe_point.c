@@ -15,11 +15,13 @@
  * this cannot see: a signal handler in the program's code that interrupted
  * the C library (the lock holder is then further up that stack).
  *
- * A thread inside the runtime library (its generation busy or internal, or
- * its code there) is moved on the same way before the runtime is stopped
- * or its trace file closed.
+ * Threads inside the runtime library (their generation busy or internal,
+ * or their code there) run on together, a little at a time, before the
+ * runtime's trace file is closed: recording is off by then, so they leave
+ * it after the event they were writing.
  */
 #include "inject.h"
+#include "../runtime/attach_abi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -107,7 +109,7 @@ static int blocked_waiting(const struct user_regs_struct *r)
 	return nr >= 0 && interrupted && waits(nr);
 }
 
-static int runtime_generation_busy(struct held_process *p, const struct held_thread *t)
+uint32_t held_runtime_generation(struct held_process *p, const struct held_thread *t)
 {
 	if (!p->have_gen || !t->regs.fs_base)
 		return 0;
@@ -117,7 +119,13 @@ static int runtime_generation_busy(struct held_process *p, const struct held_thr
 			       sizeof(gen)};
 	if (process_vm_readv(p->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(gen))
 		return 0;
-	return gen == 3u || gen == 7u; /* attach_abi.h: ATTACH_GEN_BUSY, ATTACH_GEN_INTERNAL */
+	return gen;
+}
+
+static int runtime_generation_busy(struct held_process *p, const struct held_thread *t)
+{
+	uint32_t gen = held_runtime_generation(p, t);
+	return gen == ATTACH_GEN_BUSY || gen == ATTACH_GEN_INTERNAL;
 }
 
 enum thread_spot thread_spot(struct held_process *p, const struct held_thread *t)
@@ -154,20 +162,19 @@ int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned b
 int bring_out_of_runtime(struct held_process *p, unsigned budget_ms)
 {
 	uint64_t end = now_ms() + budget_ms;
-	for (;;) {
+	for (unsigned slice = 50;; slice = slice < 1000 ? 2 * slice : slice) {
+		/* All of them together: one may wait for a lock another holds. */
 		int inside = 0;
-		for (size_t i = 0; i < p->nthreads; i++) {
-			struct held_thread *t = &p->threads[i];
-			if (thread_spot(p, t) != SPOT_RUNTIME)
-				continue;
-			inside = 1;
-			/* Each in turn: one may wait for a lock another holds. */
-			if (now_ms() < end)
-				held_run_alone(p, t, SLICE_US);
-		}
+		for (size_t i = 0; i < p->nthreads; i++)
+			if (thread_spot(p, &p->threads[i]) == SPOT_RUNTIME) {
+				inside = 1;
+				held_resume(p, &p->threads[i]);
+			}
 		if (!inside)
 			return 0;
-		if (now_ms() >= end)
+		struct timespec nap = {0, (long)slice * 1000};
+		nanosleep(&nap, NULL);
+		if (held_stop_all(p) < 0 || now_ms() >= end)
 			return -1;
 	}
 }
