@@ -91,6 +91,7 @@ void held_handle_status(struct held_process *p, pid_t tid, int status)
 		return;
 	case PTRACE_EVENT_STOP:
 		t->group_stop = is_job_control(sig);
+		t->interrupting = 0;
 		return;
 	case PTRACE_EVENT_CLONE:
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0)
@@ -119,11 +120,73 @@ static pid_t wait_next(struct held_process *p, pid_t tid)
 	return got;
 }
 
+void held_hold_back(struct held_thread *t, int sig)
+{
+	for (int i = 0; i < t->nrequeue; i++)
+		if (t->requeue[i] == sig)
+			return; /* standard signals do not queue either */
+	if (t->nrequeue < INJECT_REQUEUE_MAX)
+		t->requeue[t->nrequeue++] = sig;
+}
+
+void held_interrupt(struct held_thread *t)
+{
+	if (t->interrupting || t->gone)
+		return;
+	if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0)
+		t->interrupting = 1;
+}
+
+/* Every signal that can be blocked (the kernel leaves SIGKILL and SIGSTOP out). */
+#define ALL_BLOCKED (~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1))))
+
+/* Whether `mask` is ours: the C library's own sigprocmask, if the thread
+ * set it again from a copy, leaves its two internal signals out. */
+static int blocks_all(uint64_t mask)
+{
+	return (mask | (3ull << 31)) == ALL_BLOCKED;
+}
+
+/* Blocks every signal of stopped thread `t`, its own mask kept (again
+ * when a handler's return put its own back meanwhile). */
+static void block_signals(struct held_thread *t)
+{
+	uint64_t all = ALL_BLOCKED, now;
+	if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(now), &now) < 0 || blocks_all(now))
+		return;
+	if (ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(all), &all) < 0)
+		return;
+	t->own_mask = now;
+	t->mask_held = 1;
+}
+
+void held_release_signals(struct held_process *p)
+{
+	p->hold_signals = 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct held_thread *t = &p->threads[i];
+		uint64_t now;
+		if (!t->mask_held || t->gone || !t->stopped)
+			continue;
+		t->mask_held = 0;
+		/* A handler that returned meanwhile put its own mask back. */
+		if (ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(now), &now) == 0 &&
+		    blocks_all(now))
+			ptrace(PTRACE_SETSIGMASK, t->tid, (void *)sizeof(t->own_mask),
+			       &t->own_mask);
+	}
+}
+
 int held_resume(struct held_process *p, struct held_thread *t)
 {
-	(void)p;
 	if (!t->stopped || t->gone)
 		return 0;
+	if (p->hold_signals) {
+		if (t->deliver)
+			held_hold_back(t, t->deliver);
+		t->deliver = 0;
+		block_signals(t);
+	}
 	int sig = t->deliver;
 	long rc = t->group_stop ? ptrace(PTRACE_LISTEN, t->tid, 0, 0)
 				: ptrace(PTRACE_CONT, t->tid, 0, (long)sig);
@@ -152,7 +215,7 @@ int held_stop_all(struct held_process *p)
 {
 	for (size_t i = 0; i < p->nthreads; i++)
 		if (!p->threads[i].gone && !p->threads[i].stopped)
-			ptrace(PTRACE_INTERRUPT, p->threads[i].tid, 0, 0);
+			held_interrupt(&p->threads[i]);
 	while (!all_stopped(p) && !p->exited) {
 		/* A thread that appeared meanwhile stops by itself (auto-attach). */
 		if (wait_next(p, -1) < 0)
@@ -167,7 +230,7 @@ int held_run_alone(struct held_process *p, struct held_thread *t, unsigned us)
 		return -1;
 	struct timespec slice = {0, (long)us * 1000};
 	nanosleep(&slice, NULL);
-	ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	held_interrupt(t);
 	while (!t->stopped && !t->gone && !p->exited)
 		if (wait_next(p, t->tid) < 0)
 			return -1;
@@ -185,9 +248,10 @@ static int seize_one(struct held_process *p, pid_t tid)
 		engine_error("cannot attach to process %d: %s", (int)p->pid, strerror(errno));
 		return -1;
 	}
-	if (!add_thread(p, tid))
+	struct held_thread *t = add_thread(p, tid);
+	if (!t)
 		return -1;
-	ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+	held_interrupt(t);
 	return 1;
 }
 

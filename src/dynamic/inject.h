@@ -17,10 +17,13 @@
 
 struct held_thread {
 	pid_t tid;
-	int stopped;	/* in a ptrace stop we have not resumed */
-	int deliver;	/* the signal of the signal-delivery stop it is in, 0 if none */
-	int group_stop; /* stopped by SIGSTOP & co: resumed with PTRACE_LISTEN */
-	int exiting;	/* at PTRACE_EVENT_EXIT */
+	int stopped;	   /* in a ptrace stop we have not resumed */
+	int deliver;	   /* the signal of the signal-delivery stop it is in, 0 if none */
+	int group_stop;	   /* stopped by SIGSTOP & co: resumed with PTRACE_LISTEN */
+	int exiting;	   /* at PTRACE_EVENT_EXIT */
+	int interrupting;  /* a PTRACE_INTERRUPT sent has not made its stop yet */
+	int mask_held;	   /* its signal mask is ours (all blocked) until released */
+	uint64_t own_mask; /* ... and this its own */
 	int gone;
 	int requeue[INJECT_REQUEUE_MAX]; /* signals held back meanwhile: sent again */
 	int nrequeue;
@@ -47,6 +50,7 @@ struct held_process {
 	/* Executable code of the runtime library, once loaded. */
 	struct code_range runtime[4];
 	size_t nruntime;
+	int hold_signals;   /* resumed threads get no signal: it is sent again at the end */
 	int32_t gen_offset; /* a thread's runtime generation from fs_base */
 	int have_gen;
 };
@@ -56,9 +60,19 @@ struct held_process {
 int held_seize(struct held_process *p, pid_t pid);
 /* Handles one wait status of thread `tid` (a stop, an event, an exit). */
 void held_handle_status(struct held_process *p, pid_t tid, int status);
+/* Sends thread `t` a PTRACE_INTERRUPT, unless one is on its way already
+ * (a thread that stopped for a signal first still owes the interrupt's
+ * stop, which comes at its next resume). */
+void held_interrupt(struct held_thread *t);
 /* Interrupts every running thread and waits until every one is stopped. */
 int held_stop_all(struct held_process *p);
-/* Resumes one stopped thread (its signal delivered); 0 or -1. */
+/* The threads resumed while signals are held back run with every signal
+ * blocked; this gives each its own mask back (every thread stopped). */
+void held_release_signals(struct held_process *p);
+/* Keeps signal `sig` of thread `t` to send again when it is let go. */
+void held_hold_back(struct held_thread *t, int sig);
+/* Resumes one stopped thread (its signal delivered unless the process
+ * holds signals back); 0 or -1. */
 int held_resume(struct held_process *p, struct held_thread *t);
 void held_resume_all(struct held_process *p);
 /* Lets every thread go, each with its held-back signals; the process runs

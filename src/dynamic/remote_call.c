@@ -74,15 +74,6 @@ static int restore_state(struct held_thread *t, struct saved_state *st)
 	return rc;
 }
 
-static void hold_back(struct held_thread *t, int sig)
-{
-	for (int i = 0; i < t->nrequeue; i++)
-		if (t->requeue[i] == sig)
-			return; /* standard signals do not queue either */
-	if (t->nrequeue < INJECT_REQUEUE_MAX)
-		t->requeue[t->nrequeue++] = sig;
-}
-
 enum call_end { CALL_RUNNING, CALL_RETURNED, CALL_FAULTED, CALL_DIED };
 
 /* One wait status of the calling thread, seen by the call. */
@@ -99,8 +90,10 @@ static enum call_end call_status(struct held_process *p, struct held_thread *t, 
 		t->regs = r;
 		return r.rip == 0 ? CALL_RETURNED : CALL_FAULTED;
 	}
+	if (event == PTRACE_EVENT_STOP)
+		t->interrupting = 0;
 	if (event == 0 && sig != deliver)
-		hold_back(t, sig);
+		held_hold_back(t, sig);
 	else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_EXIT)
 		held_handle_status(p, t->tid, status);
 	if (event == PTRACE_EVENT_EXIT)
@@ -151,7 +144,7 @@ static enum call_end run_call(struct held_process *p, struct held_thread *t, int
  * as it was (what the call did so far stays done). */
 static void abandon_call(struct held_process *p, struct held_thread *t)
 {
-	ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	held_interrupt(t);
 	for (;;) {
 		int status;
 		pid_t got = waitpid(t->tid, &status, __WALL);
@@ -162,8 +155,10 @@ static void abandon_call(struct held_process *p, struct held_thread *t)
 				held_handle_status(p, t->tid, status);
 			return;
 		}
-		if ((status >> 16) == 0 && WSTOPSIG(status) != SIGSEGV)
-			hold_back(t, WSTOPSIG(status));
+		if ((status >> 16) == PTRACE_EVENT_STOP)
+			t->interrupting = 0;
+		else if ((status >> 16) == 0 && WSTOPSIG(status) != SIGSEGV)
+			held_hold_back(t, WSTOPSIG(status));
 		return;
 	}
 }

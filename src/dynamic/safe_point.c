@@ -18,7 +18,9 @@
  * Threads inside the runtime library (their generation busy or internal,
  * or their code there) run on together, a little at a time, before the
  * runtime's trace file is closed: recording is off by then, so they leave
- * it after the event they were writing.
+ * it after the event they were writing.  Their signals wait meanwhile (and
+ * are sent again at the detach): the threads run with every signal blocked,
+ * then get their own mask back.
  */
 #include "inject.h"
 #include "../runtime/attach_abi.h"
@@ -162,7 +164,13 @@ int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned b
 int bring_out_of_runtime(struct held_process *p, unsigned budget_ms)
 {
 	uint64_t end = now_ms() + budget_ms;
-	for (unsigned slice = 50;; slice = slice < 1000 ? 2 * slice : slice) {
+	/* A signal delivered at each resume would keep a thread in its handler,
+	 * above the runtime's code, for as long as they come; and one pending
+	 * at each resume (a timer's) would stop it before its first
+	 * instruction: they wait, blocked. */
+	p->hold_signals = 1;
+	int rc = -1;
+	for (unsigned slice = 50; rc < 0; slice = slice < 1000 ? 2 * slice : slice) {
 		/* All of them together: one may wait for a lock another holds. */
 		int inside = 0;
 		for (size_t i = 0; i < p->nthreads; i++)
@@ -170,11 +178,16 @@ int bring_out_of_runtime(struct held_process *p, unsigned budget_ms)
 				inside = 1;
 				held_resume(p, &p->threads[i]);
 			}
-		if (!inside)
-			return 0;
+		if (!inside) {
+			rc = 0;
+			break;
+		}
 		struct timespec nap = {0, (long)slice * 1000};
 		nanosleep(&nap, NULL);
 		if (held_stop_all(p) < 0 || now_ms() >= end)
-			return -1;
+			break;
 	}
+	if (!p->exited)
+		held_release_signals(p);
+	return rc;
 }
