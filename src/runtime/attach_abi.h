@@ -11,10 +11,12 @@
  *       stand (and restart a system call): no bytes rewritten hold one.
  *       Opens the session, patches, records; 0, or -1 (see message).
  *   int calltrace_attach_stop(void)
- *       Recording off and every entry put back; calls still running go on
- *       returning through the runtime, whose code stays loaded.
- *   int calltrace_attach_finish(void)
- *       Closes the trace file: once no thread is inside the runtime.
+ *       Recording off and every entry put back but the unwinder's; calls
+ *       still running go on returning through the runtime meanwhile.
+ *   int calltrace_attach_finish(const uint64_t *thread_pointers, uint32_t n)
+ *       Once no thread is inside the runtime: every thread (its fs_base
+ *       given) gets its real return addresses back, the unwinder its
+ *       entries, and the trace file is closed.
  *   struct attach_info calltrace_attach_info
  */
 #ifndef CALLTRACE_ATTACH_ABI_H
@@ -22,7 +24,7 @@
 
 #include <stdint.h>
 
-#define ATTACH_ABI_VERSION 1
+#define ATTACH_ABI_VERSION 2
 #define ATTACH_SETTINGS_MAX 16384
 #define ATTACH_BUSY_MAX 4096
 

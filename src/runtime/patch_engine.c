@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 struct patch_record {
@@ -57,6 +58,12 @@ static __thread int unwinding __attribute__((tls_model("initial-exec")));
 
 extern void runtime_patch_enter_stub(void);
 extern void runtime_patch_return_stub(void);
+
+/* In an attached process the runtime came after the unwinder, so its own
+ * _Unwind_RaiseException & co (below) do not interpose: the entries of the
+ * real ones are patched instead, and noticed here. */
+static int unwinder_watched;
+static int unwinder_notice(uint64_t address, uint64_t *slot);
 
 static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
 static regex_t module_pattern, only_pattern, hide_pattern;
@@ -101,6 +108,10 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	int saved = errno;
 	if (r->address == loader_notice) {
 		runtime_patch_modules_changed();
+		errno = saved;
+		return r->resume;
+	}
+	if (unlikely(unwinder_watched) && unwinder_notice(r->address, slot)) {
 		errno = saved;
 		return r->resume;
 	}
@@ -220,6 +231,25 @@ RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
 	if (shadow_depth || unwinding)
 		shadow_resume_after_catch((uint64_t)__builtin_frame_address(0) + 16);
 	return real ? real(exception) : NULL;
+}
+
+/* The unwinder's entry points an attached runtime watches: the raise and
+ * rethrow (every real return address back first), the catch. */
+static uint64_t unwinder_entries[3];
+static const char *const unwinder_names[3] = {"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow",
+					      "__cxa_begin_catch"};
+
+static int unwinder_notice(uint64_t address, uint64_t *slot)
+{
+	if (address == unwinder_entries[0] || address == unwinder_entries[1]) {
+		shadow_restore_all();
+		return 1;
+	}
+	if (address != unwinder_entries[2])
+		return 0;
+	if (shadow_depth || unwinding) /* the catch's caller's stack pointer */
+		shadow_resume_after_catch((uint64_t)(slot + 1));
+	return 1;
 }
 
 /* ---- patching a module --------------------------------------------------- */
@@ -396,6 +426,67 @@ static void watch_loader(void)
 			      "traced");
 }
 
+int runtime_patch_is_unwinder(uint64_t address)
+{
+	return address && (address == unwinder_entries[0] || address == unwinder_entries[1] ||
+			   address == unwinder_entries[2]);
+}
+
+/* Reads or writes 8 bytes of this process where they may not be mapped. */
+static int move_word(uint64_t *at, uint64_t *value, int write)
+{
+	struct iovec local = {value, 8}, remote = {at, 8};
+	ssize_t n = write ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
+			  : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	return n == 8 ? 0 : -1;
+}
+
+void runtime_patch_restore_stacks(const uint64_t *thread_pointers, uint32_t n)
+{
+	char *self = __builtin_thread_pointer();
+	ptrdiff_t at_shadow = (char *)&shadow - self, at_depth = (char *)&shadow_depth - self,
+		  at_unwinding = (char *)&unwinding - self;
+	for (uint32_t i = 0; i < n; i++) {
+		char *tp = (char *)thread_pointers[i];
+		struct shadow_frame *frames = *(struct shadow_frame **)(tp + at_shadow);
+		uint32_t *depth = (uint32_t *)(tp + at_depth);
+		/* Innermost first: a slot an older frame left (longjmp) and a
+		 * live one reuses is put back once, by the live one. */
+		for (uint32_t j = *depth; j-- > 0;) {
+			uint64_t now, original = frames[j].original;
+			if (move_word(frames[j].slot, &now, 0) == 0 &&
+			    now == (uint64_t)runtime_patch_return_stub)
+				move_word(frames[j].slot, &original, 1);
+		}
+		*depth = 0;
+		*(int *)(tp + at_unwinding) = 0;
+	}
+}
+
+/* Attached: patches the entries of the unwinder's functions that the
+ * runtime's own definitions above cannot take over. */
+static void watch_unwinder(void)
+{
+	Dl_info self;
+	dladdr((void *)runtime_patch_enter_stub, &self);
+	for (int i = 0; i < 3; i++) {
+		Dl_info info;
+		const ElfW(Sym) *sym = NULL;
+		void *address = dlsym(RTLD_DEFAULT, unwinder_names[i]);
+		unwinder_entries[i] = 0;
+		if (!address || !dladdr1(address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+		    info.dli_fbase == self.dli_fbase)
+			continue;
+		size_t size = sym->st_size ? (size_t)sym->st_size : 1;
+		if (patch_one((uint64_t)address, size, 16) == PATCH_OK)
+			unwinder_entries[i] = (uint64_t)address;
+		else
+			runtime_debug("cannot watch %s: exceptions may not pass traced calls",
+				      unwinder_names[i]);
+	}
+	unwinder_watched = 1;
+}
+
 static void say_verdicts(void)
 {
 	uint32_t total = 0;
@@ -456,6 +547,8 @@ void runtime_patch_init(void)
 	}
 	patch_new_modules();
 	watch_loader();
+	if (runtime_attach_mode)
+		watch_unwinder();
 	patch_code_seal();
 	const char *verbose = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
 	if (runtime_config.debug || (verbose && *verbose && strcmp(verbose, "0") != 0))

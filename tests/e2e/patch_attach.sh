@@ -11,7 +11,8 @@
 # trampolines again; after the detach the code is byte for byte the file's;
 # the process ends with its own output (round sums, no bad round, no
 # CALLTRACE_* variable left in its environment) and status 3.  --engine
-# ptrace still gets the ptrace engine.  Then a storm of attach/detach cycles
+# ptrace still gets the ptrace engine.  A C++ process whose exceptions pass
+# traced calls lives on.  Then a storm of attach/detach cycles
 # (STORM_CYCLES, default 30, 200 with TORTURE=1) on both programs, -O0 and
 # -O2: no process may die or end wrong, no attach fail, no trace be bad.
 # The last line gives the detach times seen.
@@ -212,7 +213,7 @@ for threads in 1 4; do
 	# A second attach: the runtime is there already, its trampolines too.
 	attach_once "$WORK/$name.b.trace"
 	note_detach "$WORK/$name.b.trace.err"
-	grep -Eq "^calltrace: in-process engine: [1-9][0-9]* of [0-9]+ functions patched \([1-9][0-9]* with an earlier trampoline\)" "$WORK/$name.b.trace.err" ||
+	grep -Eq "^calltrace: in-process engine: [1-9][0-9]* of [0-9]+ functions patched; [1-9][0-9]* entries took an earlier attach's trampoline" "$WORK/$name.b.trace.err" ||
 		fail "the second attach did not patch with the first one's trampolines: $(grep 'functions patched' "$WORK/$name.b.trace.err")"
 	ct json -o "$WORK/$name.b.json" "$WORK/$name.b.trace"
 	check_shapes "$WORK/$name.b.json" "$threads" "$WORK/$name.b.trace.err"
@@ -237,6 +238,24 @@ RC=0
 "$CALLTRACE" attach -p 1 --engine nope -o "$WORK/nope.trace" >/dev/null 2>"$WORK/nope.err" || RC=$?
 [ "$RC" = 2 ] && grep -q "^calltrace: bad --engine 'nope'" "$WORK/nope.err" ||
 	fail "--engine nope: exit $RC, $(head -c 200 "$WORK/nope.err")"
+
+# C++ exceptions thrown through traced calls: the unwinder's entry points
+# are watched, so it finds the real return addresses; the process lives on
+# and ends as it would have.
+build_cxx throw_loop "$PROGRAMS/dynamic/throw_loop.cc" -O0
+touch "$WORK/throw_expect.stop"
+RC=0
+"$WORK/throw_loop" "$WORK/throw_expect.pid" "$WORK/throw_expect.stop" >"$WORK/throw_expect.out" || RC=$?
+[ "$RC" = 3 ] || fail "untraced throw_loop exited $RC, not 3"
+start_target throw "$WORK/throw_loop" ""
+for c in 1 2; do
+	attach_once "$WORK/throw.$c.trace"
+	ct report -o "$WORK/throw.$c.report" "$WORK/throw.$c.trace"
+	grep -q "throw_maybe" "$WORK/throw.$c.report" || fail "no throw_maybe call in the trace of a C++ process"
+done
+finish_target throw
+[ "$TARGET_RC" = 3 ] && cmp -s "$WORK/throw.out" "$WORK/throw_expect.out" ||
+	fail "the C++ process exited $TARGET_RC after two attaches: $(head -c 200 "$WORK/throw.out") $(head -c 200 "$WORK/throw.err")"
 
 # The storm.
 cycles=${STORM_CYCLES:-30}
