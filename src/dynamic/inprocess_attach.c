@@ -386,8 +386,6 @@ static struct held_thread *thread_for(struct held_process *p, int writing_ok)
 	return NULL;
 }
 
-/* Calls the runtime's stop (no arguments) or finish (every thread's
- * thread pointer). */
 static int agent_call(struct attach_run *a, uint64_t fn, const char *what, int writing_ok)
 {
 	struct held_thread *t = thread_for(&a->p, writing_ok);
@@ -397,18 +395,10 @@ static int agent_call(struct attach_run *a, uint64_t fn, const char *what, int w
 		engine_error("process %d: every thread stays inside the runtime", (int)a->p.pid);
 		return -1;
 	}
-	static uint64_t tps[ATTACH_BUSY_MAX];
-	uint64_t args[2] = {0, 0}, rc;
-	for (size_t i = 0; i < a->p.nthreads && args[1] < ATTACH_BUSY_MAX; i++)
-		if (!a->p.threads[i].gone && a->p.threads[i].regs.fs_base)
-			tps[args[1]++] = a->p.threads[i].regs.fs_base;
 	struct remote_stack s;
+	uint64_t rc;
 	remote_stack_begin(&s, t);
-	if (!writing_ok && !(args[0] = remote_stack_push(&a->p, &s, tps, args[1] * 8))) {
-		engine_error("process %d: cannot hand the threads over", (int)a->p.pid);
-		return -1;
-	}
-	return call(a, t, fn, what, args, writing_ok ? 0 : 2, &s, &rc);
+	return call(a, t, fn, what, NULL, 0, &s, &rc);
 }
 
 /* Stops recording and puts every entry back; 0, or -1 (the process may

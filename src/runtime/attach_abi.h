@@ -11,12 +11,11 @@
  *       stand (and restart a system call): no bytes rewritten hold one.
  *       Opens the session, patches, records; 0, or -1 (see message).
  *   int calltrace_attach_stop(void)
- *       Recording off and every entry put back but the unwinder's; calls
- *       still running go on returning through the runtime meanwhile.
- *   int calltrace_attach_finish(const uint64_t *thread_pointers, uint32_t n)
- *       Once no thread is inside the runtime: every thread (its fs_base
- *       given) gets its real return addresses back, the unwinder its
- *       entries, and the trace file is closed.
+ *       Recording off and every entry put back but the unwinder's: calls
+ *       still running go on returning through the runtime, and exceptions
+ *       that pass them get the real return addresses from it.
+ *   int calltrace_attach_finish(void)
+ *       Closes the trace file: once no thread is inside the runtime.
  *   struct attach_info calltrace_attach_info
  */
 #ifndef CALLTRACE_ATTACH_ABI_H
@@ -24,7 +23,7 @@
 
 #include <stdint.h>
 
-#define ATTACH_ABI_VERSION 2
+#define ATTACH_ABI_VERSION 3
 #define ATTACH_SETTINGS_MAX 16384
 #define ATTACH_BUSY_MAX 4096
 

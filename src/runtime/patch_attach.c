@@ -13,8 +13,10 @@
  * A later attach takes a function's old trampoline again when the bytes
  * it displaced are the same.
  *
- * The unwinder's entries stay patched until the finish, when every thread's
- * hijacked return addresses are put back (no exception may meet one before).
+ * The unwinder's entries (patch_engine.c) stay patched after the detach:
+ * a call still running may return through the runtime, and an exception
+ * that passes it must find the real return address (they only hand the
+ * real return addresses back, and are patched once for all attaches).
  *
  * A fork child of a process being recorded stops recording and puts its
  * entries back: only the process attached to is traced.
@@ -173,15 +175,14 @@ static int still_our_jump(uint64_t address, uint64_t entry)
 	       memcmp(now, jump, sizeof(now)) == 0;
 }
 
-/* Puts the entries back: the unwinder's too, or not yet (a thread may
- * still throw through a call whose return goes through the runtime). */
-static uint32_t unpatch_all(int unwinder_too)
+/* Puts the entries back, but the unwinder's: a thread may still throw
+ * through a call whose return goes through the runtime. */
+static uint32_t unpatch_all(void)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < table_size; i++) {
 		struct patched_entry *e = &table[i];
-		if (!e->address || !e->jumped ||
-		    (!unwinder_too && runtime_patch_is_unwinder(e->address)))
+		if (!e->address || !e->jumped || runtime_patch_is_unwinder(e->address))
 			continue;
 		e->jumped = 0;
 		if (still_our_jump(e->address, e->entry) &&
@@ -196,17 +197,8 @@ static uint32_t unpatch_all(int unwinder_too)
 static void end_recording(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	calltrace_attach_info.unpatched = unpatch_all(0);
+	calltrace_attach_info.unpatched = unpatch_all();
 	calltrace_attach_info.recording = 0;
-}
-
-/* The threads' stacks get their real return addresses back, then the
- * unwinder its entries: the process is as it was but for the runtime
- * loaded (and its trampolines, never unmapped). */
-static void leave_threads(const uint64_t *thread_pointers, uint32_t n)
-{
-	runtime_patch_restore_stacks(thread_pointers, n);
-	calltrace_attach_info.unpatched += unpatch_all(1);
 }
 
 static void fork_child(void)
@@ -214,8 +206,6 @@ static void fork_child(void)
 	if (!calltrace_attach_info.recording)
 		return;
 	end_recording();
-	uint64_t self = (uint64_t)__builtin_thread_pointer();
-	leave_threads(&self, 1);	/* the child's only thread */
 	runtime_attach_session_close(); /* the child's copy */
 }
 
@@ -262,7 +252,6 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 		end_recording();
 		runtime_attach_session_close();
 	}
-	unpatch_all(1); /* the unwinder's, if an earlier attach never finished */
 	if (take_settings(block) < 0 || n > ATTACH_BUSY_MAX) {
 		snprintf(info->message, sizeof(info->message), "settings too long");
 		return -1;
@@ -294,10 +283,9 @@ RUNTIME_EXPORT int calltrace_attach_stop(void)
 	return 0;
 }
 
-RUNTIME_EXPORT int calltrace_attach_finish(const uint64_t *thread_pointers, uint32_t n)
+RUNTIME_EXPORT int calltrace_attach_finish(void)
 {
 	int saved = errno;
-	leave_threads(thread_pointers, n);
 	runtime_attach_session_close();
 	errno = saved;
 	return 0;

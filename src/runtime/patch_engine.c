@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 struct patch_record {
@@ -432,39 +431,10 @@ int runtime_patch_is_unwinder(uint64_t address)
 			   address == unwinder_entries[2]);
 }
 
-/* Reads or writes 8 bytes of this process where they may not be mapped. */
-static int move_word(uint64_t *at, uint64_t *value, int write)
-{
-	struct iovec local = {value, 8}, remote = {at, 8};
-	ssize_t n = write ? process_vm_writev(getpid(), &local, 1, &remote, 1, 0)
-			  : process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	return n == 8 ? 0 : -1;
-}
-
-void runtime_patch_restore_stacks(const uint64_t *thread_pointers, uint32_t n)
-{
-	char *self = __builtin_thread_pointer();
-	ptrdiff_t at_shadow = (char *)&shadow - self, at_depth = (char *)&shadow_depth - self,
-		  at_unwinding = (char *)&unwinding - self;
-	for (uint32_t i = 0; i < n; i++) {
-		char *tp = (char *)thread_pointers[i];
-		struct shadow_frame *frames = *(struct shadow_frame **)(tp + at_shadow);
-		uint32_t *depth = (uint32_t *)(tp + at_depth);
-		/* Innermost first: a slot an older frame left (longjmp) and a
-		 * live one reuses is put back once, by the live one. */
-		for (uint32_t j = *depth; j-- > 0;) {
-			uint64_t now, original = frames[j].original;
-			if (move_word(frames[j].slot, &now, 0) == 0 &&
-			    now == (uint64_t)runtime_patch_return_stub)
-				move_word(frames[j].slot, &original, 1);
-		}
-		*depth = 0;
-		*(int *)(tp + at_unwinding) = 0;
-	}
-}
-
 /* Attached: patches the entries of the unwinder's functions that the
- * runtime's own definitions above cannot take over. */
+ * runtime's own definitions above cannot take over (once: they stay
+ * patched after a detach, for the calls whose returns still come through
+ * the runtime). */
 static void watch_unwinder(void)
 {
 	Dl_info self;
@@ -472,8 +442,9 @@ static void watch_unwinder(void)
 	for (int i = 0; i < 3; i++) {
 		Dl_info info;
 		const ElfW(Sym) *sym = NULL;
+		if (unwinder_entries[i])
+			continue; /* patched by an earlier attach, and left so */
 		void *address = dlsym(RTLD_DEFAULT, unwinder_names[i]);
-		unwinder_entries[i] = 0;
 		if (!address || !dladdr1(address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
 		    info.dli_fbase == self.dli_fbase)
 			continue;

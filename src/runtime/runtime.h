@@ -166,12 +166,8 @@ void runtime_patch_modules_changed(void);
  * runtime_patch_init patches them again. */
 void runtime_patch_forget(void);
 /* Attached: the entries of the unwinder's functions the runtime watches
- * (left patched until every hijacked return address is put back). */
+ * (left patched after a detach). */
 int runtime_patch_is_unwinder(uint64_t address);
-/* Attached, at the detach: the threads whose thread pointers are given
- * (each stopped outside the runtime) get every real return address back
- * on their stacks, and empty shadow stacks. */
-void runtime_patch_restore_stacks(const uint64_t *thread_pointers, uint32_t n);
 /* The counts of each enum patch_verdict since the last runtime_patch_forget. */
 const uint32_t *runtime_patch_verdicts(void);
 /* patch_attach.c: in an attached process, whether the first `displaced`
