@@ -139,6 +139,10 @@ struct cli_dynamic {
 int cli_dynamic_option(struct cli_dynamic *d, int opt, const char *arg);
 void cli_dynamic_free(struct cli_dynamic *d);
 
+/* The runtime library next to this calltrace (../lib/, ../lib/calltrace/)
+ * or CALLTRACE_RUNTIME, into `path`; 0, or -1 when there is none. */
+int cli_find_runtime(char *path, size_t len);
+
 /* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
 FILE *cli_output_open(const char *path);
 /* Closes it, reporting a write error; 0 or -1. */

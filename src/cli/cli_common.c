@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <time.h>
@@ -451,4 +452,33 @@ int cli_view_command(int argc, char **argv, const char *command, void (*usage)(F
 			return rc;
 	}
 	return cli_run_view(&t, argc, argv, output, 0, write, NULL);
+}
+
+/* The runtime library next to this calltrace: ../lib/ (a build tree) or
+ * ../lib/calltrace/ (an installation); CALLTRACE_RUNTIME overrides. */
+int cli_find_runtime(char *path, size_t len)
+{
+	const char *env = getenv("CALLTRACE_RUNTIME");
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return access(path, R_OK);
+	}
+	char self[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	*slash = '\0';
+	static const char *candidates[] = {"../lib/libcalltrace.so",
+					   "../lib/calltrace/libcalltrace.so"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, len, "%.*s/%s", (int)(PATH_MAX - 64), self, candidates[i]);
+		char real[PATH_MAX];
+		if (realpath(path, real)) {
+			snprintf(path, len, "%s", real);
+			return 0;
+		}
+	}
+	return -1;
 }

@@ -1,12 +1,16 @@
 /*
  * cmd_attach.c - `calltrace attach`: record the calls of a running process
- * with the dynamic engine, then detach and leave it running as before.
+ * without recompiling it, then detach and leave it running as before.  A
+ * dynamically linked process gets the in-process engine (the runtime
+ * library loaded into it, function entries patched there); any other, or
+ * --engine ptrace, the ptrace engine.
  */
 #include "cli.h"
 #include "../dynamic/dynamic.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,32 +20,45 @@
 
 #define MAX_DURATION_NS (1ull << 62) /* about 146 years */
 
+#define OPT_ENGINE 0x1101
+
+enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
+
 struct attach_options {
 	const char *output;
 	struct cli_dynamic engine;
+	enum attach_engine engine_choice;
+	const char *module, *only, *hide; /* as given, for the in-process engine */
 };
 
 static void attach_usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace attach -p PID [OPTIONS]\n\n"
-		     "Records the function calls of the running process PID (every thread, and\n"
-		     "the children it forks) without recompiling it, until --duration has passed,\n"
-		     "Ctrl-C, or the process exits.  Then every breakpoint and every swapped\n"
-		     "return address is put back and the process runs on as before.\n"
-		     "While tracing, the process and calltrace share one CPU (each ptrace stop is\n"
-		     "much cheaper that way); the process gets its CPU affinity back at the end.\n"
-		     "CALLTRACE_NO_PIN=1 keeps the affinities as they are.\n\n"
-		     "options:\n"
-		     "  -p, --pid PID          the process to trace\n"
-		     "  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
-		     "  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m; a bare number\n"
-		     "                         is seconds)\n"
-		     "      --module REGEX     also instrument shared libraries matching REGEX\n"
-		     "  -F, --filter REGEX     instrument only functions matching REGEX\n"
-		     "  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
-		     "      --no-follow        do not follow forked children\n"
-		     "  -v, --verbose          say what is instrumented, and the stop counts\n"
-		     "  -h, --help             this help\n");
+	fprintf(out,
+		"usage: calltrace attach -p PID [OPTIONS]\n\n"
+		"Records the function calls of the running process PID (every thread)\n"
+		"without recompiling it, until --duration has passed, Ctrl-C, or the\n"
+		"process exits.  Then the process runs on as before.\n\n"
+		"A dynamically linked process gets the in-process engine: the runtime\n"
+		"library is loaded into it, function entries are patched while every\n"
+		"thread is stopped, and calls run at full speed; at the end every entry\n"
+		"is put back (the library stays loaded).  Children it forks meanwhile are\n"
+		"not traced.  Other processes, or --engine ptrace, get the ptrace engine:\n"
+		"breakpoints, forked children followed; the process and calltrace then\n"
+		"share one CPU (CALLTRACE_NO_PIN=1 keeps the affinities as they are).\n\n"
+		"options:\n"
+		"  -p, --pid PID          the process to trace\n"
+		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
+		"  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m; a bare number\n"
+		"                         is seconds)\n"
+		"      --module REGEX     also instrument shared libraries matching REGEX\n"
+		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
+		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		"      --engine ENGINE    patch (in-process) or ptrace, instead of the choice\n"
+		"                         above\n"
+		"      --no-follow        ptrace engine: do not follow forked children\n"
+		"  -v, --verbose          say which engine and why, what is instrumented,\n"
+		"                         and how long the detach took\n"
+		"  -h, --help             this help\n");
 }
 
 static int parse_pid(const char *arg, pid_t *pid)
@@ -91,6 +108,16 @@ static int parse_option(struct attach_options *o, int opt)
 			return -1;
 		}
 		return 0;
+	case OPT_ENGINE:
+		if (strcmp(optarg, "patch") == 0)
+			o->engine_choice = ATTACH_PATCH;
+		else if (strcmp(optarg, "ptrace") == 0)
+			o->engine_choice = ATTACH_PTRACE;
+		else {
+			cli_error("bad --engine '%s' (patch or ptrace)", optarg);
+			return -1;
+		}
+		return 0;
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
@@ -98,12 +125,26 @@ static int parse_option(struct attach_options *o, int opt)
 	return -1;
 }
 
+/* The regular expressions as given, for the in-process engine. */
+static void keep_filter_text(struct attach_options *o, int opt)
+{
+	if (opt == CLI_OPT_MODULE)
+		o->module = optarg;
+	else if (opt == 'F')
+		o->only = optarg;
+	else if (opt == 'N')
+		o->hide = optarg;
+}
+
 static int parse_options(struct attach_options *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"pid", required_argument, 0, 'p'},	     {"output", required_argument, 0, 'o'},
-	    {"duration", required_argument, 0, 'd'}, CLI_DYNAMIC_LONGOPTS,
-	    {"help", no_argument, 0, 'h'},	     {0, 0, 0, 0}};
+	static const struct option longopts[] = {{"pid", required_argument, 0, 'p'},
+						 {"output", required_argument, 0, 'o'},
+						 {"duration", required_argument, 0, 'd'},
+						 {"engine", required_argument, 0, OPT_ENGINE},
+						 CLI_DYNAMIC_LONGOPTS,
+						 {"help", no_argument, 0, 'h'},
+						 {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->engine.dyn.follow_forks = 1;
@@ -116,6 +157,7 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 		int rc = cli_dynamic_option(&o->engine, opt, optarg);
 		if (rc < 0 || (rc == 0 && parse_option(o, opt) < 0))
 			return -1;
+		keep_filter_text(o, opt);
 	}
 	if (optind < argc) {
 		cli_error("attach: unexpected argument '%s' (see 'calltrace attach --help')",
@@ -158,6 +200,49 @@ static int report(const struct attach_options *o, int rc)
 	}
 }
 
+/* The in-process engine when it can be had (or was asked for), else
+ * ptrace; 1 for in-process, 0 for ptrace, -1 when the one asked for
+ * cannot be. */
+static int pick_inprocess(const struct attach_options *o, char *runtime, size_t len)
+{
+	char why[PATH_MAX + 128];
+	if (o->engine_choice == ATTACH_PTRACE) {
+		if (o->engine.dyn.verbose)
+			cli_error("engine: ptrace engine (breakpoints), as --engine says");
+		return 0;
+	}
+	int found = cli_find_runtime(runtime, len) == 0;
+	int possible =
+	    inprocess_attach_possible(o->engine.dyn.pid, found ? runtime : NULL, why, sizeof(why));
+	if (possible < 0 && o->engine_choice == ATTACH_PATCH) {
+		cli_error("attach: the in-process engine cannot be used: %s", why);
+		return -1;
+	}
+	if (o->engine.dyn.verbose)
+		cli_error(possible == 0 ? "engine: in-process engine (function entries patched), "
+					  "since %s"
+					: "engine: ptrace engine (breakpoints), since %s",
+			  why);
+	return possible == 0;
+}
+
+static int run_engine(struct attach_options *o, struct trace_session *s, int inprocess,
+		      const char *runtime)
+{
+	if (!inprocess) {
+		o->engine.dyn.session = s;
+		return dynamic_attach(&o->engine.dyn);
+	}
+	struct inprocess_options io = {.pid = o->engine.dyn.pid,
+				       .duration_ns = o->engine.dyn.duration_ns,
+				       .runtime = runtime,
+				       .module = o->module,
+				       .only = o->only,
+				       .hide = o->hide,
+				       .verbose = o->engine.dyn.verbose};
+	return dynamic_attach_inprocess(&io, s);
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_options o;
@@ -172,14 +257,19 @@ int cmd_attach(int argc, char **argv)
 		cli_dynamic_free(&o.engine);
 		return 1;
 	}
+	char runtime[PATH_MAX];
+	int inprocess = pick_inprocess(&o, runtime, sizeof(runtime));
+	if (inprocess < 0) {
+		cli_dynamic_free(&o.engine);
+		return 1;
+	}
 	size_t command_len = dynamic_read_cmdline(o.engine.dyn.pid, command, sizeof(command));
 	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
 		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
 		cli_dynamic_free(&o.engine);
 		return 2;
 	}
-	o.engine.dyn.session = &s;
-	int rc = dynamic_attach(&o.engine.dyn);
+	int rc = run_engine(&o, &s, inprocess, runtime);
 	trace_session_close(&s);
 	cli_dynamic_free(&o.engine);
 	return report(&o, rc);

@@ -154,35 +154,6 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 	return optind;
 }
 
-/* The runtime library next to this calltrace: ../lib/ (a build tree) or
- * ../lib/calltrace/ (an installation); CALLTRACE_RUNTIME overrides. */
-static int find_runtime(char *path, size_t len)
-{
-	const char *env = getenv("CALLTRACE_RUNTIME");
-	if (env && *env) {
-		snprintf(path, len, "%s", env);
-		return access(path, R_OK);
-	}
-	char self[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	*slash = '\0';
-	static const char *candidates[] = {"../lib/libcalltrace.so",
-					   "../lib/calltrace/libcalltrace.so"};
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, len, "%.*s/%s", (int)(PATH_MAX - 64), self, candidates[i]);
-		char real[PATH_MAX];
-		if (realpath(path, real)) {
-			snprintf(path, len, "%s", real);
-			return 0;
-		}
-	}
-	return -1;
-}
-
 static void set_preload_environment(const char *runtime, const char *trace,
 				    const struct record_options *o)
 {
@@ -362,7 +333,7 @@ int record_run(struct record_options *o, char **argv, int first)
 		return 2;
 	}
 	char runtime[PATH_MAX];
-	if (!use_dynamic && find_runtime(runtime, sizeof(runtime)) < 0) {
+	if (!use_dynamic && cli_find_runtime(runtime, sizeof(runtime)) < 0) {
 		cli_error("cannot find the runtime library libcalltrace.so next to calltrace "
 			  "(set CALLTRACE_RUNTIME)");
 		return 127;

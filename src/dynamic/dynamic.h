@@ -47,6 +47,26 @@ int dynamic_attach_check(pid_t pid);
  * detaches leaving it as it was.  An enum attach_result. */
 int dynamic_attach(const struct dynamic_options *o);
 
+/* `calltrace attach` with the in-process engine: the runtime library is
+ * loaded into the process and patches function entries there. */
+struct inprocess_options {
+	pid_t pid;
+	uint64_t duration_ns;	 /* 0 = until Ctrl-C or the process ends */
+	const char *runtime;	 /* libcalltrace.so */
+	const char *module;	 /* --module REGEX as given, or NULL */
+	const char *only, *hide; /* -F, -N as given, or NULL */
+	int verbose;
+};
+
+/* Whether process `pid` can take the in-process engine with the runtime at
+ * `runtime` (NULL: none found): 0, or -1; `why` says why (either way). */
+int inprocess_attach_possible(pid_t pid, const char *runtime, char *why, size_t len);
+
+/* Records into session `s` (created by the caller) until the duration
+ * ends, SIGINT/SIGTERM, or the process exits; leaves it as it was.  An
+ * enum attach_result. */
+int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_session *s);
+
 /* The command line of process `pid`, its arguments NUL-separated, as the
  * trace header keeps it; its length (0 when unreadable). */
 size_t dynamic_read_cmdline(pid_t pid, char *buf, size_t len);

@@ -5,7 +5,8 @@
  * Regions are mapped read-write-execute while trampolines are written into
  * them and sealed read-execute afterwards (opened again, never without
  * execute, when more trampolines go in); they are never unmapped, since a
- * stack may still return through one.
+ * stack may still return through one.  An attach's detach writes the
+ * original bytes back over the jumps.
  */
 #include "patch.h"
 
@@ -95,6 +96,29 @@ void patch_code_seal(void)
 	}
 }
 
+/* Copies `len` bytes to `address` in code, the page opened for writing
+ * meanwhile and read-execute again after. */
+static int write_code(uint64_t address, const uint8_t *bytes, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t first = address & ~(uint64_t)(page - 1);
+	size_t span = (size_t)(address + len - first);
+	if (mprotect((void *)first, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -1;
+	memcpy((void *)address, bytes, len);
+	__builtin___clear_cache((char *)address, (char *)address + len);
+	return mprotect((void *)first, span, PROT_READ | PROT_EXEC);
+}
+
+int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len)
+{
+	if (len > 64) {
+		errno = EINVAL;
+		return -1;
+	}
+	return write_code(address, bytes, len);
+}
+
 int patch_write_jump(uint64_t address, uint64_t target)
 {
 	int64_t d = (int64_t)(target - (address + PATCH_JUMP_LEN));
@@ -102,15 +126,8 @@ int patch_write_jump(uint64_t address, uint64_t target)
 		errno = ERANGE;
 		return -1;
 	}
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t first = address & ~(uint64_t)(page - 1);
-	size_t len = (size_t)(address + PATCH_JUMP_LEN - first);
-	if (mprotect((void *)first, len, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-		return -1;
 	uint8_t jump[PATCH_JUMP_LEN] = {0xe9};
 	int32_t rel = (int32_t)d;
 	memcpy(jump + 1, &rel, 4);
-	memcpy((void *)address, jump, PATCH_JUMP_LEN);
-	__builtin___clear_cache((char *)address, (char *)address + PATCH_JUMP_LEN);
-	return mprotect((void *)first, len, PROT_READ | PROT_EXEC);
+	return write_code(address, jump, PATCH_JUMP_LEN);
 }

@@ -25,6 +25,9 @@ enum patch_verdict {
 	PATCH_BRANCH_INSIDE, /* a jump of the function lands in the bytes rewritten */
 	PATCH_UNRELOCATABLE, /* an instruction that cannot move (loop, far rip offset) */
 	PATCH_NO_MEMORY,     /* no trampoline memory near the function */
+	/* Attaching to a running process only: */
+	PATCH_THREAD_INSIDE,  /* a thread stands inside the bytes rewritten */
+	PATCH_RETURNS_INSIDE, /* a call among them would return inside them */
 	PATCH_VERDICTS
 };
 
@@ -41,6 +44,11 @@ int patch_decoder_init(void);
  * padding. */
 enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint64_t address,
 			      size_t *displaced);
+
+/* Whether a call among the `displaced` bytes of instructions at `code`
+ * (from `address`) ends before them: a return address into the middle of
+ * the rewritten bytes, for a call still running when they are rewritten. */
+int patch_call_returns_inside(const uint8_t *code, size_t displaced, uint64_t address);
 
 /* How many of the first `max` bytes at `code` are padding (nop, int3). */
 size_t patch_padding_after(const uint8_t *code, size_t max);
@@ -65,5 +73,8 @@ void patch_code_seal(void);
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */
 int patch_write_jump(uint64_t address, uint64_t target);
+/* Puts `len` (at most 64) original bytes back at `address`, where
+ * patch_write_jump wrote; 0, or -1 with errno (not mapped). */
+int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len);
 
 #endif

@@ -105,6 +105,8 @@ const char *patch_verdict_text(enum patch_verdict v)
 	    "a jump inside the function lands in its first bytes",
 	    "an entry instruction that cannot be moved",
 	    "no trampoline memory within reach",
+	    "a thread stood in its first bytes",
+	    "a call in its first bytes returns inside them",
 	};
 	return v < PATCH_VERDICTS ? text[v] : "?";
 }
@@ -201,6 +203,23 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 		v = PATCH_BRANCH_INSIDE;
 	*displaced = moved;
 	return v;
+}
+
+int patch_call_returns_inside(const uint8_t *code, size_t displaced, uint64_t address)
+{
+	if (patch_decoder_init() < 0)
+		return 1;
+	cs_insn *insn = scratch;
+	const uint8_t *p = code;
+	size_t left = displaced;
+	uint64_t at = address;
+	while (left > 0) {
+		if (decode_one(&p, &left, &at, insn) < 0)
+			return 1;
+		if (left > 0 && is_group(insn, CS_GRP_CALL))
+			return 1;
+	}
+	return 0;
 }
 
 size_t patch_padding_after(const uint8_t *code, size_t max)

@@ -6,6 +6,10 @@
  * instrumented code makes the first hook run that early.  Then the
  * environment is read from /proc/self/environ, which the kernel set up
  * before anything ran.
+ *
+ * A runtime that `calltrace attach` brought into a running process takes
+ * its settings from the block the tool hands it (runtime_env_override), never
+ * from the process's environment, which stays as it was.
  */
 #include "runtime.h"
 
@@ -50,8 +54,26 @@ static const char *initial_getenv(const char *name)
 	return NULL;
 }
 
+static const char *env_override; /* "NAME=value\0...\0\0", or NULL */
+
+void runtime_env_override(const char *block)
+{
+	env_override = block;
+}
+
+static const char *override_getenv(const char *name)
+{
+	size_t name_len = strlen(name);
+	for (const char *entry = env_override; *entry; entry += strlen(entry) + 1)
+		if (strncmp(entry, name, name_len) == 0 && entry[name_len] == '=')
+			return entry + name_len + 1;
+	return NULL;
+}
+
 const char *runtime_getenv(const char *name)
 {
+	if (env_override)
+		return override_getenv(name);
 	if (environ && environ[0])
 		return getenv(name);
 	return initial_getenv(name);

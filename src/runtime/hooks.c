@@ -28,6 +28,11 @@ __thread struct thread_state runtime_thread __attribute__((tls_model("initial-ex
  * again, since another module may now be loaded there. */
 static void notice_new_generation(struct thread_state *t, uint32_t seen)
 {
+	if (unlikely(t->session_epoch != RUNTIME_LOAD(runtime_session_epoch))) {
+		uint32_t busy = runtime_internal_begin(t);
+		runtime_thread_rejoin(t); /* attached again: a new session */
+		runtime_internal_end(t, busy);
+	}
 	uint32_t start_gen = RUNTIME_LOAD(runtime_start_gen);
 	if (t->start_gen != start_gen || seen == RUNTIME_GEN_STALE) {
 		trace_stream_pause(&t->stream, trace_clock_tick());

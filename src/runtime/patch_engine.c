@@ -62,6 +62,12 @@ static __thread int unwinding __attribute__((tls_model("initial-exec")));
 extern void runtime_patch_enter_stub(void);
 extern void runtime_patch_return_stub(void);
 
+/* In an attached process the runtime came after the unwinder, so its own
+ * _Unwind_RaiseException & co (below) do not interpose: the entries of the
+ * real ones are patched instead, and noticed here. */
+static int unwinder_watched;
+static int unwinder_notice(uint64_t address, uint64_t *slot);
+
 static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
 /* The program is built with -finstrument-functions: its hooks record the
  * calls, and entries are patched only to capture arguments. */
@@ -148,6 +154,10 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	int saved = errno;
 	if (r->address == loader_notice) {
 		runtime_patch_modules_changed();
+		errno = saved;
+		return r->resume;
+	}
+	if (unlikely(unwinder_watched) && unwinder_notice(r->address, slot)) {
 		errno = saved;
 		return r->resume;
 	}
@@ -276,6 +286,25 @@ RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
 	return real ? real(exception) : NULL;
 }
 
+/* The unwinder's entry points an attached runtime watches: the raise and
+ * rethrow (every real return address back first), the catch. */
+static uint64_t unwinder_entries[3];
+static const char *const unwinder_names[3] = {"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow",
+					      "__cxa_begin_catch"};
+
+static int unwinder_notice(uint64_t address, uint64_t *slot)
+{
+	if (address == unwinder_entries[0] || address == unwinder_entries[1]) {
+		shadow_restore_all();
+		return 1;
+	}
+	if (address != unwinder_entries[2])
+		return 0;
+	if (shadow_depth || unwinding) /* the catch's caller's stack pointer */
+		shadow_resume_after_catch((uint64_t)(slot + 1));
+	return 1;
+}
+
 /* ---- patching a module --------------------------------------------------- */
 
 struct module_job {
@@ -306,6 +335,11 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
 	if (v != PATCH_OK)
 		return v;
+	if (runtime_attach_mode) { /* a running process: is it safe? (patch_attach.c) */
+		int vet = runtime_patch_attach_vet(address, displaced);
+		if (vet >= 0)
+			return (enum patch_verdict)vet;
+	}
 	uint8_t *tramp =
 	    patch_code_alloc(address, PATCH_RECORD_ROOM + 12 + 14 + PATCH_RELOCATED_MAX);
 	if (!tramp)
@@ -330,6 +364,8 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 	rec->plan = plan;
 	if (patch_write_jump(address, entry_at) < 0)
 		return PATCH_NO_MEMORY;
+	if (runtime_attach_mode)
+		runtime_patch_attach_note(address, entry_at);
 	return PATCH_OK;
 }
 
@@ -455,6 +491,39 @@ static void watch_loader(void)
 			      "traced");
 }
 
+int runtime_patch_is_unwinder(uint64_t address)
+{
+	return address && (address == unwinder_entries[0] || address == unwinder_entries[1] ||
+			   address == unwinder_entries[2]);
+}
+
+/* Attached: patches the entries of the unwinder's functions that the
+ * runtime's own definitions above cannot take over (once: they stay
+ * patched after a detach, for the calls whose returns still come through
+ * the runtime). */
+static void watch_unwinder(void)
+{
+	Dl_info self;
+	dladdr((void *)runtime_patch_enter_stub, &self);
+	for (int i = 0; i < 3; i++) {
+		Dl_info info;
+		const ElfW(Sym) *sym = NULL;
+		if (unwinder_entries[i])
+			continue; /* patched by an earlier attach, and left so */
+		void *address = dlsym(RTLD_DEFAULT, unwinder_names[i]);
+		if (!address || !dladdr1(address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+		    info.dli_fbase == self.dli_fbase)
+			continue;
+		size_t size = sym->st_size ? (size_t)sym->st_size : 1;
+		if (patch_one((uint64_t)address, size, 16, NULL) == PATCH_OK)
+			unwinder_entries[i] = (uint64_t)address;
+		else
+			runtime_debug("cannot watch %s: exceptions may not pass traced calls",
+				      unwinder_names[i]);
+	}
+	unwinder_watched = 1;
+}
+
 static void say_verdicts(void)
 {
 	uint32_t total = 0;
@@ -482,6 +551,25 @@ static int compile_setting(const char *name, regex_t *re)
 	return 0;
 }
 
+const uint32_t *runtime_patch_verdicts(void)
+{
+	return verdicts;
+}
+
+void runtime_patch_forget(void)
+{
+	npatched = 0;
+	loader_notice = 0;
+	memset(verdicts, 0, sizeof(verdicts));
+	if (module_pattern_set)
+		regfree(&module_pattern);
+	if (only_pattern_set)
+		regfree(&only_pattern);
+	if (hide_pattern_set)
+		regfree(&hide_pattern);
+	module_pattern_set = only_pattern_set = hide_pattern_set = 0;
+}
+
 void runtime_patch_init(void)
 {
 	const char *on = runtime_getenv("CALLTRACE_PATCH");
@@ -499,6 +587,8 @@ void runtime_patch_init(void)
 	}
 	patch_new_modules();
 	watch_loader();
+	if (runtime_attach_mode)
+		watch_unwinder();
 	patch_code_seal();
 	const char *verbose = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
 	if (runtime_config.debug || (verbose && *verbose && strcmp(verbose, "0") != 0))

@@ -52,6 +52,7 @@ struct thread_state {
 	uint32_t args_saved_gen;     /* gen to go back to after RUNTIME_GEN_ARGS */
 	uint64_t *probe;	     /* readable.c: a guarded read runs (its jump) */
 	uint64_t probe_lo, probe_hi; /* the bytes it reads */
+	uint32_t session_epoch;	     /* runtime_session_epoch its stream was set up in */
 };
 
 /* Arguments read at a function's real entry, waiting for its enter. */
@@ -150,9 +151,28 @@ void runtime_deferred_discard(struct thread_state *t);
 void runtime_report_dropped(struct thread_state *t);
 /* env.c: getenv, also before libc has set up environ */
 const char *runtime_getenv(const char *name);
+/* From now on the CALLTRACE_* settings come only from `block` ("NAME=value"
+ * strings, each NUL-ended, then an empty one), not from the environment. */
+void runtime_env_override(const char *block);
+/* session.c, for `calltrace attach` (patch_attach.c): the runtime was
+ * brought into a running process, and records only between an attach's
+ * start and its stop, into the session the tool created. */
+extern int runtime_attach_mode;
+/* Attach mode: the runtime's last line, kept for the tool, not written. */
+extern char runtime_said[256];
+/* Changes at every attach: a thread whose stream is older drops it. */
+extern volatile uint32_t runtime_session_epoch;
+/* Opens the session the settings name (a new process image in it) and
+ * patches, recording on; 0 or -1 (said why on stderr). */
+int runtime_attach_session_open(void);
+/* Recording off and the session file closed (no thread may be writing). */
+void runtime_attach_session_close(void);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
+/* The thread's stream was set up for an earlier attach's session: it is
+ * dropped unread (that file may be truncated now) and set up again. */
+void runtime_thread_rejoin(struct thread_state *t);
 /* crash.c */
 void runtime_crash_handler_install(void);
 /* longjmp.c */
@@ -186,6 +206,21 @@ int runtime_args_wanted(const char *function_name);
 /* The capture plan of the function at `file_address` in the ELF file
  * `path`, from its DWARF; NULL when there is none. */
 const struct func_plan *runtime_args_plan(const char *path, uint64_t file_address);
+/* Forgets every module patched (after they were all unpatched), so that
+ * runtime_patch_init patches them again. */
+void runtime_patch_forget(void);
+/* Attached: the entries of the unwinder's functions the runtime watches
+ * (left patched after a detach). */
+int runtime_patch_is_unwinder(uint64_t address);
+/* The counts of each enum patch_verdict since the last runtime_patch_forget. */
+const uint32_t *runtime_patch_verdicts(void);
+/* patch_attach.c: in an attached process, whether the first `displaced`
+ * bytes at `address` may be rewritten now (no thread stands inside them,
+ * no return address points into them): -1 to patch (their original bytes
+ * noted), else the verdict (PATCH_OK: its earlier trampoline took it again). */
+int runtime_patch_attach_vet(uint64_t address, size_t displaced);
+/* The function at `address` now jumps to its trampoline at `entry`. */
+void runtime_patch_attach_note(uint64_t address, uint64_t entry);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
 /* output.c: what CALLTRACE_OUTPUT asks for; 0 and the trace file's name,

@@ -7,6 +7,12 @@
  * itself in CALLTRACE_SESSION=<image>:<pid>:<absolute trace path>, kept in
  * a static buffer handed to putenv, so that a fork child can rewrite it
  * without allocating and an exec'd program finds the session and appends.
+ *
+ * A runtime that `calltrace attach` loaded into a running process
+ * (CALLTRACE_INJECT set while it loads) waits for the tool: each attach
+ * opens the session the tool created as a new image, and its stop closes
+ * it again; the process's environment, signal handlers and exit are left
+ * alone.
  */
 #include "runtime.h"
 #include "calltrace.h"
@@ -37,6 +43,7 @@ static int init_phase;
 static char session_env[PATH_MAX + 64];
 static uint32_t generation = 2;
 static int stopped_for_good;
+char runtime_said[256];
 
 /* One line on stderr, `prefix` first; no malloc, one write. */
 static void say_line(const char *prefix, const char *fmt, va_list ap)
@@ -45,6 +52,10 @@ static void say_line(const char *prefix, const char *fmt, va_list ap)
 	int n = snprintf(buf, sizeof(buf), "%s", prefix);
 	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
 	size_t len = strlen(buf);
+	if (runtime_attach_mode) { /* the tool says it: the process's stderr is its own */
+		snprintf(runtime_said, sizeof(runtime_said), "%s", buf + strlen(prefix));
+		return;
+	}
 	buf[len] = '\n';
 	ssize_t unused = write(2, buf, len + 1);
 	(void)unused;
@@ -196,13 +207,13 @@ static void fork_child(void)
 	runtime_internal_end(t, gen);
 }
 
-static int init_once(void)
+/* Joins (or creates) the session and announces this process image in it. */
+static int open_image(void)
 {
 	char path[PATH_MAX];
 	uint32_t parent_image, parent_pid;
 	runtime_config_load(&runtime_config);
-	if (runtime_config.max_depth)
-		runtime_max_depth = runtime_config.max_depth;
+	runtime_max_depth = runtime_config.max_depth ? runtime_config.max_depth : UINT32_MAX;
 	int joined = join_session(&parent_image, &parent_pid, path);
 	if (joined < 0) {
 		if (joined != JOIN_REFUSED)
@@ -211,9 +222,6 @@ static int init_once(void)
 	}
 	if (trace_clock_kind == TRACE_CLOCK_TSC)
 		runtime_fast_depth = runtime_max_depth;
-	runtime_longjmp_init();
-	runtime_spawn_init();
-	runtime_wait_init();
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;
@@ -222,22 +230,37 @@ static int init_once(void)
 	else if (parent_image)
 		how = PROCESS_FORK; /* spawned without fork (posix_spawn, vfork) */
 	write_process_start(how, parent_image, parent_pid);
-	publish_session(path);
+	if (!runtime_attach_mode) /* an attached process's environment is left alone */
+		publish_session(path);
 	runtime_modules_scan();
+	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
+	return 0;
+}
+
+static int init_once(void)
+{
+	if (open_image() < 0)
+		return -1;
+	runtime_longjmp_init();
 	runtime_threads_init();
-	runtime_tool_find();
-	runtime_crash_handler_install();
-	runtime_control_install();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	on_exit(runtime_write_exit, NULL);
-	runtime_session_end_init();
+	/* An attached process keeps its own signal handlers, children and
+	 * exit: the runtime only records between the tool's start and stop. */
+	if (!runtime_attach_mode) {
+		runtime_spawn_init();
+		runtime_wait_init();
+		runtime_tool_find();
+		runtime_crash_handler_install();
+		runtime_control_install();
+		pthread_atfork(fork_prepare, fork_parent, fork_child);
+		on_exit(runtime_write_exit, NULL);
+		runtime_session_end_init();
+	}
 	runtime_args_init();
 	if (runtime_patch_init)
 		runtime_patch_init();
 	else if (runtime_args_on)
 		runtime_say("arguments are captured by libcalltrace.so only (this program links "
 			    "the static runtime)");
-	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
 	return 0;
 }
 
@@ -267,8 +290,46 @@ int runtime_init(void)
 __attribute__((constructor(101))) static void runtime_constructor(void)
 {
 	int saved = errno;
-	runtime_init();
+	/* Brought in by `calltrace attach`: nothing until the tool says. */
+	if (getenv("CALLTRACE_INJECT"))
+		__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	else
+		runtime_init();
 	errno = saved;
+}
+
+/* ---- attached to a running process (patch_attach.c) --------------------- */
+
+int runtime_attach_mode;
+volatile uint32_t runtime_session_epoch;
+
+int runtime_attach_session_open(void)
+{
+	runtime_attach_mode = 1;
+	__atomic_add_fetch(&runtime_session_epoch, 1, __ATOMIC_ACQ_REL);
+	stopped_for_good = 0;
+	int expected = INIT_FAILED;
+	__atomic_compare_exchange_n(&init_phase, &expected, INIT_NONE, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_NONE)
+		return runtime_init(); /* the first attach: everything, patching too */
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
+	runtime_modules_forget(); /* written again into the new session */
+	int rc = open_image();
+	if (rc == 0) {
+		if (runtime_patch_init)
+			runtime_patch_init();
+	}
+	runtime_internal_end(&runtime_thread, gen);
+	if (rc == 0)
+		calltrace_start();
+	return rc;
+}
+
+void runtime_attach_session_close(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	trace_session_close(&runtime_session);
 }
 
 /* ---- the public API (include/calltrace.h) ------------------------------- */

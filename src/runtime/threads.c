@@ -75,6 +75,24 @@ static void deferred_queue_take_back(struct thread_state *t)
 	t->ndeferred = 0;
 }
 
+/* Whether the thread's stream belongs to a session closed since (an
+ * earlier attach's). */
+static int stream_is_stale(const struct thread_state *t)
+{
+	return t->session_epoch != RUNTIME_LOAD(runtime_session_epoch) ||
+	       runtime_session.header == NULL;
+}
+
+/* Forgets the stream's window without touching it: its file may have been
+ * truncated since (the next attach wrote the same path), and a store into
+ * it would fault. */
+static void drop_window(struct thread_state *t)
+{
+	if (t->stream.map)
+		munmap(t->stream.map, t->stream.map_len);
+	trace_stream_abandon(&t->stream);
+}
+
 /* Other thread-specific destructors run after ours when their keys are
  * newer (a program's keys usually are), and may call instrumented code: so
  * the thread is ended only in a later round of destructors (the one before
@@ -92,10 +110,14 @@ static void thread_end(void *state)
 		runtime_deferred_flush(t);
 	}
 	t->gen = RUNTIME_GEN_INTERNAL;
-	runtime_report_dropped(t);
-	char name[17] = "";
-	prctl(PR_GET_NAME, name, 0, 0, 0); /* it may have been renamed since */
-	trace_write_thread(&runtime_session, t->stream.tid, THREAD_END, name);
+	if (stream_is_stale(t)) {
+		drop_window(t); /* an earlier attach's: nothing more goes there */
+	} else {
+		runtime_report_dropped(t);
+		char name[17] = "";
+		prctl(PR_GET_NAME, name, 0, 0, 0); /* it may have been renamed since */
+		trace_write_thread(&runtime_session, t->stream.tid, THREAD_END, name);
+	}
 	t->phase = THREAD_DEAD;
 	trace_stream_destroy(&t->stream);
 	deferred_queue_take_back(t);
@@ -141,14 +163,27 @@ int runtime_thread_begin(struct thread_state *t)
 		return -1;
 	}
 	t->stream.on_define = runtime_module_check;
+	t->session_epoch = RUNTIME_LOAD(runtime_session_epoch);
 	t->start_gen = RUNTIME_LOAD(runtime_start_gen);
 	t->module_epoch = RUNTIME_LOAD(runtime_module_epoch);
 	deferred_queue_give(t);
-	altstack_give(t);
+	if (!runtime_attach_mode) /* for the crash handler, not installed then */
+		altstack_give(t);
 	t->phase = THREAD_ACTIVE;
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	trace_write_thread(&runtime_session, tid, THREAD_START, name);
 	if ((pid_t)tid != getpid())
 		pthread_setspecific(thread_end_key, t);
 	return 0;
+}
+
+void runtime_thread_rejoin(struct thread_state *t)
+{
+	drop_window(t);
+	trace_stream_destroy(&t->stream);
+	deferred_queue_take_back(t);
+	altstack_take_back(t);
+	t->ndeferred = t->deferred_open = t->deferred_skip = t->dropped = 0;
+	t->phase = THREAD_NEW;
+	runtime_thread_begin(t);
 }

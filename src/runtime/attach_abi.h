@@ -1,0 +1,50 @@
+/*
+ * attach_abi.h - what `calltrace attach` and the runtime it loads into a
+ * running process agree on: the runtime's entry points for the tool (it
+ * makes a thread of the process call them) and the state it reads back.
+ *
+ *   int calltrace_attach_start(const char *settings, const uint64_t *busy,
+ *                              uint32_t nbusy)
+ *       settings: "NAME=value" strings, each NUL-ended, then an empty one
+ *       (the CALLTRACE_* variables `record` would set; CALLTRACE_SESSION
+ *       names the trace file the tool created).  busy: where the threads
+ *       stand (and restart a system call): no bytes rewritten hold one.
+ *       Opens the session, patches, records; 0, or -1 (see message).
+ *   int calltrace_attach_stop(void)
+ *       Recording off and every entry put back but the unwinder's: calls
+ *       still running go on returning through the runtime, and exceptions
+ *       that pass them get the real return addresses from it.
+ *   int calltrace_attach_finish(void)
+ *       Closes the trace file: once no thread is inside the runtime.
+ *   struct attach_info calltrace_attach_info
+ */
+#ifndef CALLTRACE_ATTACH_ABI_H
+#define CALLTRACE_ATTACH_ABI_H
+
+#include <stdint.h>
+
+#define ATTACH_ABI_VERSION 3
+#define ATTACH_SETTINGS_MAX 16384
+#define ATTACH_BUSY_MAX 4096
+
+/* A thread's generation while it is inside the runtime (writing an event,
+ * or doing the runtime's own work): runtime.h's RUNTIME_GEN_BUSY and
+ * RUNTIME_GEN_INTERNAL. */
+#define ATTACH_GEN_BUSY 3u
+#define ATTACH_GEN_INTERNAL 7u
+
+struct attach_info {
+	uint32_t abi;		 /* ATTACH_ABI_VERSION */
+	int32_t gen_offset;	 /* a thread's generation (uint32_t), from its thread pointer */
+	uint32_t image;		 /* the process image the last start wrote */
+	uint32_t functions;	 /* functions the last start looked at */
+	uint32_t patched;	 /* ... and patched */
+	uint32_t thread_inside;	 /* left alone: a thread stood in their first bytes */
+	uint32_t returns_inside; /* left alone: a call there would return inside them */
+	uint32_t reused;	 /* patched with the trampoline of an earlier attach */
+	uint32_t unpatched;	 /* entries the last stop put back */
+	uint32_t recording;	 /* between a start and its stop */
+	char message[256];	 /* why the last call failed, "" when none */
+};
+
+#endif

@@ -1,0 +1,292 @@
+/*
+ * patch_attach.c - the in-process engine in a running process: the entry
+ * points `calltrace attach` makes a thread of the process call (the
+ * contract is attach_abi.h), and the bookkeeping that lets a detach put
+ * every function entry back.
+ *
+ * The tool holds every other thread stopped while a start patches and
+ * while a stop unpatches, and hands over where each thread stands: no
+ * bytes rewritten may hold a thread, nor be where a call among them would
+ * return to.  Every entry rewritten is noted with its original bytes; a
+ * stop writes those back (where the jump is still ours) and leaves the
+ * trampolines and the return stub in place for the calls still running.
+ * A later attach takes a function's old trampoline again when the bytes
+ * it displaced are the same.
+ *
+ * The unwinder's entries (patch_engine.c) stay patched after the detach:
+ * a call still running may return through the runtime, and an exception
+ * that passes it must find the real return address (they only hand the
+ * real return addresses back, and are patched once for all attaches).
+ *
+ * A fork child of a process being recorded stops recording and puts its
+ * entries back: only the process attached to is traced.
+ */
+#include "runtime.h"
+#include "attach_abi.h"
+#include "../patch/patch.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+_Static_assert(ATTACH_GEN_BUSY == RUNTIME_GEN_BUSY, "attach_abi.h: busy generation");
+_Static_assert(ATTACH_GEN_INTERNAL == RUNTIME_GEN_INTERNAL, "attach_abi.h: internal generation");
+
+RUNTIME_EXPORT struct attach_info calltrace_attach_info = {.abi = ATTACH_ABI_VERSION};
+
+static char settings[ATTACH_SETTINGS_MAX];
+static uint64_t busy_pcs[ATTACH_BUSY_MAX];
+static uint32_t nbusy;
+
+/* ---- the entries rewritten ------------------------------------------------ */
+
+struct patched_entry {
+	uint64_t address; /* 0: a free slot */
+	uint64_t entry;	  /* its trampoline's entry */
+	uint8_t displaced;
+	uint8_t jumped; /* the jump is written now */
+	uint8_t original[PATCH_DISPLACED_MAX];
+};
+
+static struct patched_entry *table; /* open addressing, a power of two */
+static size_t table_size, table_used;
+static struct patched_entry pending; /* the function being patched */
+
+static size_t slot_of(uint64_t address, size_t size)
+{
+	return (size_t)((address * 0x9e3779b97f4a7c15ull) >> 20) & (size - 1);
+}
+
+static struct patched_entry *table_find(uint64_t address)
+{
+	if (!table)
+		return NULL;
+	for (size_t i = slot_of(address, table_size);; i = (i + 1) & (table_size - 1)) {
+		if (table[i].address == address)
+			return &table[i];
+		if (table[i].address == 0)
+			return NULL;
+	}
+}
+
+static int table_grow(void)
+{
+	size_t size = table_size ? 2 * table_size : 4096;
+	struct patched_entry *t = mmap(NULL, size * sizeof(*t), PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return -1;
+	for (size_t i = 0; i < table_size; i++) {
+		if (!table[i].address)
+			continue;
+		size_t j = slot_of(table[i].address, size);
+		while (t[j].address)
+			j = (j + 1) & (size - 1);
+		t[j] = table[i];
+	}
+	if (table)
+		munmap(table, table_size * sizeof(*table));
+	table = t;
+	table_size = size;
+	return 0;
+}
+
+static struct patched_entry *table_add(uint64_t address)
+{
+	struct patched_entry *e = table_find(address);
+	if (e)
+		return e;
+	if (2 * (table_used + 1) > table_size && table_grow() < 0)
+		return NULL;
+	size_t i = slot_of(address, table_size);
+	while (table[i].address)
+		i = (i + 1) & (table_size - 1);
+	table_used++;
+	table[i].address = address;
+	return &table[i];
+}
+
+/* ---- patching and unpatching ---------------------------------------------- */
+
+static int thread_inside(uint64_t address, size_t len)
+{
+	for (uint32_t i = 0; i < nbusy; i++)
+		if (busy_pcs[i] > address && busy_pcs[i] < address + len)
+			return 1;
+	return 0;
+}
+
+/* The earlier trampoline of the function at `address`, when the bytes it
+ * displaced are still those: the jump to it written again. */
+static int jump_again(struct patched_entry *e, size_t displaced)
+{
+	if (!e || e->jumped || e->displaced != displaced ||
+	    memcmp((const void *)e->address, e->original, displaced) != 0 ||
+	    patch_write_jump(e->address, e->entry) < 0)
+		return 0;
+	e->jumped = 1;
+	calltrace_attach_info.reused++;
+	return 1;
+}
+
+int runtime_patch_attach_vet(uint64_t address, size_t displaced)
+{
+	if (thread_inside(address, displaced)) {
+		calltrace_attach_info.thread_inside++;
+		return PATCH_THREAD_INSIDE;
+	}
+	if (patch_call_returns_inside((const uint8_t *)address, displaced, address)) {
+		calltrace_attach_info.returns_inside++;
+		return PATCH_RETURNS_INSIDE;
+	}
+	if (jump_again(table_find(address), displaced))
+		return PATCH_OK;
+	pending.address = address;
+	pending.displaced = (uint8_t)displaced;
+	memcpy(pending.original, (const void *)address, displaced);
+	return -1;
+}
+
+void runtime_patch_attach_note(uint64_t address, uint64_t entry)
+{
+	struct patched_entry *e = pending.address == address ? table_add(address) : NULL;
+	if (!e) {
+		runtime_say("cannot keep the original bytes of %#lx", (unsigned long)address);
+		return;
+	}
+	*e = pending;
+	e->entry = entry;
+	e->jumped = 1;
+}
+
+/* Whether the bytes at `address` are still the jump to `entry` (read so
+ * that an unmapped module is no fault). */
+static int still_our_jump(uint64_t address, uint64_t entry)
+{
+	uint8_t now[PATCH_JUMP_LEN], jump[PATCH_JUMP_LEN] = {0xe9};
+	int32_t rel = (int32_t)(entry - (address + PATCH_JUMP_LEN));
+	memcpy(jump + 1, &rel, 4);
+	struct iovec local = {now, sizeof(now)}, remote = {(void *)address, sizeof(now)};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(now) &&
+	       memcmp(now, jump, sizeof(now)) == 0;
+}
+
+/* Puts the entries back, but the unwinder's: a thread may still throw
+ * through a call whose return goes through the runtime. */
+static uint32_t unpatch_all(void)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < table_size; i++) {
+		struct patched_entry *e = &table[i];
+		if (!e->address || !e->jumped || runtime_patch_is_unwinder(e->address))
+			continue;
+		e->jumped = 0;
+		if (still_our_jump(e->address, e->entry) &&
+		    patch_write_back(e->address, e->original, PATCH_JUMP_LEN) == 0)
+			n++;
+	}
+	return n;
+}
+
+/* ---- the tool's entry points ----------------------------------------------- */
+
+static void end_recording(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	calltrace_attach_info.unpatched = unpatch_all();
+	calltrace_attach_info.recording = 0;
+}
+
+static void fork_child(void)
+{
+	if (!calltrace_attach_info.recording)
+		return;
+	end_recording();
+	runtime_attach_session_close(); /* the child's copy */
+}
+
+static void watch_forks(void)
+{
+	pthread_atfork(NULL, NULL, fork_child);
+}
+
+/* Takes the settings block (NUL-ended strings, an empty one last). */
+static int take_settings(const char *block)
+{
+	size_t len = 0;
+	while (len + 1 < sizeof(settings) && (block[len] || block[len + 1]))
+		len++;
+	if (len + 1 >= sizeof(settings))
+		return -1;
+	memcpy(settings, block, len + 2);
+	runtime_env_override(settings);
+	return 0;
+}
+
+static void count_verdicts(void)
+{
+	const uint32_t *v = runtime_patch_verdicts();
+	calltrace_attach_info.functions = 0;
+	for (int i = 0; i < PATCH_VERDICTS; i++)
+		calltrace_attach_info.functions += v[i];
+	calltrace_attach_info.patched = v[PATCH_OK];
+}
+
+RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *busy, uint32_t n)
+{
+	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+	struct attach_info *info = &calltrace_attach_info;
+	int saved = errno;
+	info->message[0] = '\0';
+	runtime_said[0] = '\0';
+	if (!runtime_attach_mode && runtime_session.fd >= 0) {
+		snprintf(info->message, sizeof(info->message), "it records already, into %.200s",
+			 runtime_session.path);
+		return -1;
+	}
+	if (info->recording) { /* an earlier attach that never stopped */
+		end_recording();
+		runtime_attach_session_close();
+	}
+	if (take_settings(block) < 0 || n > ATTACH_BUSY_MAX) {
+		snprintf(info->message, sizeof(info->message), "settings too long");
+		return -1;
+	}
+	memcpy(busy_pcs, busy, n * sizeof(*busy));
+	nbusy = n;
+	info->thread_inside = info->returns_inside = info->reused = 0;
+	info->gen_offset =
+	    (int32_t)((char *)&runtime_thread.gen - (char *)__builtin_thread_pointer());
+	pthread_once(&atfork_once, watch_forks);
+	runtime_patch_forget();
+	int rc = runtime_attach_session_open();
+	nbusy = 0;
+	count_verdicts();
+	info->image = runtime_session.image;
+	info->recording = rc == 0;
+	if (rc < 0)
+		snprintf(info->message, sizeof(info->message), "%s",
+			 runtime_said[0] ? runtime_said : "the runtime did not start");
+	errno = saved;
+	return rc;
+}
+
+RUNTIME_EXPORT int calltrace_attach_stop(void)
+{
+	int saved = errno;
+	end_recording();
+	errno = saved;
+	return 0;
+}
+
+RUNTIME_EXPORT int calltrace_attach_finish(void)
+{
+	int saved = errno;
+	runtime_attach_session_close();
+	errno = saved;
+	return 0;
+}
