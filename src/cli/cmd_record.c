@@ -98,6 +98,7 @@ int record_option(struct record_options *o, int opt, const char *arg)
 						"--args") < 0
 			   ? -1
 			   : 0;
+	case 'D':
 	case RECORD_OPT_DEPTH: {
 		uint32_t depth;
 		if (cli_parse_count(arg, &depth) < 0 || depth == 0) {
@@ -175,6 +176,12 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_CAPTURE_ARGS", "1", 1);
 	if (o->args_filter)
 		setenv("CALLTRACE_ARGS_FILTER", o->args_filter, 1);
+	if (o->engine_choice == ENGINE_RUNTIME) { /* -F/-N for the hooks (record_filter.c) */
+		if (o->only)
+			setenv("CALLTRACE_FILTER", o->only, 1);
+		if (o->hide)
+			setenv("CALLTRACE_NOTRACE", o->hide, 1);
+	}
 }
 
 /* The in-process engine's settings, for the preloaded runtime. */
@@ -328,6 +335,8 @@ int record_run(struct record_options *o, char **argv, int first)
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
 	o->engine_choice = pick_engine(o, program, instrumented);
 	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
+	if (use_dynamic && o->max_depth)
+		cli_error("--max-depth: the ptrace engine records calls at every depth");
 	if (use_dynamic && !dynamic_record) {
 		cli_error("the ptrace engine is not built into this calltrace");
 		return 2;

@@ -30,7 +30,7 @@ enum {
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
-#define RECORD_SHORTOPTS "q" CLI_DYNAMIC_SHORTOPTS
+#define RECORD_SHORTOPTS "qD:" CLI_DYNAMIC_SHORTOPTS
 #define RECORD_LONGOPTS                                                                            \
 	{"dynamic", no_argument, 0, RECORD_OPT_DYNAMIC},                                           \
 	    {"engine", required_argument, 0, RECORD_OPT_ENGINE},                                   \
@@ -46,16 +46,17 @@ enum {
 	"                         one picked for the program\n"                                    \
 	"      --dynamic          the same as --engine ptrace\n"                                   \
 	"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"                 \
-	"      --max-depth N      record calls at most N deep\n"                                   \
+	"  -D, --max-depth N      record calls at most N deep (not the ptrace engine)\n"           \
 	"      --start-off        load with recording off until calltrace_start()\n"               \
-	"      --args[=REGEX]     record arguments and return values (types from\n"               \
+	"      --args[=REGEX]     record arguments and return values (types from\n"                \
 	"                         DWARF: build with -g), of every function or of those\n"          \
-	"                         matching REGEX\n"                                               \
+	"                         matching REGEX\n"                                                \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
+	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
+	"                         what they call (patch, ptrace: only those functions)\n"          \
+	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
-	"  -F, --filter REGEX     instrument only functions matching REGEX\n"                      \
-	"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"                    \
 	"  -v, --verbose          say which engine and what it did (patches, stops)\n"             \
 	"ptrace engine only:\n"                                                                    \
 	"      --no-follow        do not follow forked children\n"

@@ -63,10 +63,31 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp
 	return 0;
 }
 
+/* Record-time filters (record_filter.c): a call they leave out is counted
+ * as open with no function, and its exit dropped. */
+static int filters_allow(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
+{
+	struct trace_stream *st = &t->stream;
+	if (kind == HOOK_ENTER) {
+		if (runtime_filter_enter(t, fn))
+			return 1;
+		trace_stream_skip_enter(st, sp);
+		return 0;
+	}
+	runtime_filter_exit(t, fn);
+	uint32_t top = st->depth - 1;
+	if (st->depth == 0 || top >= st->open_cap || st->open_calls[top].address != 0)
+		return 1;
+	st->depth = top;
+	return 0;
+}
+
 /* One event by the checked path (the thread is marked busy). */
 void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
 			  uint64_t sp)
 {
+	if (unlikely(runtime_filters_on) && !filters_allow(t, fn, kind, sp))
+		return;
 	if (!depth_allows(t, kind, sp))
 		return;
 	if (kind == HOOK_ENTER)

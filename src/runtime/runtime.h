@@ -53,6 +53,7 @@ struct thread_state {
 	uint64_t *probe;	     /* readable.c: a guarded read runs (its jump) */
 	uint64_t probe_lo, probe_hi; /* the bytes it reads */
 	uint32_t session_epoch;	     /* runtime_session_epoch its stream was set up in */
+	uint32_t filter_scope;	     /* record_filter.c: calls open that match -F */
 };
 
 /* Arguments read at a function's real entry, waiting for its enter. */
@@ -181,6 +182,13 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* record_filter.c: CALLTRACE_FILTER (-F), CALLTRACE_NOTRACE (-N) */
+enum { FILTER_ONLY = 1, FILTER_HIDE = 2 };
+extern int runtime_filters_on;
+void runtime_filter_init(void);
+/* Whether the enter of `fn` is written (else it is counted, not written). */
+int runtime_filter_enter(struct thread_state *t, uint64_t fn);
+void runtime_filter_exit(struct thread_state *t, uint64_t fn);
 /* args_capture.c */
 int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *plan,
 			       uint64_t function, uint64_t *slot, const void *stub_registers);

@@ -1,0 +1,173 @@
+/*
+ * record_filter.c - record-time function filters for -finstrument-functions
+ * programs: CALLTRACE_FILTER=REGEX (`record -F`) keeps only the calls of
+ * matching functions and what they call; CALLTRACE_NOTRACE=REGEX (`record
+ * -N`) leaves matching functions out but keeps their callees.  Names are
+ * the symbol table's (as `nm` shows them: C++ names mangled).
+ *
+ * With a filter set, every call takes the hooks' checked path (hooks.c),
+ * which asks here.  A call left out is counted as open (the writer keeps
+ * an entry without a function for it), so that its exit is dropped too.
+ * What each function is comes from a table of the functions whose names
+ * match, read from every loaded module's symbol table and read again when
+ * a call comes from an address outside the modules it has seen.
+ */
+#include "runtime.h"
+#include "../patch/elf_functions.h"
+
+#include <link.h>
+#include <regex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int runtime_filters_on;
+static regex_t only_re, hide_re;
+static int only_set, hide_set;
+
+struct matched {
+	uint64_t start, end;
+	uint8_t what; /* FILTER_ONLY | FILTER_HIDE */
+};
+
+#define MAX_MATCHED (1u << 18)
+#define MAX_SPANS 1024
+static struct matched *matched; /* sorted by start */
+static uint32_t nmatched;
+static struct {
+	uint64_t low, high;
+} spans[MAX_SPANS]; /* the modules read */
+static uint32_t nspans, rescans;
+
+static int compile(const char *name, regex_t *re)
+{
+	const char *v = runtime_getenv(name);
+	if (!v || !*v)
+		return 0;
+	if (regcomp(re, v, REG_EXTENDED | REG_NOSUB) == 0)
+		return 1;
+	runtime_say("bad regular expression in %s: %s; it is left out", name, v);
+	return 0;
+}
+
+void runtime_filter_init(void)
+{
+	only_set = compile("CALLTRACE_FILTER", &only_re);
+	hide_set = compile("CALLTRACE_NOTRACE", &hide_re);
+	runtime_filters_on = only_set || hide_set;
+}
+
+struct scan {
+	uint64_t bias;
+};
+
+static void add_function(const struct elf_function *f, void *ctx)
+{
+	const struct scan *s = ctx;
+	uint8_t what = 0;
+	if (only_set && regexec(&only_re, f->name, 0, NULL, 0) == 0)
+		what |= FILTER_ONLY;
+	if (hide_set && regexec(&hide_re, f->name, 0, NULL, 0) == 0)
+		what |= FILTER_HIDE;
+	if (what && nmatched < MAX_MATCHED)
+		matched[nmatched++] =
+		    (struct matched){s->bias + f->address, s->bias + f->address + f->size, what};
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	(void)ctx;
+	char exe[4096];
+	const char *path = info->dlpi_name;
+	if (!path || !*path) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		path = exe;
+	}
+	uint64_t low = UINT64_MAX, high = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+			uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+			if (a < low)
+				low = a;
+			if (a + info->dlpi_phdr[i].p_memsz > high)
+				high = a + info->dlpi_phdr[i].p_memsz;
+		}
+	if (nspans < MAX_SPANS && high > low) {
+		spans[nspans].low = low;
+		spans[nspans++].high = high;
+	}
+	struct scan s = {info->dlpi_addr};
+	elf_functions_each(path, add_function, &s, NULL);
+	return 0;
+}
+
+static void sort_matched(void)
+{
+	for (uint32_t i = 1; i < nmatched; i++) /* insertion sort: few, mostly sorted */
+		for (uint32_t j = i; j > 0 && matched[j - 1].start > matched[j].start; j--) {
+			struct matched m = matched[j];
+			matched[j] = matched[j - 1];
+			matched[j - 1] = m;
+		}
+}
+
+static void read_table(void)
+{
+	if (!matched) {
+		void *m = mmap(NULL, MAX_MATCHED * sizeof(*matched), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		matched = m;
+	}
+	nmatched = nspans = 0;
+	dl_iterate_phdr(add_module, NULL);
+	sort_matched();
+}
+
+static int seen_module(uint64_t address)
+{
+	for (uint32_t i = 0; i < nspans; i++)
+		if (address >= spans[i].low && address < spans[i].high)
+			return 1;
+	return 0;
+}
+
+/* What the filters say of the function at `address`: FILTER_ONLY,
+ * FILTER_HIDE, both or neither.  Runs with the thread marked busy; the
+ * table is read again (the runtime's own work) for a module not seen yet. */
+static int decide(struct thread_state *t, uint64_t address)
+{
+	if (!matched || (!seen_module(address) && rescans++ < 64)) {
+		uint32_t gen = t->gen;
+		t->gen = RUNTIME_GEN_INTERNAL;
+		read_table();
+		t->gen = gen;
+	}
+	uint32_t lo = 0, hi = nmatched;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (matched[mid].end <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nmatched && matched[lo].start <= address ? matched[lo].what : 0;
+}
+
+int runtime_filter_enter(struct thread_state *t, uint64_t fn)
+{
+	int what = decide(t, fn);
+	int in_scope = !only_set || t->filter_scope > 0 || (what & FILTER_ONLY);
+	if (what & FILTER_ONLY)
+		t->filter_scope++;
+	return in_scope && !(what & FILTER_HIDE);
+}
+
+void runtime_filter_exit(struct thread_state *t, uint64_t fn)
+{
+	if ((decide(t, fn) & FILTER_ONLY) && t->filter_scope > 0)
+		t->filter_scope--;
+}
