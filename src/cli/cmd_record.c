@@ -106,6 +106,7 @@ int record_option(struct record_options *o, int opt, const char *arg)
 			return -1;
 		}
 		o->max_depth = arg;
+		o->engine.dyn.max_depth = depth;
 		return 0;
 	}
 	case RECORD_OPT_BUFFER:
@@ -335,8 +336,6 @@ int record_run(struct record_options *o, char **argv, int first)
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
 	o->engine_choice = pick_engine(o, program, instrumented);
 	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
-	if (use_dynamic && o->max_depth)
-		cli_error("--max-depth: the ptrace engine records calls at every depth");
 	if (use_dynamic && !dynamic_record) {
 		cli_error("the ptrace engine is not built into this calltrace");
 		return 2;

@@ -46,7 +46,7 @@ enum {
 	"                         one picked for the program\n"                                    \
 	"      --dynamic          the same as --engine ptrace\n"                                   \
 	"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"                 \
-	"  -D, --max-depth N      record calls at most N deep (not the ptrace engine)\n"           \
+	"  -D, --max-depth N      record calls at most N deep\n"                                   \
 	"      --start-off        load with recording off until calltrace_start()\n"               \
 	"      --args[=REGEX]     record arguments and return values (types from\n"                \
 	"                         DWARF: build with -g), of every function or of those\n"          \

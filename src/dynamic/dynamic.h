@@ -24,6 +24,7 @@ struct dynamic_options {
 	int follow_forks;	/* -f (default on) */
 	int capture_args;	/* --args: record arguments and return values */
 	regex_t *args_only;	/* --args=REGEX: of the functions matching only */
+	uint32_t max_depth;	/* -D: calls deeper are not written; 0 = all */
 	int verbose;
 };
 

@@ -250,6 +250,8 @@ struct thread *thread_new(struct engine *e, struct process *p, pid_t tid);
 /* Opens the thread's stream in its process's current image and writes
  * THREAD_START (at the thread's first event). */
 void thread_start_stream(struct thread *t);
+/* return_trap.c: calls deeper than `depth` are not written (0: all are). */
+void frames_set_max_depth(uint32_t depth);
 /* ---- capture.c: --args -------------------------------------------------- */
 /* The capture plan of `function` (at `file_address` of module `path`), or
  * NULL when arguments are not captured for it. */

@@ -33,9 +33,25 @@ static int push_frame(struct thread *t, const struct shadow_frame *f)
  * as with the runtime: threads that call nothing traced are not in the trace. */
 /* `rsp` is the call's stack pointer at entry: a longjmp finds the calls
  * it leaves by it (frames_abandon_below). */
+static uint32_t max_depth; /* -D; 0: every depth */
+
+void frames_set_max_depth(uint32_t depth)
+{
+	max_depth = depth;
+}
+
+/* -D: whether the frame at `index` of the thread's stack is written. */
+static int shown(const struct thread *t, size_t index)
+{
+	(void)t;
+	return max_depth == 0 || index < max_depth;
+}
+
 static void record_enter(struct thread *t, const struct breakpoint *bp, uint64_t tick,
 			 const struct user_regs_struct *r)
 {
+	if (!shown(t, t->depth))
+		return;
 	if (!t->has_stream)
 		thread_start_stream(t);
 	if (!t->has_stream)
@@ -47,8 +63,10 @@ static void record_enter(struct thread *t, const struct breakpoint *bp, uint64_t
 		capture_arguments(t, bp->values, r);
 }
 
-static void record_exit(struct thread *t, uint64_t fn, uint64_t tick)
+static void record_exit(struct thread *t, size_t index, uint64_t fn, uint64_t tick)
 {
+	if (!shown(t, index))
+		return;
 	if (!t->has_stream)
 		thread_start_stream(t);
 	if (t->has_stream)
@@ -139,8 +157,8 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	if (bp->plan.kind == PLAN_RETURN) {
 		uint64_t none[PLAN_MAX_PUSHES];
 		plan_apply(&bp->plan, r, none); /* the whole function, emulated */
-		record_exit(t, bp->function, tick);
-		if (bp->values)
+		record_exit(t, t->depth, bp->function, tick);
+		if (bp->values && shown(t, t->depth))
 			capture_return(t, bp->values, r);
 		r->rip = ret;
 		r->rsp += 8;
@@ -189,8 +207,8 @@ static uint64_t close_frames(struct thread *t, long i, uint64_t tick,
 	while (i > 0 && t->frames[i].chained && t->frames[i - 1].rsp == t->frames[i].rsp)
 		i--;
 	for (size_t j = t->depth; j-- > (size_t)i;) {
-		record_exit(t, t->frames[j].function, tick);
-		if ((long)j <= returned && t->frames[j].values && r)
+		record_exit(t, j, t->frames[j].function, tick);
+		if ((long)j <= returned && t->frames[j].values && r && shown(t, j))
 			capture_return(t, t->frames[j].values, r);
 	}
 	t->depth = (size_t)i;
@@ -287,7 +305,7 @@ void frames_close_below(struct thread *t, uint64_t rsp, uint64_t tick)
 {
 	while (t->depth > 0 && t->frames[t->depth - 1].rsp <= rsp) {
 		t->depth--;
-		record_exit(t, t->frames[t->depth].function, tick);
+		record_exit(t, t->depth, t->frames[t->depth].function, tick);
 	}
 }
 
