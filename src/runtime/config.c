@@ -47,5 +47,4 @@ void runtime_config_load(struct runtime_config *c)
 	const char *start = runtime_getenv("CALLTRACE_START");
 	c->start_off = start && strcmp(start, "off") == 0;
 	c->debug = env_flag("CALLTRACE_DEBUG");
-	c->capture_args = env_flag("CALLTRACE_CAPTURE_ARGS");
 }

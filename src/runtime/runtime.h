@@ -119,7 +119,6 @@ struct runtime_config {
 	uint32_t window_size; /* CALLTRACE_BUFFER_SIZE */
 	int start_off;	      /* CALLTRACE_START=off */
 	int debug;	      /* CALLTRACE_DEBUG */
-	int capture_args;     /* CALLTRACE_CAPTURE_ARGS (see args_plans.c) */
 };
 
 extern struct runtime_config runtime_config;
