@@ -352,3 +352,39 @@ same_trees() {
 	[ -s "$WORK/${name}_h.trees" ] || fail "$name: no trees recorded with the hooks"
 	expect_text "$name: the trees without recompiling" "$WORK/${name}_h.trees" "$WORK/${name}_p.trees"
 }
+
+# start_target NAME PROG THREADS [ARG...]: runs PROG (an attach target of
+# tests/programs/dynamic) in the background until $WORK/NAME.stop exists;
+# its pid in $TARGET_PID, its job in $TARGET_JOB.
+start_target() {
+	local name=$1 prog=$2 threads=$3 i
+	shift 3
+	rm -f "$WORK/$name.pid" "$WORK/$name.stop"
+	# Its status goes to NAME.rc: the shell's notice of a death, nowhere.
+	(
+		rc=0
+		"$prog" "$WORK/$name.pid" "$WORK/$name.stop" "$threads" "$@" >"$WORK/$name.out" \
+			2>"$WORK/$name.err" || rc=$?
+		echo "$rc" >"$WORK/$name.rc"
+	) 2>/dev/null &
+	TARGET_JOB=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$WORK/$name.pid" ] && break
+		sleep 0.05
+	done
+	[ -s "$WORK/$name.pid" ] || fail "$name did not start: $(head -c 200 "$WORK/$name.err")"
+	TARGET_PID=$(cat "$WORK/$name.pid")
+}
+
+# finish_target NAME: stops the target, waits for it; its status in $TARGET_RC.
+finish_target() {
+	local name=$1 i
+	touch "$WORK/$name.stop"
+	for ((i = 0; i < 400; i++)); do
+		kill -0 "$TARGET_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$TARGET_PID" 2>/dev/null && kill -KILL "$TARGET_PID" 2>/dev/null
+	wait "$TARGET_JOB" || true
+	TARGET_RC=$(cat "$WORK/$name.rc" 2>/dev/null || echo none)
+}

@@ -26,39 +26,6 @@ trap 'if [ -n "${TARGET_PID:-}" ]; then kill -KILL "$TARGET_PID" 2>/dev/null || 
 build_c tick_O0 "$PROGRAMS/dynamic/tick_tock.c" -O0
 build_c tick_O2 "$PROGRAMS/dynamic/tick_tock.c" -O2
 
-# start_target NAME PROG THREADS: PROG in the background until $WORK/NAME.stop
-# exists; its pid in $TARGET_PID, its job in $TARGET_JOB.
-start_target() {
-	local name=$1 prog=$2 threads=$3 i
-	rm -f "$WORK/$name.pid" "$WORK/$name.stop"
-	(
-		rc=0
-		"$prog" "$WORK/$name.pid" "$WORK/$name.stop" "$threads" >"$WORK/$name.out" \
-			2>"$WORK/$name.err" || rc=$?
-		echo "$rc" >"$WORK/$name.rc"
-	) 2>/dev/null &
-	TARGET_JOB=$!
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$WORK/$name.pid" ] && break
-		sleep 0.05
-	done
-	[ -s "$WORK/$name.pid" ] || fail "$name did not start: $(head -c 200 "$WORK/$name.err")"
-	TARGET_PID=$(cat "$WORK/$name.pid")
-}
-
-# finish_target NAME: stops the target, waits; its status in $TARGET_RC.
-finish_target() {
-	local name=$1 i
-	touch "$WORK/$name.stop"
-	for ((i = 0; i < 400; i++)); do
-		kill -0 "$TARGET_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -0 "$TARGET_PID" 2>/dev/null && kill -KILL "$TARGET_PID" 2>/dev/null
-	wait "$TARGET_JOB" || true
-	TARGET_RC=$(cat "$WORK/$name.rc" 2>/dev/null || echo none)
-}
-
 # The output each target must end with.
 for threads in 1 4; do
 	touch "$WORK/expect$threads.stop"
