@@ -2,6 +2,7 @@
  * stack_tree.c - calls aggregated by stack (see stack_tree.h).
  */
 #include "stack_tree.h"
+#include "../utils/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,51 +102,46 @@ uint32_t stack_tree_child(struct stack_tree *t, uint32_t parent, uint64_t key,
 	return new_node(t, parent, key, sym);
 }
 
+/* Pairs (src node, dst parent) waiting to be merged, breadth first: a
+ * queue keeps the children in the order they first happened. */
+struct merge_queue {
+	uint32_t *pairs;
+	size_t n, head, cap;
+};
+
+/* Queues the children of src node `node` under dst node `parent`; 0 or -1. */
+static int queue_children(struct merge_queue *q, const struct stack_tree *src, uint32_t node,
+			  uint32_t parent)
+{
+	for (uint32_t c = src->nodes[node].first_child; c; c = src->nodes[c].next_sibling) {
+		if (!ARRAY_RESERVE(q->pairs, q->n + 1, q->cap, 64))
+			return -1;
+		q->pairs[q->n++] = c;
+		q->pairs[q->n++] = parent;
+	}
+	return 0;
+}
+
 int stack_tree_merge(struct stack_tree *dst, uint32_t to, const struct stack_tree *src,
 		     uint32_t from)
 {
-	/* Pairs (src node, dst parent), breadth first: a queue keeps the
-	 * children in the order they first happened. */
-	uint32_t *todo = NULL;
-	size_t n = 0, head = 0, cap = 0;
-	int rc = 0;
-	for (uint32_t c = src->nodes[from].first_child; c; c = src->nodes[c].next_sibling) {
-		if (n + 2 > cap) {
-			cap = cap ? cap * 2 : 64;
-			uint32_t *t = realloc(todo, cap * sizeof(*t));
-			if (!t)
-				goto oom;
-			todo = t;
-		}
-		todo[n++] = c;
-		todo[n++] = to;
-	}
-	while (head < n) {
-		uint32_t node = todo[head], parent = todo[head + 1];
-		head += 2;
+	struct merge_queue q = {0};
+	int rc = queue_children(&q, src, from, to);
+	while (rc == 0 && q.head < q.n) {
+		uint32_t node = q.pairs[q.head], parent = q.pairs[q.head + 1];
+		q.head += 2;
 		const struct stack_tree_node *s = &src->nodes[node];
 		uint32_t d = stack_tree_child(dst, parent, s->key, s->sym);
-		if (!d)
-			goto oom;
+		if (!d) {
+			rc = -1;
+			break;
+		}
 		dst->nodes[d].calls += s->calls;
 		dst->nodes[d].total_ns += s->total_ns;
-		for (uint32_t c = s->first_child; c; c = src->nodes[c].next_sibling) {
-			if (n + 2 > cap) {
-				cap = cap ? cap * 2 : 64;
-				uint32_t *t = realloc(todo, cap * sizeof(*t));
-				if (!t)
-					goto oom;
-				todo = t;
-			}
-			todo[n++] = c;
-			todo[n++] = d;
-		}
+		rc = queue_children(&q, src, node, d);
 	}
-	free(todo);
+	free(q.pairs);
 	return rc;
-oom:
-	free(todo);
-	return -1;
 }
 
 void stack_tree_free(struct stack_tree *t)
