@@ -423,6 +423,62 @@ static int stop_agent(struct attach_run *a)
 	return 0;
 }
 
+/* The fork children the process made while recording (they record too),
+ * as listed in the page they share with it; how many. */
+static uint32_t recorded_children(struct attach_run *a, int32_t *pids)
+{
+	struct attach_children list;
+	struct iovec local = {&list, sizeof(list)};
+	struct iovec remote = {(void *)(uintptr_t)a->info.children, sizeof(list)};
+	if (!a->info.children ||
+	    process_vm_readv(a->p.pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(list))
+		return 0;
+	uint32_t n = list.count < ATTACH_CHILDREN_MAX ? list.count : ATTACH_CHILDREN_MAX;
+	memcpy(pids, list.pids, n * sizeof(*pids));
+	return n;
+}
+
+/* Makes a fork child that still records, with the runtime where its
+ * parent has it, stop and close its trace as the parent did; 1 when it
+ * did, 0 when it is gone or runs another program, -1 on failure. */
+static int stop_child(const struct attach_run *parent, pid_t pid)
+{
+	struct attach_run *a = calloc(1, sizeof(*a));
+	if (!a)
+		return -1;
+	a->o = parent->o;
+	a->agent = parent->agent;
+	memcpy(a->runtime, parent->runtime, sizeof(a->runtime));
+	int rc = 0;
+	if (target_maps_file(pid, a->runtime) && held_seize(&a->p, pid) == 0) {
+		if (read_info(a) == 0 && a->info.recording)
+			rc = stop_agent(a) == 0 ? 1 : -1;
+		held_detach_all(&a->p);
+	}
+	held_free(&a->p);
+	free(a);
+	return rc;
+}
+
+/* Every fork child still recording stops: said how many with --verbose. */
+static int stop_children(struct attach_run *a)
+{
+	static int32_t pids[ATTACH_CHILDREN_MAX];
+	uint32_t n = recorded_children(a, pids), stopped = 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int r = pids[i] > 0 ? stop_child(a, pids[i]) : 0;
+		stopped += r > 0;
+		rc |= r < 0 ? -1 : 0;
+	}
+	if (n)
+		say_verbose(a->o->verbose,
+			    "%u processes forked while recording; %u still recorded "
+			    "and stopped",
+			    n, stopped);
+	return rc;
+}
+
 /* What became of the process: as the ptrace engine says it. */
 static int outcome(struct attach_run *a, struct trace_session *s, int rc)
 {
@@ -470,6 +526,8 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 			uint64_t t0 = now_ns();
 			rc = stop_agent(a) == 0 ? ATTACH_DETACHED : ATTACH_FAILED;
 			held_detach_all(&a->p);
+			if (stop_children(a) < 0)
+				rc = ATTACH_FAILED;
 			say_verbose(o->verbose, "detached in %.2f ms; %u entries put back",
 				    (double)(now_ns() - t0) / 1e6, a->info.unpatched);
 			rc = outcome(a, s, rc);

@@ -16,6 +16,9 @@
  *       that pass them get the real return addresses from it.
  *   int calltrace_attach_finish(void)
  *       Closes the trace file: once no thread is inside the runtime.
+ *   Processes the recording one forks record too, each a new process image
+ *   of the session; the tool finds them in `children` and makes each call
+ *   calltrace_attach_stop and calltrace_attach_finish at the detach.
  *   struct attach_info calltrace_attach_info
  */
 #ifndef CALLTRACE_ATTACH_ABI_H
@@ -23,9 +26,10 @@
 
 #include <stdint.h>
 
-#define ATTACH_ABI_VERSION 3
+#define ATTACH_ABI_VERSION 4
 #define ATTACH_SETTINGS_MAX 16384
 #define ATTACH_BUSY_MAX 4096
+#define ATTACH_CHILDREN_MAX 1000
 
 /* A thread's generation while it is inside the runtime (writing an event,
  * or doing the runtime's own work): runtime.h's RUNTIME_GEN_BUSY and
@@ -45,6 +49,17 @@ struct attach_info {
 	uint32_t unpatched;	 /* entries the last stop put back */
 	uint32_t recording;	 /* between a start and its stop */
 	char message[256];	 /* why the last call failed, "" when none */
+	uint64_t children;	 /* where the struct attach_children is */
+};
+
+/* The processes forked while recording, which record too (fork children of
+ * children among them): a page shared by them all, its address the same in
+ * each.  A stop sets `stopped` before the tool reads the list; a child
+ * that finds it set as it starts stops by itself. */
+struct attach_children {
+	uint32_t count;	  /* pids taken, may exceed ATTACH_CHILDREN_MAX */
+	uint32_t stopped; /* the attach's stop came */
+	int32_t pids[ATTACH_CHILDREN_MAX];
 };
 
 #endif

@@ -18,8 +18,9 @@
  * that passes it must find the real return address (they only hand the
  * real return addresses back, and are patched once for all attaches).
  *
- * A fork child of a process being recorded stops recording and puts its
- * entries back: only the process attached to is traced.
+ * A fork child of a process being recorded records too, as a new process
+ * image of the session; it lists itself in a page shared with its parent,
+ * where the tool finds it at the detach (attach_abi.h).
  */
 #include "runtime.h"
 #include "attach_abi.h"
@@ -41,6 +42,7 @@ RUNTIME_EXPORT struct attach_info calltrace_attach_info = {.abi = ATTACH_ABI_VER
 static char settings[ATTACH_SETTINGS_MAX];
 static uint64_t busy_pcs[ATTACH_BUSY_MAX];
 static uint32_t nbusy;
+static struct attach_children *children; /* shared with every fork child */
 
 /* ---- the entries rewritten ------------------------------------------------ */
 
@@ -197,21 +199,66 @@ static uint32_t unpatch_all(void)
 static void end_recording(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	if (children)
+		__atomic_store_n(&children->stopped, 1, __ATOMIC_SEQ_CST);
 	calltrace_attach_info.unpatched = unpatch_all();
 	calltrace_attach_info.recording = 0;
 }
 
+/* ---- fork children ---------------------------------------------------------- */
+
+static int fork_followed; /* the fork under way is followed */
+
+static int children_page(void)
+{
+	if (!children) {
+		void *page = mmap(NULL, sizeof(*children), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED)
+			return -1;
+		children = page;
+	}
+	__atomic_store_n(&children->count, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&children->stopped, 0, __ATOMIC_SEQ_CST);
+	calltrace_attach_info.children = (uint64_t)(uintptr_t)children;
+	return 0;
+}
+
+static void fork_prepare(void)
+{
+	fork_followed = calltrace_attach_info.recording && children;
+	if (fork_followed)
+		runtime_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	if (fork_followed)
+		runtime_fork_parent();
+}
+
+/* The child records on, as a process of the session, and says so in the
+ * shared list, unless the stop came meanwhile (the tool may have read the
+ * list already): then it stops by itself. */
 static void fork_child(void)
 {
-	if (!calltrace_attach_info.recording)
+	if (!fork_followed)
 		return;
-	end_recording();
-	runtime_attach_session_close(); /* the child's copy */
+	runtime_fork_child();
+	uint32_t i = __atomic_fetch_add(&children->count, 1, __ATOMIC_SEQ_CST);
+	if (i < ATTACH_CHILDREN_MAX)
+		__atomic_store_n(&children->pids[i], (int32_t)getpid(), __ATOMIC_SEQ_CST);
+	if (i >= ATTACH_CHILDREN_MAX || __atomic_load_n(&children->stopped, __ATOMIC_SEQ_CST)) {
+		end_recording();
+		runtime_attach_session_close();
+		return;
+	}
+	on_exit(runtime_write_exit, NULL); /* its exit status goes into the trace */
 }
 
 static void watch_forks(void)
 {
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* Takes the settings block (NUL-ended strings, an empty one last). */
@@ -262,6 +309,10 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	info->gen_offset =
 	    (int32_t)((char *)&runtime_thread.gen - (char *)__builtin_thread_pointer());
 	pthread_once(&atfork_once, watch_forks);
+	if (children_page() < 0) {
+		snprintf(info->message, sizeof(info->message), "no memory for the children list");
+		return -1;
+	}
 	runtime_patch_forget();
 	int rc = runtime_attach_session_open();
 	nbusy = 0;

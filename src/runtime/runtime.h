@@ -167,6 +167,11 @@ extern volatile uint32_t runtime_session_epoch;
 int runtime_attach_session_open(void);
 /* Recording off and the session file closed (no thread may be writing). */
 void runtime_attach_session_close(void);
+/* A fork of a recording process: the child goes on recording, as a new
+ * process image of the session (pthread_atfork's three handlers). */
+void runtime_fork_prepare(void);
+void runtime_fork_parent(void);
+void runtime_fork_child(void);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);

@@ -166,7 +166,7 @@ void runtime_write_exit(int status, void *unused)
 /* The lock the fork child will hold (see trace_session_lock_again). */
 static int child_lock_fd = -1;
 
-static void fork_prepare(void)
+void runtime_fork_prepare(void)
 {
 	struct thread_state *t = &runtime_thread;
 	uint32_t gen = runtime_internal_begin(t);
@@ -174,14 +174,14 @@ static void fork_prepare(void)
 	runtime_internal_end(t, gen);
 }
 
-static void fork_parent(void)
+void runtime_fork_parent(void)
 {
 	if (child_lock_fd >= 0)
 		close(child_lock_fd);
 	child_lock_fd = -1;
 }
 
-static void fork_child(void)
+void runtime_fork_child(void)
 {
 	struct thread_state *t = &runtime_thread;
 	uint32_t gen = runtime_internal_begin(t);
@@ -197,7 +197,8 @@ static void fork_child(void)
 		trace_session_adopt_lock(&runtime_session, child_lock_fd);
 	child_lock_fd = -1;
 	trace_session_new_image(&runtime_session, (uint32_t)getpid());
-	publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
+	if (!runtime_attach_mode) /* an attached process's environment is left alone */
+		publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
 	write_process_start(PROCESS_FORK, parent_image, ppid);
 	runtime_modules_forget();
 	runtime_modules_scan();
@@ -252,7 +253,7 @@ static int init_once(void)
 		runtime_tool_find();
 		runtime_crash_handler_install();
 		runtime_control_install();
-		pthread_atfork(fork_prepare, fork_parent, fork_child);
+		pthread_atfork(runtime_fork_prepare, runtime_fork_parent, runtime_fork_child);
 		on_exit(runtime_write_exit, NULL);
 		runtime_session_end_init();
 	}
