@@ -42,7 +42,8 @@ static void attach_usage(FILE *out)
 		"library is loaded into it, function entries are patched while every\n"
 		"thread is stopped, and calls run at full speed; at the end every entry\n"
 		"is put back (the library stays loaded).  Children it forks meanwhile are\n"
-		"not traced.  Other processes, or --engine ptrace, get the ptrace engine:\n"
+		"traced too, until the detach.  Other processes, or --engine ptrace, get the "
+		"ptrace engine:\n"
 		"breakpoints, forked children followed; the process and calltrace then\n"
 		"share one CPU (CALLTRACE_NO_PIN=1 keeps the affinities as they are).\n\n"
 		"options:\n"
@@ -55,7 +56,7 @@ static void attach_usage(FILE *out)
 		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
 		"      --engine ENGINE    patch (in-process) or ptrace, instead of the choice\n"
 		"                         above\n"
-		"      --no-follow        ptrace engine: do not follow forked children\n"
+		"      --no-follow        do not follow forked children\n"
 		"  -v, --verbose          say which engine and why, what is instrumented,\n"
 		"                         and how long the detach took\n"
 		"  -h, --help             this help\n");
@@ -239,6 +240,7 @@ static int run_engine(struct attach_options *o, struct trace_session *s, int inp
 				       .module = o->module,
 				       .only = o->only,
 				       .hide = o->hide,
+				       .follow_forks = o->engine.dyn.follow_forks,
 				       .verbose = o->engine.dyn.verbose};
 	return dynamic_attach_inprocess(&io, s);
 }

@@ -56,6 +56,7 @@ struct inprocess_options {
 	const char *runtime;	 /* libcalltrace.so */
 	const char *module;	 /* --module REGEX as given, or NULL */
 	const char *only, *hide; /* -F, -N as given, or NULL */
+	int follow_forks;	 /* children forked meanwhile record too */
 	int verbose;
 };
 

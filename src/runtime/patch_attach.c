@@ -199,14 +199,13 @@ static uint32_t unpatch_all(void)
 static void end_recording(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	if (children)
-		__atomic_store_n(&children->stopped, 1, __ATOMIC_SEQ_CST);
 	calltrace_attach_info.unpatched = unpatch_all();
 	calltrace_attach_info.recording = 0;
 }
 
 /* ---- fork children ---------------------------------------------------------- */
 
+static int follow_forks;  /* CALLTRACE_FOLLOW_FORKS is not 0 */
 static int fork_followed; /* the fork under way is followed */
 
 static int children_page(void)
@@ -226,7 +225,7 @@ static int children_page(void)
 
 static void fork_prepare(void)
 {
-	fork_followed = calltrace_attach_info.recording && children;
+	fork_followed = calltrace_attach_info.recording && children && follow_forks;
 	if (fork_followed)
 		runtime_fork_prepare();
 }
@@ -242,8 +241,13 @@ static void fork_parent(void)
  * list already): then it stops by itself. */
 static void fork_child(void)
 {
-	if (!fork_followed)
+	if (!fork_followed) { /* not followed: the child records nothing */
+		if (calltrace_attach_info.recording) {
+			end_recording();
+			runtime_attach_session_close(); /* the child's copy */
+		}
 		return;
+	}
 	runtime_fork_child();
 	uint32_t i = __atomic_fetch_add(&children->count, 1, __ATOMIC_SEQ_CST);
 	if (i < ATTACH_CHILDREN_MAX)
@@ -309,6 +313,8 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	info->gen_offset =
 	    (int32_t)((char *)&runtime_thread.gen - (char *)__builtin_thread_pointer());
 	pthread_once(&atfork_once, watch_forks);
+	const char *follow = runtime_getenv("CALLTRACE_FOLLOW_FORKS");
+	follow_forks = !follow || strcmp(follow, "0") != 0;
 	if (children_page() < 0) {
 		snprintf(info->message, sizeof(info->message), "no memory for the children list");
 		return -1;
@@ -329,6 +335,8 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 RUNTIME_EXPORT int calltrace_attach_stop(void)
 {
 	int saved = errno;
+	if (children) /* before the tool reads the list (fork_child) */
+		__atomic_store_n(&children->stopped, 1, __ATOMIC_SEQ_CST);
 	end_recording();
 	errno = saved;
 	return 0;

@@ -185,7 +185,10 @@ finish_target throw
 build_c fork_ticks "$PROGRAMS/dynamic/fork_ticks.c" -O0
 start_target fork "$WORK/fork_ticks" 400
 attach_once "$WORK/fork.trace" --duration 700ms
+attach_once "$WORK/nofollow.trace" --no-follow
 finish_target fork
+images=$("$CALLTRACE" info "$WORK/nofollow.trace" | grep -c '^  image ')
+[ "$images" = 1 ] || fail "attach --no-follow recorded $images processes"
 [ "$TARGET_RC" = 3 ] && [ "$(cat "$WORK/fork.out")" = "$(printf 'children: some\nwrong: 0')" ] ||
 	fail "fork_ticks exited $TARGET_RC after an attach: $(tr '\n' ' ' <"$WORK/fork.out")"
 grep -Eq "^calltrace: [1-9][0-9]* processes forked while recording; [1-9][0-9]* still recorded and stopped" \
