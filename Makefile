@@ -22,10 +22,10 @@ FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
 PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_attach.c src/runtime/patch_stubs.S \
-		$(filter-out src/patch/elf_functions.c,$(wildcard src/patch/*.c))
+		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_clock.c src/format/value_encode.c \
-		src/patch/elf_functions.c
+		src/patch/elf_functions.c src/patch/eh_frame_functions.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)

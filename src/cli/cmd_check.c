@@ -198,13 +198,13 @@ static const char *engine_cost(enum record_engine e, const struct elf_facts *f)
 		return "the runtime library (-finstrument-functions hooks): every call of "
 		       "instrumented code, ~20 ns a call";
 	case ENGINE_PATCH:
-		return "the in-process engine (function entries patched): ~0.1-0.3 us a call, "
-		       "and functions too short to patch are left out";
+		return f->has_symtab ? "the in-process engine (function entries patched): ~0.1-0.3 us a "
+				       "call, and functions too short to patch are left out"
+				     : "the in-process engine (function entries patched; stripped: "
+				       "functions found through .eh_frame): ~0.1-0.3 us a call";
 	default:
-		return is_static(f) ? "the ptrace engine (statically linked: the runtime cannot be "
-				      "preloaded): ~50-90 us a call, two stops per call"
-				    : "the ptrace engine (stripped: functions found through "
-				      ".eh_frame): ~50-90 us a call, two stops per call";
+		return "the ptrace engine (statically linked: the runtime cannot be preloaded): "
+		       "~50-90 us a call, two stops per call";
 	}
 }
 

@@ -201,7 +201,7 @@ static void set_patch_environment(const struct record_options *o)
 
 /* The engine for `program`: the runtime for an instrumented one, else the
  * in-process engine when the program is dynamically linked (it preloads
- * the runtime) and not stripped, else ptrace. */
+ * the runtime), else ptrace. */
 static enum record_engine pick_engine(const struct record_options *o, const char *program,
 				      int instrumented)
 {

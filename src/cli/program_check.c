@@ -12,6 +12,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <string.h>
 #include <stdlib.h>
@@ -147,12 +148,33 @@ int cli_find_program(const char *name, char *path, size_t len)
 	return -1;
 }
 
+/* The interpreter a "#!" script at `path` names, into `out` (PATH_MAX);
+ * 0, or -1 when it is no script. */
+static int script_file_interpreter(const char *path, char *out)
+{
+	char head[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, head, sizeof(head), 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n < 2 || head[0] != '#' || head[1] != '!')
+		return -1;
+	return script_interpreter(head, (size_t)n, out, PATH_MAX);
+}
+
 enum record_engine cli_auto_engine(const char *path, int instrumented)
 {
 	if (instrumented)
 		return ENGINE_RUNTIME;
-	/* A stripped program names its functions only in .eh_frame, which
-	 * the ptrace engine reads. */
-	return elf_file_is_dynamic(path) == 1 && elf_file_has_symtab(path) == 1 ? ENGINE_PATCH
-										: ENGINE_PTRACE;
+	/* A script runs its interpreter (env, a shell...), which takes the
+	 * runtime preloaded as any program does: it is the one to look at. */
+	char interpreter[2][PATH_MAX];
+	for (int depth = 0; depth < 4; depth++) {
+		char *next = interpreter[depth % 2];
+		if (script_file_interpreter(path, next) < 0)
+			break;
+		path = next;
+	}
+	/* A stripped program's functions are found through .eh_frame. */
+	return elf_file_is_dynamic(path) == 1 ? ENGINE_PATCH : ENGINE_PTRACE;
 }

@@ -4,8 +4,11 @@
  * (.symtab, else .dynsym) walked, and every function with a size reported
  * once, in address order, with the padding that follows it (the bytes up
  * to the next function or the end of its section, which no code reaches).
+ * A file without .symtab (stripped) adds the function entries of its
+ * .eh_frame (eh_frame_functions.c), nameless but for those .dynsym names.
  */
 #include "elf_functions.h"
+#include "eh_frame_functions.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -90,6 +93,60 @@ static size_t collect(const uint8_t *file, const Elf64_Ehdr *eh, const Elf64_Shd
 	return count;
 }
 
+/* ---- a stripped file: the entries .eh_frame gives -------------------------- */
+
+#define NO_NAME UINT32_MAX
+
+struct stripped_job {
+	const uint8_t *file;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	struct found *found; /* sorted .dynsym functions first */
+	size_t named, count;
+};
+
+static int has_function_at(const struct found *f, size_t n, uint64_t address)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f[mid].value == address)
+			return 1;
+		if (f[mid].value < address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The executable section that holds `address`, but the PLT's. */
+static const Elf64_Shdr *code_section(const struct stripped_job *j, uint64_t address)
+{
+	const Elf64_Shdr *names = j->eh->e_shstrndx < j->eh->e_shnum ? &j->sh[j->eh->e_shstrndx] : NULL;
+	for (unsigned i = 0; i < j->eh->e_shnum; i++) {
+		const Elf64_Shdr *s = &j->sh[i];
+		if (!(s->sh_flags & SHF_EXECINSTR) || address < s->sh_addr ||
+		    address >= s->sh_addr + s->sh_size)
+			continue;
+		const char *name = names && s->sh_name < names->sh_size
+				       ? (const char *)j->file + names->sh_offset + s->sh_name
+				       : "";
+		return strncmp(name, ".plt", 4) == 0 ? NULL : s;
+	}
+	return NULL;
+}
+
+static void add_fde_function(uint64_t address, uint64_t size, void *ctx)
+{
+	struct stripped_job *j = ctx;
+	const Elf64_Shdr *sec = code_section(j, address);
+	if (!sec || has_function_at(j->found, j->named, address))
+		return;
+	j->found[j->count++] =
+	    (struct found){address, size, sec->sh_addr + sec->sh_size, NO_NAME};
+}
+
 /* Calls `each` for every function but aliases, with its padding. */
 static void report(const struct found *f, size_t n, const char *names, size_t names_len,
 		   elf_function_fn each, void *ctx)
@@ -108,7 +165,7 @@ static void report(const struct found *f, size_t n, const char *names, size_t na
 		    .address = f[i].value,
 		    .size = f[i].size,
 		    .padding = next > end ? next - end : 0,
-		    .name = f[i].name < names_len ? names + f[i].name : "",
+		    .name = f[i].name < names_len && f[i].name != NO_NAME ? names + f[i].name : "",
 		};
 		each(&fn, ctx);
 	}
@@ -142,25 +199,33 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 	const Elf64_Shdr *symtab = symbol_table(eh, sh, size);
 	facts->entry = eh->e_entry;
 	rc = 0;
-	if (!symtab)
+	const Elf64_Shdr *strtab = symtab ? &sh[symtab->sh_link] : NULL;
+	if (strtab && strtab->sh_offset + strtab->sh_size > size)
 		goto out;
-	const Elf64_Shdr *strtab = &sh[symtab->sh_link];
-	if (strtab->sh_offset + strtab->sh_size > size)
-		goto out;
-	size_t nsyms = symtab->sh_size / sizeof(Elf64_Sym);
-	size_t bytes = nsyms * sizeof(struct found) + 1;
+	int stripped = !symtab || symtab->sh_type != SHT_SYMTAB;
+	size_t nsyms = symtab ? symtab->sh_size / sizeof(Elf64_Sym) : 0;
+	size_t nfde = stripped ? eh_frame_functions(file, size, eh, NULL, NULL) : 0;
+	size_t bytes = (nsyms + nfde) * sizeof(struct found) + 1;
 	struct found *found =
 	    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (found == MAP_FAILED) {
 		rc = -1;
 		goto out;
 	}
-	const char *names = (const char *)file + strtab->sh_offset;
-	size_t n =
-	    collect(file, eh, sh, symtab, names, strtab->sh_size, found, &facts->instrumented);
+	const char *names = strtab ? (const char *)file + strtab->sh_offset : "";
+	size_t names_len = strtab ? strtab->sh_size : 0;
+	size_t n = symtab ? collect(file, eh, sh, symtab, names, names_len, found,
+				    &facts->instrumented)
+			  : 0;
+	if (each && nfde) {
+		sort_by_address(found, n);
+		struct stripped_job job = {file, eh, sh, found, n, n};
+		eh_frame_functions(file, size, eh, add_fde_function, &job);
+		n = job.count;
+	}
 	if (each) {
 		sort_by_address(found, n);
-		report(found, n, names, strtab->sh_size, each, ctx);
+		report(found, n, names, names_len, each, ctx);
 	}
 	munmap(found, bytes);
 out:

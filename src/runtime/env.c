@@ -70,11 +70,22 @@ static const char *override_getenv(const char *name)
 	return NULL;
 }
 
+/* environ read directly: a program may have its own getenv (bash's looks
+ * in its shell variables, which are not set up yet). */
+static const char *environ_getenv(const char *name)
+{
+	size_t name_len = strlen(name);
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, name, name_len) == 0 && (*e)[name_len] == '=')
+			return *e + name_len + 1;
+	return NULL;
+}
+
 const char *runtime_getenv(const char *name)
 {
 	if (env_override)
 		return override_getenv(name);
 	if (environ && environ[0])
-		return getenv(name);
+		return environ_getenv(name);
 	return initial_getenv(name);
 }

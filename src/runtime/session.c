@@ -293,7 +293,7 @@ __attribute__((constructor(101))) static void runtime_constructor(void)
 {
 	int saved = errno;
 	/* Brought in by `calltrace attach`: nothing until the tool says. */
-	if (getenv("CALLTRACE_INJECT"))
+	if (runtime_getenv("CALLTRACE_INJECT"))
 		__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
 	else
 		runtime_init();
