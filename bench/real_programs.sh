@@ -33,7 +33,7 @@ deb_src_entries() {
 	local f
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
-		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		awk 'BEGIN { RS = "" }
 			/(^|\n)Types:[^\n]*(^|[ \t])deb([ \t]|\n|$)/ && !/(^|\n)Enabled:[ \t]*no/ {
 				out = ""
 				n = split($0, line, "\n")
@@ -42,7 +42,7 @@ deb_src_entries() {
 					if (line[i] ~ /^Types:/) line[i] = "Types: deb-src"
 					out = out line[i] "\n"
 				}
-				printf "%s", out; print "" }' "$f"
+				printf "%s\n", out }' "$f"
 	done
 	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
 		sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' >&3
