@@ -45,16 +45,27 @@ run_variant() {
 	echo "$line" | awk '{ print $1, $3 + $4 }' >> "$base.res"
 }
 
-# Calls a recording holds: calltrace info, or the sum of uftrace report's
-# Calls column (the lines of kernel events, such as "linux:schedule", have
-# no count there).
+# Calls a recording holds, from the Calls column of its report (the fifth
+# field of a line, in calltrace's and uftrace's alike; uftrace's lines of
+# kernel events, "linux:schedule (pre-empted)", are left out); the calls of
+# each function go to .fn, sorted by name.
 recorded_calls() {
 	local base=$tmp/$1.$2.run
 	case $2 in
-	calltrace) "$CALLTRACE" info "$base.trace" 2>/dev/null | awk '$1 == "calls:" { print $2 }' ;;
-	uftrace*) uftrace report -d "$base.data" 2>/dev/null |
-		awk '$(NF-1) ~ /^[0-9]+$/ { n += $(NF-1) } END { print n + 0 }' ;;
-	esac
+	calltrace) "$CALLTRACE" report "$base.trace" ;;
+	uftrace*) uftrace report -d "$base.data" ;;
+	esac 2>/dev/null | awk 'NR > 2 && $5 ~ /^[0-9]+$/ && $NF !~ /[():]/ { print $NF, $5 }' |
+		LC_ALL=C sort > "$base.fn"
+	awk '{ n += $2 } END { print n + 0 }' "$base.fn"
+}
+
+# The calls one tracer recorded in functions the other did not record (not
+# patched there): "CALLS in N functions (NAME CALLS, ...)".
+calls_only_in() { # calls_only_in PROGRAM VARIANT OTHER_VARIANT
+	LC_ALL=C join -a 1 -e 0 -o 0,1.2,2.2 "$tmp/$1.$2.run.fn" "$tmp/$1.$3.run.fn" |
+		awk '$3 == 0 { print $2, $1 }' | sort -rn |
+		awk '{ n += $1; f++; if (f <= 3) top = top (f > 1 ? ", " : "") $2 " " $1 }
+			END { printf "%d calls in %d functions%s\n", n, f, f ? " (" top (f > 3 ? ", ..." : "") ")" : "" }'
 }
 
 recording_bytes() {
@@ -137,6 +148,10 @@ measure_program() {
 			"$(patched_count "$p" "$v")$out"
 		rm -rf "$tmp/$p.$v.run.trace" "$tmp/$p.$v.run.data"
 	done
+	if [ "${avail[calltrace]}" = 1 ] && [ "${avail[uftrace]}" = 1 ]; then
+		echo "  recorded by calltrace only: $(calls_only_in "$p" calltrace uftrace)"
+		echo "  recorded by uftrace --no-libcall only: $(calls_only_in "$p" uftrace calltrace)"
+	fi
 	ratio_lines "$p"
 }
 
