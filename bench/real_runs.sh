@@ -157,11 +157,12 @@ measure_program() {
 	ratio_lines "$p"
 }
 
-declare -A ns hot cpu ovh
+declare -A ns hot cpu ovh ratio_cpu
 # The ratios uftrace -P . --no-libcall / calltrace of one program.
 ratio_lines() {
 	local p=$1 ct=calltrace uf=uftrace
 	ratio["$p"]=$(calc %.2f "${ovh[$p.$uf]:-nan} / ${ovh[$p.$ct]:-nan}")
+	ratio_cpu["$p"]=$(calc %.2f "${cpu[$p.$uf]:-nan} / ${cpu[$p.$ct]:-nan}")
 	printf '  uftrace -P . --no-libcall / calltrace: overhead (traced - plain wall) %sx,' \
 		"${ratio[$p]}"
 	printf ' per call: wall %sx, hot %sx, CPU %sx\n' \
@@ -178,7 +179,7 @@ summary_line() {
 	for p in $programs; do
 		[ "$p" != fib ] || continue
 		mark=$(calc '%s' "(${ratio[$p]:-nan} >= 0.8 * $f) ? \"PASS\" : \"MISS\"")
-		printf '  %-8s %8sx   fib: %sx   (target: >= 0.8 x fib'"'"'s)   %s\n' "$p" \
-			"${ratio[$p]:-n/a}" "$f" "$mark"
+		printf '  %-8s %8sx   fib: %sx   (target: >= 0.8 x fib'"'"'s)   %s   (CPU per call: %sx, fib %sx)\n' \
+			"$p" "${ratio[$p]:-n/a}" "$f" "$mark" "${ratio_cpu[$p]:-n/a}" "${ratio_cpu[fib]:-n/a}"
 	done
 }
