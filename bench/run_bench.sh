@@ -413,3 +413,8 @@ fi
 if [ -f bench/args_bench.sh ]; then
 	bash bench/args_bench.sh
 fi
+
+if [ -f bench/real_bench.sh ]; then
+	echo
+	bash bench/real_bench.sh
+fi
