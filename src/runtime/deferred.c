@@ -53,6 +53,10 @@ void runtime_defer_call(struct thread_state *t, uint64_t fn, enum hook_kind kind
  * comes meanwhile appends to the queue, and is written too. */
 void runtime_deferred_flush(struct thread_state *t)
 {
+	/* The common case, without a locked instruction: a handler that queues
+	 * a call clears the limit too. */
+	if (likely(__atomic_load_n(&t->ndeferred, __ATOMIC_RELAXED) == 0 && t->stream.limit))
+		return;
 	uint32_t done = 0;
 	for (;;) {
 		uint32_t n = __atomic_load_n(&t->ndeferred, __ATOMIC_RELAXED);

@@ -176,9 +176,42 @@ out:
 	return counted;
 }
 
-int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
+int runtime_hook_event_checked(struct thread_state *t, uint64_t fn, enum hook_kind kind,
+			       uint64_t sp)
 {
 	return hook_slow(t, fn, kind, sp);
+}
+
+/* The fast path of the hooks below, for the in-process engine's stubs
+ * (patch_engine.c); whether an enter was counted. */
+int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
+{
+	struct trace_stream *st = &t->stream;
+	uint32_t state = RUNTIME_LOAD(runtime_state);
+	if (unlikely(state != t->gen || state == 0))
+		return hook_slow(t, fn, kind, sp);
+	t->gen = RUNTIME_GEN_BUSY;
+	SIGNAL_FENCE();
+	uint8_t *pos = st->pos;
+	int done = 0;
+	if (kind == HOOK_ENTER) {
+		int64_t fid;
+		if (likely(pos < st->limit && st->depth < t->fast_depth) &&
+		    (fid = trace_stream_cached_fid(st, fn)) >= 0) {
+			trace_stream_put_enter_fid(st, pos, fn, (uint32_t)fid, trace_clock_tsc(),
+						   sp);
+			done = 1;
+		}
+	} else if (likely(pos < st->limit && st->depth - 1 < t->fast_depth) &&
+		   trace_stream_exits_innermost(st, fn)) {
+		trace_stream_put_exit_innermost(st, trace_clock_tsc());
+		done = 1;
+	}
+	SIGNAL_FENCE();
+	t->gen = state;
+	if (!done)
+		return hook_slow(t, fn, kind, sp);
+	return kind == HOOK_ENTER;
 }
 
 /* The fast paths below call nothing but hook_slow, and that as their last

@@ -168,9 +168,14 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 		errno = saved;
 		return r->resume;
 	}
-	if (r->plan && may_capture(t))
+	int counted;
+	if (r->plan && may_capture(t)) { /* the checked path writes the arguments */
 		capture(t, r, slot, registers);
-	if (runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot))
+		counted = runtime_hook_event_checked(t, r->address, HOOK_ENTER, (uint64_t)slot);
+	} else {
+		counted = runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot);
+	}
+	if (counted)
 		hijack_return(slot, r->address, r->plan);
 	errno = saved;
 	return r->resume;

@@ -140,10 +140,14 @@ void runtime_config_load(struct runtime_config *c);
 /* hooks.c: the slow path of one event, for the deferred calls too */
 void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
 			  uint64_t sp);
-/* The hooks' checked path, for engines other than the hooks (patch_engine.c):
- * returns 1 when an enter was counted, written or kept aside for a thread
- * busy writing (its exit must be reported too). */
+/* One event for engines other than the hooks (patch_engine.c), by the
+ * hooks' fast path where it applies, else the checked path: returns 1 when
+ * an enter was counted, written or kept aside for a thread busy writing
+ * (its exit must be reported too). */
 int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);
+/* The same by the checked path only: it writes the arguments captured. */
+int runtime_hook_event_checked(struct thread_state *t, uint64_t fn, enum hook_kind kind,
+			       uint64_t sp);
 /* deferred.c */
 void runtime_defer_call(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp);
 void runtime_deferred_flush(struct thread_state *t);
