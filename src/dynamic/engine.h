@@ -267,11 +267,6 @@ void thread_end_stream(struct thread *t, int write_end);
 void thread_free(struct engine *e, struct thread *t);
 /* Resumes a stopped thread (delivering `sig`); 0 or -1. */
 int thread_resume(struct engine *e, struct thread *t, int sig);
-/* Holds every thread: collects a stop of each (handling what arrives
- * meanwhile) and resumes none until holding ends. */
-void engine_collect_stops(struct engine *e);
-/* The same after interrupting every thread that runs. */
-void engine_stop_all(struct engine *e);
 
 /* ---- detach.c ------------------------------------------------------------- */
 /* Attach mode: stops every thread, takes every stop still pending, puts
@@ -292,14 +287,13 @@ void process_reset_image(struct process *p);
 void process_exit(struct engine *e, struct process *p, int status);
 
 /* ---- follow.c ------------------------------------------------------------- */
-void follow_clone(struct engine *e, struct thread *parent, pid_t child_tid);
-void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork);
+/* The new thread (of the parent's process, or of a new process), NULL if
+ * none could be made; the caller handles a stop it reported early. */
+struct thread *follow_clone(struct engine *e, struct thread *parent, pid_t child_tid);
+struct thread *follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork);
 void follow_exec(struct engine *e, struct thread *t);
 /* Cleans a fork child that is not followed out of the engine, detaching it. */
 void follow_let_go(struct engine *e, struct thread *t);
-/* A stop of a tid the engine does not know yet (a new thread or child
- * reports before its parent's event). */
-void follow_unknown_stop(struct engine *e, pid_t tid, int status);
 
 /* ---- event_loop.c --------------------------------------------------------- */
 extern volatile int engine_stop_requested;
@@ -308,6 +302,11 @@ extern volatile int engine_stop_requested;
 int event_loop(struct engine *e);
 /* Handles one wait status of thread `t`. */
 void event_handle(struct engine *e, struct thread *t, int status);
+/* Holds every thread: collects a stop of each (handling what arrives
+ * meanwhile) and resumes none until holding ends. */
+void engine_collect_stops(struct engine *e);
+/* The same after interrupting every thread that runs. */
+void engine_stop_all(struct engine *e);
 
 /* ---- affinity.c ----------------------------------------------------------- */
 /* Picks the CPU for tracer and tracee and pins the tracer to it. */
