@@ -121,7 +121,10 @@ static void on_sigtrap(struct engine *e, struct thread *t)
 	} else if ((bp = bp_find(&p->bps, at)) != NULL) {
 		if (partial && read_entry_regs(t, bp, &r) < 0)
 			return;
-		entry_hit(e, t, bp, &r);
+		if (bp->kind == BP_FUNCTION)
+			entry_hit(e, t, bp, &r);
+		else
+			special_hit(e, t, bp, &r);
 		thread_resume(e, t, 0);
 	} else {
 		thread_resume(e, t, SIGTRAP); /* the program's own */

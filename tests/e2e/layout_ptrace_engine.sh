@@ -56,8 +56,13 @@ rc=0
 python3 "$LAYERS" --only "$only" "$OBJ" >"$WORK/dynamic.out" || rc=$?
 [ "$rc" = 0 ] || fail "src/dynamic calls in a circle: $(sed -n '/^cycle/,$p' "$WORK/dynamic.out")"
 # The graph is real: the engine's known calls are in it.
-for edge in 'event_loop -> return_trap: entry_hit return_hit' 'processes -> modules:' \
+for edge in 'event_loop -> return_trap: entry_hit return_hit' 'follow -> processes:' \
 	'modules -> breakpoints: bp_forget_module' 'unwind_watch -> return_trap:'; do
 	grep -qF "  $edge" "$WORK/dynamic.out" || fail "no call '$edge' in: $(cat "$WORK/dynamic.out")"
 done
+# What is loaded, what to plant, the frames and the threads never call up
+# into the processes, the following of forks, the event loop or the engine.
+up=$(grep -E '^  (modules|instrument|return_trap|rtld_watch|unwind_watch|threads|breakpoints) -> (processes|follow|event_loop|engine):' \
+	"$WORK/dynamic.out" || true)
+[ -z "$up" ] || fail "a lower layer calls up: $up"
 pass
