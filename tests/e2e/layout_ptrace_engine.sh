@@ -35,16 +35,18 @@ python3 "$LAYERS" "$WORK/chain" >"$WORK/chain.out" ||
 	fail "call_layers.py: the layers of b -> a -> c are wrong: $(cat "$WORK/chain.out")"
 rc=0
 python3 "$LAYERS" "$WORK/none" >/dev/null 2>"$WORK/none.err" || rc=$?
-[ "$rc" = 2 ] && [ "$(wc -l <"$WORK/none.err")" = 1 ] ||
+if [ "$rc" != 2 ] || [ "$(wc -l <"$WORK/none.err")" != 1 ]; then
 	fail "call_layers.py on a missing directory: exit $rc, $(cat "$WORK/none.err")"
+fi
 
 # Every source file of src/dynamic, each with an object no older than it.
 names=()
 for src in "$ROOT"/src/dynamic/*.c; do
 	name=$(basename "$src" .c)
 	[ -f "$OBJ/$name.o" ] || fail "no object for src/dynamic/$name.c: build first"
-	[ "$OBJ/$name.o" -nt "$src" ] || [ ! "$src" -nt "$OBJ/$name.o" ] ||
+	if [ "$src" -nt "$OBJ/$name.o" ]; then
 		fail "$OBJ/$name.o is older than its source: build first"
+	fi
 	names+=("$name")
 done
 [ ${#names[@]} -ge 20 ] || fail "only ${#names[@]} files in src/dynamic"
