@@ -9,9 +9,13 @@
  * (the displaced instruction is emulated or run out of line), so threads
  * never race on a missing breakpoint.  They are removed only at detach,
  * when the jump slots become plain ways through.
+ *
+ * Below everything that plants or hits breakpoints; it calls only the
+ * code patching helpers (jump_patch.c, insn_emulate.c) and tracee memory.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include "engine.h"
 
 static size_t slot_of(uint64_t address, size_t size)
@@ -139,4 +143,19 @@ void bp_forget_module(struct bp_table *t, uint16_t index)
 	}
 	bp_table_free(t);
 	*t = fresh;
+}
+
+void bp_step_untraced(struct thread *t, const struct breakpoint *bp, struct user_regs_struct *r,
+		      uint64_t ret)
+{
+	uint64_t pushed[PLAN_MAX_PUSHES];
+	uint64_t entry_rsp = r->rsp;
+	int n = plan_apply(&bp->plan, r, pushed);
+	if (bp->plan.kind == PLAN_RETURN) {
+		r->rip = ret;
+		r->rsp += 8;
+	} else if (n > 0) {
+		mem_write(t->proc, entry_rsp - 8 * (uint64_t)n, pushed, 8 * (size_t)n);
+	}
+	ptrace(PTRACE_SETREGS, t->tid, 0, r);
 }

@@ -1,9 +1,8 @@
 /*
- * engine.c - the engine's state as a whole: setting up, tearing down,
- * messages and the statistics printed with --verbose.
+ * engine.c - the engine's state as a whole: setting up, tearing down and
+ * the statistics printed with --verbose.  The top layer: it frees what
+ * every layer below holds (messages are engine_log.c's).
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
@@ -30,28 +29,6 @@ void engine_fini(struct engine *e)
 	while (e->procs)
 		process_free(e, e->procs);
 	free(e->busy_rips);
-}
-
-void engine_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("calltrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void engine_note(const struct engine *e, const char *fmt, ...)
-{
-	va_list ap;
-	if (!e->verbose)
-		return;
-	fputs("calltrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void engine_print_stats(const struct engine *e)

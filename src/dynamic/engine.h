@@ -157,20 +157,42 @@ struct engine {
 	int npending;
 };
 
-/* ---- breakpoints.c -------------------------------------------------------- */
-struct breakpoint *bp_find(const struct bp_table *t, uint64_t address);
-struct breakpoint *bp_add(struct bp_table *t, uint64_t address);
-int bp_table_copy(struct bp_table *dst, const struct bp_table *src);
-void bp_table_free(struct bp_table *t);
-/* Writes the int3 (or the jmp) of `bp` into the tracee; 0 or -1. */
-int bp_insert(struct process *p, struct breakpoint *bp);
-/* Is `address` the return trap of one of the process's scratch regions? */
-int is_trap(const struct process *p, uint64_t address);
-/* Puts every original byte back and turns jump slots into plain ways
- * through; 0 or -1. */
-int bp_remove_all(struct process *p);
-/* Forgets the breakpoints of module `index` (unloaded: its memory is gone). */
-void bp_forget_module(struct bp_table *t, uint16_t index);
+/*
+ * The layers, lowest first.  A file calls only files of the layers below
+ * its own: news that travels up (a module was mapped, the dynamic linker's
+ * list changed, an exception started, a new thread stopped before its
+ * parent's event) comes back as a return value that the caller acts on.
+ * scripts/call_layers.py prints the graph of calls between the files, read
+ * from their objects; tests/e2e/layout_ptrace_engine.sh fails on a cycle.
+ *
+ *   0. tools: engine_log.c (messages), tracee_mem.c, remote_syscall.c,
+ *      affinity.c, elf_image.c, elf_functions.c, insn_decode.c, threads.c
+ *      (thread records, their streams, resuming)
+ *   1. insn_emulate.c, jump_patch.c (the patching core), scratch.c (memory
+ *      mapped into the tracee), capture.c (--args)
+ *   2. breakpoints.c: the table, the int3s and jmps, stepping past one
+ *   3. modules.c (what is loaded: a walk over the new modules),
+ *      instrument.c (which breakpoints to plant in a module),
+ *      return_trap.c (a traced call's two stops, the shadow frames)
+ *   4. rtld_watch.c, unwind_watch.c: breakpoints that are not traced
+ *      functions, and what their hits mean
+ *   5. module_setup.c: what a new module gets (trap page, watches,
+ *      breakpoints)
+ *   6. processes.c (process images), special_stops.c (the watches' stops)
+ *   7. follow.c (clone, fork, exec), engine.c (init, teardown, statistics)
+ *   8. event_loop.c: waiting for stops and dispatching them
+ *   9. launch.c, detach.c; 10. attach.c
+ *
+ * The in-process attach is a stack of its own on the same tools:
+ * held_process.c and target_symbols.c, then remote_call.c and
+ * safe_point.c, then inprocess_attach.c.
+ */
+
+/* ---- engine_log.c --------------------------------------------------------- */
+/* Prints "calltrace: ..." (and verbose notes when opts->verbose). */
+void engine_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void engine_note(const struct engine *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- tracee_mem.c --------------------------------------------------------- */
 int mem_open(struct process *p);
@@ -190,6 +212,23 @@ size_t mem_read_some(struct process *p, uint64_t address, void *buf, size_t len)
 long remote_syscall(struct engine *e, struct thread *t, uint64_t insn, long nr, long a1, long a2,
 		    long a3, long a4, long a5, long a6);
 
+/* ---- affinity.c ----------------------------------------------------------- */
+/* Picks the CPU for tracer and tracee and pins the tracer to it. */
+void affinity_pin_tracer(struct engine *e);
+void affinity_pin_thread(struct engine *e, struct thread *t);
+void affinity_restore_thread(struct thread *t);
+
+/* ---- threads.c ------------------------------------------------------------ */
+struct thread *thread_find(struct engine *e, pid_t tid);
+struct thread *thread_new(struct engine *e, struct process *p, pid_t tid);
+/* Opens the thread's stream in its process's current image and writes
+ * THREAD_START (at the thread's first event). */
+void thread_start_stream(struct thread *t);
+void thread_end_stream(struct thread *t, int write_end);
+void thread_free(struct engine *e, struct thread *t);
+/* Resumes a stopped thread (delivering `sig`); 0 or -1. */
+int thread_resume(struct engine *e, struct thread *t, int sig);
+
 /* ---- scratch.c ------------------------------------------------------------ */
 /* Maps the trap page (return trap, syscall gadget, first slots) near the
  * executable; 0 or -1. */
@@ -199,19 +238,70 @@ int scratch_setup_trap_page(struct engine *e, struct thread *t, const struct mod
  * *trap is the return trap of the slot's region. */
 uint64_t scratch_slot(struct engine *e, struct thread *t, uint64_t near, size_t len, size_t want,
 		      uint64_t *trap);
+/* Is `address` the return trap of one of the process's scratch regions? */
+int is_trap(const struct process *p, uint64_t address);
+
+/* ---- capture.c: --args ---------------------------------------------------- */
+/* The capture plan of `function` (at `file_address` of module `path`), or
+ * NULL when arguments are not captured for it. */
+const struct func_plan *capture_plan(struct engine *e, const char *path, const char *function,
+				     uint64_t file_address);
+/* Right after its enter was written: the call's arguments. */
+void capture_arguments(struct thread *t, const struct func_plan *plan,
+		       const struct user_regs_struct *r);
+/* Right after its exit was written: the call's return value. */
+void capture_return(struct thread *t, const struct func_plan *plan,
+		    const struct user_regs_struct *r);
+
+/* ---- breakpoints.c -------------------------------------------------------- */
+struct breakpoint *bp_find(const struct bp_table *t, uint64_t address);
+struct breakpoint *bp_add(struct bp_table *t, uint64_t address);
+int bp_table_copy(struct bp_table *dst, const struct bp_table *src);
+void bp_table_free(struct bp_table *t);
+/* Writes the int3 (or the jmp) of `bp` into the tracee; 0 or -1. */
+int bp_insert(struct process *p, struct breakpoint *bp);
+/* Puts every original byte back and turns jump slots into plain ways
+ * through; 0 or -1. */
+int bp_remove_all(struct process *p);
+/* Forgets the breakpoints of module `index` (unloaded: its memory is gone). */
+void bp_forget_module(struct bp_table *t, uint16_t index);
+/* A stop at int3 breakpoint `bp` that is not a traced call: runs its
+ * displaced instructions on `r` (%rip at the entry; `ret` the return
+ * address at [rsp]) and sets the thread's registers. */
+void bp_step_untraced(struct thread *t, const struct breakpoint *bp, struct user_regs_struct *r,
+		      uint64_t ret);
 
 /* ---- modules.c ------------------------------------------------------------ */
-/* Reads /proc/PID/maps: new ELF modules get a MODULE_LOAD record (and are
- * instrumented when they should be), vanished ones MODULE_UNLOAD. */
-int modules_rescan(struct engine *e, struct thread *t);
+struct map_line;
+/* A walk over the modules newly mapped in a process: begin reads
+ * /proc/PID/maps and ends the modules no longer there (MODULE_UNLOAD, their
+ * breakpoints forgotten); next adds each new one (the executable first) to
+ * the process's list with its MODULE_LOAD, for the caller to set it up. */
+struct module_scan {
+	struct map_line *maps; /* the file mappings */
+	size_t nmaps, next;
+	int pass; /* 0: looking for the executable, 1: the other modules */
+	char exe[PATH_MAX], interp[PATH_MAX];
+};
+/* 0, or -1 when the maps cannot be read (end the walk all the same). */
+int modules_scan_begin(struct engine *e, struct process *p, struct module_scan *s);
+/* The index of the next new module, or -1 when there is none left. */
+long modules_scan_next(struct process *p, struct module_scan *s);
+void modules_scan_end(struct process *p, struct module_scan *s);
 /* Writes MODULE_LOAD for every module the process has (a fork child). */
 void modules_announce(struct process *p);
 struct module *modules_exe(struct process *p);
 
 /* ---- instrument.c --------------------------------------------------------- */
 int instrument_module(struct engine *e, struct thread *t, size_t index);
+/* Arms a breakpoint that is not a traced function (rtld, unwinder); 0 or -1. */
+int special_breakpoint(struct engine *e, struct thread *t, size_t module_index, uint64_t addr,
+		       enum bp_kind kind);
 
 /* ---- return_trap.c -------------------------------------------------------- */
+/* -D: calls deeper than `depth` are not written (0: all are). */
+void frames_set_max_depth(uint32_t depth);
+/* At the entry breakpoint of a traced function (BP_FUNCTION). */
 void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	       struct user_regs_struct *r);
 void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r);
@@ -228,6 +318,13 @@ void frames_reswap(struct thread *t);
  * end now, unfinished. */
 void frames_abandon_below(struct thread *t, uint64_t target, uint64_t tick);
 
+/* ---- rtld_watch.c --------------------------------------------------------- */
+/* Puts a breakpoint on the dynamic linker's _dl_debug_state. */
+int rtld_watch(struct engine *e, struct thread *t, size_t module_index);
+/* At that breakpoint: 1 when the list of loaded objects is consistent
+ * again (the modules are to be rescanned), else 0. */
+int rtld_hit(struct thread *t);
+
 /* ---- unwind_watch.c ------------------------------------------------------- */
 /* Breakpoints on the unwinder's entry points, on __cxa_begin_catch and on
  * longjmp and its kin, in the modules that define them. */
@@ -235,49 +332,12 @@ int unwind_watch(struct engine *e, struct thread *t, size_t module_index);
 void unwind_hit(struct engine *e, struct thread *t, const struct breakpoint *bp, uint64_t rsp);
 /* At the entry of longjmp and its kin (registers as they were there). */
 void longjmp_hit(struct thread *t, const struct user_regs_struct *r);
-/* Arms a breakpoint that is not a traced function (rtld, unwinder); 0 or -1. */
-int special_breakpoint(struct engine *e, struct thread *t, size_t module_index, uint64_t addr,
-		       enum bp_kind kind);
 
-/* ---- rtld_watch.c --------------------------------------------------------- */
-/* Puts a breakpoint on the dynamic linker's _dl_debug_state. */
-int rtld_watch(struct engine *e, struct thread *t, size_t module_index);
-void rtld_hit(struct engine *e, struct thread *t);
-
-/* ---- threads.c ------------------------------------------------------------ */
-struct thread *thread_find(struct engine *e, pid_t tid);
-struct thread *thread_new(struct engine *e, struct process *p, pid_t tid);
-/* Opens the thread's stream in its process's current image and writes
- * THREAD_START (at the thread's first event). */
-void thread_start_stream(struct thread *t);
-/* return_trap.c: calls deeper than `depth` are not written (0: all are). */
-void frames_set_max_depth(uint32_t depth);
-/* ---- capture.c: --args -------------------------------------------------- */
-/* The capture plan of `function` (at `file_address` of module `path`), or
- * NULL when arguments are not captured for it. */
-const struct func_plan *capture_plan(struct engine *e, const char *path, const char *function,
-				     uint64_t file_address);
-/* Right after its enter was written: the call's arguments. */
-void capture_arguments(struct thread *t, const struct func_plan *plan,
-		       const struct user_regs_struct *r);
-/* Right after its exit was written: the call's return value. */
-void capture_return(struct thread *t, const struct func_plan *plan,
-		    const struct user_regs_struct *r);
-void thread_end_stream(struct thread *t, int write_end);
-void thread_free(struct engine *e, struct thread *t);
-/* Resumes a stopped thread (delivering `sig`); 0 or -1. */
-int thread_resume(struct engine *e, struct thread *t, int sig);
-/* Holds every thread: collects a stop of each (handling what arrives
- * meanwhile) and resumes none until holding ends. */
-void engine_collect_stops(struct engine *e);
-/* The same after interrupting every thread that runs. */
-void engine_stop_all(struct engine *e);
-
-/* ---- detach.c ------------------------------------------------------------- */
-/* Attach mode: stops every thread, takes every stop still pending, puts
- * the code and the stacks back and lets every thread go.  0, or -1 when a
- * thread may be left with a SIGTRAP of ours. */
-int engine_detach_all(struct engine *e);
+/* ---- module_setup.c ------------------------------------------------------- */
+/* Reads the process's modules again: the gone ones end, each new one gets
+ * its record, the trap page (the executable), watches and breakpoints.
+ * 0 or -1. */
+int module_setup_rescan(struct engine *e, struct thread *t);
 
 /* ---- processes.c ---------------------------------------------------------- */
 /* A new process image: session copy, image id, process record. */
@@ -291,15 +351,20 @@ void process_free(struct engine *e, struct process *p);
 void process_reset_image(struct process *p);
 void process_exit(struct engine *e, struct process *p, int status);
 
+/* ---- special_stops.c ------------------------------------------------------ */
+/* At a breakpoint of another kind than BP_FUNCTION: acts on what it means
+ * (a rescan of the modules, frames ended) and steps the thread past it. */
+void special_hit(struct engine *e, struct thread *t, const struct breakpoint *bp,
+		 struct user_regs_struct *r);
+
 /* ---- follow.c ------------------------------------------------------------- */
-void follow_clone(struct engine *e, struct thread *parent, pid_t child_tid);
-void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork);
+/* The new thread (of the parent's process, or of a new process), NULL if
+ * none could be made; the caller handles a stop it reported early. */
+struct thread *follow_clone(struct engine *e, struct thread *parent, pid_t child_tid);
+struct thread *follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork);
 void follow_exec(struct engine *e, struct thread *t);
 /* Cleans a fork child that is not followed out of the engine, detaching it. */
 void follow_let_go(struct engine *e, struct thread *t);
-/* A stop of a tid the engine does not know yet (a new thread or child
- * reports before its parent's event). */
-void follow_unknown_stop(struct engine *e, pid_t tid, int status);
 
 /* ---- event_loop.c --------------------------------------------------------- */
 extern volatile int engine_stop_requested;
@@ -308,20 +373,21 @@ extern volatile int engine_stop_requested;
 int event_loop(struct engine *e);
 /* Handles one wait status of thread `t`. */
 void event_handle(struct engine *e, struct thread *t, int status);
+/* Holds every thread: collects a stop of each (handling what arrives
+ * meanwhile) and resumes none until holding ends. */
+void engine_collect_stops(struct engine *e);
+/* The same after interrupting every thread that runs. */
+void engine_stop_all(struct engine *e);
 
-/* ---- affinity.c ----------------------------------------------------------- */
-/* Picks the CPU for tracer and tracee and pins the tracer to it. */
-void affinity_pin_tracer(struct engine *e);
-void affinity_pin_thread(struct engine *e, struct thread *t);
-void affinity_restore_thread(struct thread *t);
+/* ---- detach.c ------------------------------------------------------------- */
+/* Attach mode: stops every thread, takes every stop still pending, puts
+ * the code and the stacks back and lets every thread go.  0, or -1 when a
+ * thread may be left with a SIGTRAP of ours. */
+int engine_detach_all(struct engine *e);
 
 /* ---- engine.c ------------------------------------------------------------- */
 void engine_init(struct engine *e, const struct dynamic_options *o);
 void engine_fini(struct engine *e);
 void engine_print_stats(const struct engine *e);
-/* Prints "calltrace: ..." (and verbose notes when opts->verbose). */
-void engine_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void engine_note(const struct engine *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 #endif

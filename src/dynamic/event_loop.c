@@ -1,7 +1,11 @@
 /*
  * event_loop.c - waiting for the tracees' stops and dispatching them:
  * breakpoints and return traps, clone/fork/exec events, group-stops,
- * signals (delivered untouched) and deaths.
+ * signals (delivered untouched) and deaths; and holding every thread
+ * stopped (attach, detach).  A stop that arrives before the event that
+ * announces its thread is kept here and handled once the thread is known.
+ * The top of the engine's layers that run the tracees: it calls every
+ * layer below and none calls it but attach, launch and detach.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -12,6 +16,41 @@
 #include "../analysis/progress.h"
 
 volatile int engine_stop_requested;
+
+/* A stop that arrived before the event announcing its thread. */
+static int take_pending(struct engine *e, pid_t tid, int *status)
+{
+	for (int i = 0; i < e->npending; i++) {
+		if (e->pending[i].tid != tid)
+			continue;
+		*status = e->pending[i].status;
+		e->pending[i] = e->pending[--e->npending];
+		return 1;
+	}
+	return 0;
+}
+
+static void replay_pending(struct engine *e, struct thread *t)
+{
+	int status;
+	if (take_pending(e, t->tid, &status))
+		event_handle(e, t, status);
+}
+
+/* A stop of a tid the engine does not know yet (a new thread or child
+ * reports before its parent's event): kept until that event. */
+static void keep_unknown_stop(struct engine *e, pid_t tid, int status)
+{
+	if (!WIFSTOPPED(status))
+		return; /* the death of a thread already forgotten (exec) */
+	if (e->npending < (int)(sizeof(e->pending) / sizeof(e->pending[0]))) {
+		e->pending[e->npending].tid = tid;
+		e->pending[e->npending].status = status;
+		e->npending++;
+		return;
+	}
+	ptrace(PTRACE_CONT, tid, 0, 0); /* cannot remember it: let it run */
+}
 
 static int exit_code(int status)
 {
@@ -82,7 +121,10 @@ static void on_sigtrap(struct engine *e, struct thread *t)
 	} else if ((bp = bp_find(&p->bps, at)) != NULL) {
 		if (partial && read_entry_regs(t, bp, &r) < 0)
 			return;
-		entry_hit(e, t, bp, &r);
+		if (bp->kind == BP_FUNCTION)
+			entry_hit(e, t, bp, &r);
+		else
+			special_hit(e, t, bp, &r);
 		thread_resume(e, t, 0);
 	} else {
 		thread_resume(e, t, SIGTRAP); /* the program's own */
@@ -100,13 +142,16 @@ static void on_event(struct engine *e, struct thread *t, int event, int sig)
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_VFORK: {
 		ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &msg);
-		if (event == PTRACE_EVENT_CLONE)
-			follow_clone(e, t, (pid_t)msg);
-		else
-			follow_fork(e, t, (pid_t)msg, event == PTRACE_EVENT_VFORK);
+		struct thread *child =
+		    event == PTRACE_EVENT_CLONE
+			? follow_clone(e, t, (pid_t)msg)
+			: follow_fork(e, t, (pid_t)msg, event == PTRACE_EVENT_VFORK);
+		if (child)
+			replay_pending(e, child);
 		break;
+	}
 	case PTRACE_EVENT_EXEC: {
 		pid_t tid = t->tid;
 		follow_exec(e, t);
@@ -179,8 +224,43 @@ int event_loop(struct engine *e)
 		if (t)
 			event_handle(e, t, status);
 		else
-			follow_unknown_stop(e, tid, status);
+			keep_unknown_stop(e, tid, status);
 	}
 	progress_end(&line);
 	return 0;
+}
+
+static int all_stopped(const struct engine *e)
+{
+	for (const struct thread *t = e->threads; t; t = t->next)
+		if (!t->stopped)
+			return 0;
+	return 1;
+}
+
+void engine_collect_stops(struct engine *e)
+{
+	e->holding = 1;
+	while (e->procs && !all_stopped(e)) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL);
+		if (tid < 0 && errno == EINTR)
+			continue;
+		if (tid < 0)
+			break;
+		struct thread *t = thread_find(e, tid);
+		if (t)
+			event_handle(e, t, status);
+		else
+			keep_unknown_stop(e, tid, status);
+	}
+}
+
+void engine_stop_all(struct engine *e)
+{
+	e->holding = 1;
+	for (struct thread *t = e->threads; t; t = t->next)
+		if (!t->stopped)
+			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	engine_collect_stops(e);
 }

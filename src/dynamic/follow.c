@@ -14,50 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/wait.h>
 #include "engine.h"
 
-/* A stop that arrived before the event announcing its thread. */
-static int take_pending(struct engine *e, pid_t tid, int *status)
-{
-	for (int i = 0; i < e->npending; i++) {
-		if (e->pending[i].tid != tid)
-			continue;
-		*status = e->pending[i].status;
-		e->pending[i] = e->pending[--e->npending];
-		return 1;
-	}
-	return 0;
-}
-
-static void replay_pending(struct engine *e, struct thread *t)
-{
-	int status;
-	if (take_pending(e, t->tid, &status))
-		event_handle(e, t, status);
-}
-
-void follow_unknown_stop(struct engine *e, pid_t tid, int status)
-{
-	if (!WIFSTOPPED(status))
-		return; /* the death of a thread already forgotten (exec) */
-	if (e->npending < (int)(sizeof(e->pending) / sizeof(e->pending[0]))) {
-		e->pending[e->npending].tid = tid;
-		e->pending[e->npending].status = status;
-		e->npending++;
-		return;
-	}
-	ptrace(PTRACE_CONT, tid, 0, 0); /* cannot remember it: let it run */
-}
-
-void follow_clone(struct engine *e, struct thread *parent, pid_t child_tid)
+struct thread *follow_clone(struct engine *e, struct thread *parent, pid_t child_tid)
 {
 	struct thread *t = thread_new(e, parent->proc, child_tid);
 	if (!t)
-		return;
+		return NULL;
 	t->saved_affinity = parent->saved_affinity;
 	t->has_saved_affinity = parent->has_saved_affinity;
-	replay_pending(e, t);
+	return t;
 }
 
 static int copy_image(struct process *c, const struct process *p)
@@ -81,12 +47,12 @@ static int copy_image(struct process *c, const struct process *p)
 	return 0;
 }
 
-void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork)
+struct thread *follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int vfork)
 {
 	struct process *pp = parent->proc;
 	struct process *c = process_new(e, child_pid);
 	if (!c)
-		return;
+		return NULL;
 	c->ppid = pp->pid;
 	if (!e->opts->follow_forks || pp->muted) {
 		c->muted = 1;
@@ -100,11 +66,11 @@ void follow_fork(struct engine *e, struct thread *parent, pid_t child_pid, int v
 	}
 	struct thread *t = thread_new(e, c, child_pid);
 	if (!t)
-		return;
+		return NULL;
 	shadow_copy(t, parent);
 	t->saved_affinity = parent->saved_affinity;
 	t->has_saved_affinity = parent->has_saved_affinity;
-	replay_pending(e, t);
+	return t;
 }
 
 /* Cleans a fork child that is not followed out of the engine. */

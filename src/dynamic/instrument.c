@@ -5,7 +5,12 @@
  * record-time -F/-N regexes; their code is read once from the tracee (the
  * whole executable segment).  Each gets a jump entry where it can
  * (jump_patch.h), else an int3 with an entry plan: its first instructions
- * emulated, or run out of line from a slot.
+ * emulated, or run out of line from a slot.  The watches (rtld_watch.c,
+ * unwind_watch.c) arm their breakpoints, which are not traced functions,
+ * through special_breakpoint().
+ *
+ * Below module_setup.c and the watches; it calls the breakpoint table,
+ * scratch memory, the capture plans and what is under them.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -185,4 +190,35 @@ int instrument_module(struct engine *e, struct thread *t, size_t index)
 	elf_function_list_free(&fl);
 	elf_image_close(&im);
 	return rc;
+}
+
+int special_breakpoint(struct engine *e, struct thread *t, size_t index, uint64_t addr,
+		       enum bp_kind kind)
+{
+	struct process *p = t->proc;
+	uint8_t code[32];
+	struct entry_plan plan;
+	if (bp_find(&p->bps, addr) || mem_read_code(p, addr, code, sizeof(code)) < 0)
+		return 0;
+	enum plan_result res = plan_build(&plan, addr, code, sizeof(code));
+	if (res == PLAN_UNPATCHABLE)
+		return 0;
+	if (res == PLAN_NEEDS_SLOT) {
+		uint8_t slot[OOL_SLOT_SIZE];
+		uint64_t trap;
+		uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, 4096, &trap);
+		if (at == 0 || plan_fill_slot(&plan, addr, code, at, slot) < 0 ||
+		    mem_poke_code(p, at, slot, sizeof(slot)) < 0)
+			return 0;
+	}
+	struct breakpoint *bp = bp_add(&p->bps, addr);
+	if (!bp)
+		return -1;
+	bp->function = addr;
+	bp->orig[0] = code[0];
+	bp->patch_len = 1;
+	bp->kind = (uint8_t)kind;
+	bp->module = (uint16_t)index;
+	bp->plan = plan;
+	return bp_insert(p, bp);
 }

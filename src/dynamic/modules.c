@@ -1,7 +1,10 @@
 /*
  * modules.c - the ELF modules mapped in a traced process, from
- * /proc/PID/maps: MODULE_LOAD / MODULE_UNLOAD records, and deciding which
- * modules get breakpoints (the executable, and libraries matching --module).
+ * /proc/PID/maps, and their MODULE_LOAD / MODULE_UNLOAD records.  It says
+ * what is loaded; what a new module then gets (breakpoints, watches) is
+ * for the caller, module_setup.c, to do as the walk hands it each one.
+ * Below module_setup.c and above the breakpoint table: it calls nothing
+ * of the engine but that table and the messages.
  *
  * Unloads are handled before loads: a new module may take an old one's
  * addresses, and must get its own breakpoints and names there.
@@ -12,7 +15,6 @@
  * executable segment to be mapped executable where the bias puts it.
  */
 #include <limits.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +29,14 @@ struct map_line {
 	char path[PATH_MAX];
 };
 
-struct maps {
-	struct map_line *v;
-	size_t n;
-};
-
-static int read_maps(pid_t pid, struct maps *m)
+static int read_maps(pid_t pid, struct module_scan *m)
 {
 	char path[64], line[PATH_MAX + 128];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	FILE *f = fopen(path, "re");
 	size_t cap = 0;
-	m->v = NULL;
-	m->n = 0;
+	m->maps = NULL;
+	m->nmaps = 0;
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -54,19 +51,19 @@ static int read_maps(pid_t pid, struct maps *m)
 		l.path[strcspn(l.path, "\n")] = '\0';
 		if (l.path[0] != '/')
 			continue;
-		if (!ARRAY_RESERVE(m->v, m->n, cap, 64))
+		if (!ARRAY_RESERVE(m->maps, m->nmaps, cap, 64))
 			break;
-		m->v[m->n++] = l;
+		m->maps[m->nmaps++] = l;
 	}
 	fclose(f);
 	return 0;
 }
 
-static int exec_mapped(const struct maps *m, const char *path, uint64_t addr)
+static int exec_mapped(const struct module_scan *m, const char *path, uint64_t addr)
 {
-	for (size_t i = 0; i < m->n; i++)
-		if (m->v[i].perms[2] == 'x' && addr >= m->v[i].start && addr < m->v[i].end &&
-		    strcmp(m->v[i].path, path) == 0)
+	for (size_t i = 0; i < m->nmaps; i++)
+		if (m->maps[i].perms[2] == 'x' && addr >= m->maps[i].start &&
+		    addr < m->maps[i].end && strcmp(m->maps[i].path, path) == 0)
 			return 1;
 	return 0;
 }
@@ -113,7 +110,7 @@ static void resolve(const char *path, char *out)
 }
 
 /* A new module from its offset-0 mapping; NULL if it is not a loaded ELF. */
-static struct module *load_module(struct process *p, const struct maps *maps,
+static struct module *load_module(struct process *p, const struct module_scan *maps,
 				  const struct map_line *l, const char *exe, char *interp)
 {
 	struct elf_image im;
@@ -162,36 +159,6 @@ struct module *modules_exe(struct process *p)
 	return NULL;
 }
 
-static int wanted(const struct engine *e, const struct module *m)
-{
-	if (m->is_exe)
-		return 1;
-	if (m->is_rtld || !e->opts->module_filter)
-		return 0;
-	return regexec(e->opts->module_filter, m->path, 0, NULL, 0) == 0;
-}
-
-/* Everything a new module needs: its record, the trap page, breakpoints. */
-static int module_added(struct engine *e, struct thread *t, size_t index)
-{
-	struct process *p = t->proc;
-	struct module *m = &p->modules[index];
-	announce(p, m, MODULE_LOAD);
-	if (m->is_exe && !p->trap && scratch_setup_trap_page(e, t, m) < 0) {
-		engine_error("cannot map the trap page into process %d", (int)p->pid);
-		return -1;
-	}
-	if (m->is_rtld)
-		return rtld_watch(e, t, index);
-	if (!p->trap)
-		return 0;
-	if (unwind_watch(e, t, index) < 0)
-		return -1;
-	if (wanted(e, &p->modules[index]))
-		return instrument_module(e, t, index);
-	return 0;
-}
-
 /* An address of the unloaded module may next belong to another one: each
  * thread's stream defines its functions afresh. */
 static void forget_functions(struct engine *e, const struct process *p)
@@ -221,60 +188,71 @@ static void modules_forget_gone(struct engine *e, struct process *p)
 }
 
 /* Marks the known modules that are still mapped. */
-static void mark_seen(struct process *p, const struct maps *maps)
+static void mark_seen(struct process *p, const struct module_scan *maps)
 {
 	for (size_t i = 0; i < p->nmodules; i++)
 		p->modules[i].seen = 0;
-	for (size_t i = 0; i < maps->n; i++) {
-		struct module *m = known_module(p, &maps->v[i]);
+	for (size_t i = 0; i < maps->nmaps; i++) {
+		struct module *m = known_module(p, &maps->maps[i]);
 		if (m)
 			m->seen = 1;
 	}
 }
 
-/* Pass 0 looks for the executable only, pass 1 for the rest. */
-static int scan_pass(struct engine *e, struct thread *t, const struct maps *maps, int pass,
-		     const char *exe, char *interp)
+int modules_scan_begin(struct engine *e, struct process *p, struct module_scan *s)
 {
-	struct process *p = t->proc;
-	for (size_t i = 0; i < maps->n; i++) {
-		const struct map_line *l = &maps->v[i];
+	char path[64];
+	memset(s, 0, sizeof(*s));
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	ssize_t n = readlink(path, s->exe, sizeof(s->exe) - 1);
+	s->exe[n > 0 ? n : 0] = '\0';
+	if (read_maps(p->pid, s) < 0)
+		return -1;
+	mark_seen(p, s);
+	modules_forget_gone(e, p);
+	if (modules_exe(p))
+		snprintf(s->interp, sizeof(s->interp), "%s", p->interp);
+	return 0;
+}
+
+/* Pass 0 looks for the executable only, pass 1 for the rest; the dynamic
+ * linker's path, read from the executable, is the process's after pass 0. */
+static void end_pass(struct process *p, struct module_scan *s)
+{
+	if (s->interp[0])
+		snprintf(p->interp, sizeof(p->interp), "%s", s->interp);
+	s->pass++;
+	s->next = 0;
+}
+
+long modules_scan_next(struct process *p, struct module_scan *s)
+{
+	while (s->pass < 2) {
+		if (s->next == s->nmaps) {
+			end_pass(p, s);
+			continue;
+		}
+		const struct map_line *l = &s->maps[s->next++];
 		if (known_module(p, l))
 			continue;
-		if (l->offset != 0 || (pass == 0) != (strcmp(l->path, exe) == 0))
+		if (l->offset != 0 || (s->pass == 0) != (strcmp(l->path, s->exe) == 0))
 			continue;
-		struct module *m = load_module(p, maps, l, exe, interp);
+		struct module *m = load_module(p, s, l, s->exe, s->interp);
 		if (!m)
 			continue;
 		char resolved[PATH_MAX];
 		resolve(m->path, resolved);
-		m->is_rtld = interp[0] && strcmp(resolved, interp) == 0;
-		if (module_added(e, t, (size_t)(m - p->modules)) < 0)
-			return -1;
+		m->is_rtld = s->interp[0] && strcmp(resolved, s->interp) == 0;
+		announce(p, m, MODULE_LOAD);
+		return (long)(m - p->modules);
 	}
-	return 0;
+	return -1;
 }
 
-int modules_rescan(struct engine *e, struct thread *t)
+void modules_scan_end(struct process *p, struct module_scan *s)
 {
-	struct process *p = t->proc;
-	struct maps maps;
-	char path[64], exe[PATH_MAX], interp[PATH_MAX] = "";
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	if (read_maps(p->pid, &maps) < 0)
-		return -1;
-	mark_seen(p, &maps);
-	modules_forget_gone(e, p);
-	struct module *known_exe = modules_exe(p);
-	if (known_exe)
-		snprintf(interp, sizeof(interp), "%s", p->interp);
-	int rc = scan_pass(e, t, &maps, 0, exe, interp);
-	if (interp[0])
-		snprintf(p->interp, sizeof(p->interp), "%s", interp);
-	if (rc == 0)
-		rc = scan_pass(e, t, &maps, 1, exe, interp);
-	free(maps.v);
-	return rc;
+	if (s->pass == 0 && s->interp[0])
+		snprintf(p->interp, sizeof(p->interp), "%s", s->interp);
+	free(s->maps);
+	s->maps = NULL;
 }

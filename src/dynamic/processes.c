@@ -1,6 +1,8 @@
 /*
  * processes.c - traced process images: the per-image copy of the trace
- * session, process records, and setting up a fresh image.
+ * session, process records, and setting up a fresh image (its modules
+ * through module_setup.c).  Above the modules, below follow.c and the
+ * event loop.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -75,7 +77,7 @@ int process_setup_image(struct engine *e, struct process *p, struct thread *t)
 		engine_error("cannot open the memory of process %d: %m", (int)p->pid);
 		return -1;
 	}
-	return modules_rescan(e, t);
+	return module_setup_rescan(e, t);
 }
 
 /* Forgets everything that belonged to the process's current image. */

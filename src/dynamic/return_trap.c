@@ -9,6 +9,11 @@
  * recorded and the thread continues at the real return address.  A tail
  * call finds the trap already at [rsp] and is chained to its caller's
  * frame, so one trap stop closes both.
+ *
+ * Below the watches (unwind_watch.c closes and unswaps frames through the
+ * frames_* functions here) and the event loop; it calls only threads.c
+ * (a thread's stream), the breakpoints and what is under them.  Stops at
+ * breakpoints that are not traced functions are special_stops.c's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -73,22 +78,6 @@ static void record_exit(struct thread *t, size_t index, uint64_t fn, uint64_t ti
 		trace_stream_exit(&t->stream, fn, tick);
 }
 
-/* Runs the plan of a breakpoint whose stop is not a traced call. */
-static void step_untraced(struct thread *t, struct breakpoint *bp, struct user_regs_struct *r,
-			  uint64_t ret)
-{
-	uint64_t pushed[PLAN_MAX_PUSHES];
-	uint64_t entry_rsp = r->rsp;
-	int n = plan_apply(&bp->plan, r, pushed);
-	if (bp->plan.kind == PLAN_RETURN) {
-		r->rip = ret;
-		r->rsp += 8;
-	} else if (n > 0) {
-		mem_write(t->proc, entry_rsp - 8 * (uint64_t)n, pushed, 8 * (size_t)n);
-	}
-	ptrace(PTRACE_SETREGS, t->tid, 0, r);
-}
-
 static void set_rip(struct thread *t, uint64_t rip)
 {
 	ptrace(PTRACE_POKEUSER, t->tid, offsetof(struct user_regs_struct, rip), rip);
@@ -121,19 +110,6 @@ static void jump_entry(struct engine *e, struct thread *t, const struct breakpoi
 	push_frame(t, &f);
 }
 
-static void special_entry(struct engine *e, struct thread *t, struct breakpoint *bp,
-			  struct user_regs_struct *r, uint64_t ret)
-{
-	struct breakpoint copy = *bp; /* a rescan may move the table */
-	if (copy.kind == BP_RTLD)
-		rtld_hit(e, t);
-	else if (copy.kind == BP_LONGJMP)
-		longjmp_hit(t, r);
-	else
-		unwind_hit(e, t, &copy, r->rsp);
-	step_untraced(t, &copy, r, ret);
-}
-
 void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	       struct user_regs_struct *r)
 {
@@ -145,10 +121,6 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	r->rip = bp->function;
 	if (mem_read(t->proc, r->rsp, &ret, sizeof(ret)) < 0)
 		ret = 0;
-	if (bp->kind != BP_FUNCTION) {
-		special_entry(e, t, bp, r, ret);
-		return;
-	}
 	uint64_t tick = trace_clock_tick();
 	e->calls++;
 	if (t->unwinding)
@@ -168,7 +140,7 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	struct shadow_frame f = {bp->function, ret, r->rsp, 0, 0, bp->values};
 	f.chained = is_trap(t->proc, ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == r->rsp;
 	if (push_frame(t, &f) < 0) {
-		step_untraced(t, bp, r, ret); /* no memory: the call stays open */
+		bp_step_untraced(t, bp, r, ret); /* no memory: the call stays open */
 		return;
 	}
 	uint64_t pushed[PLAN_MAX_PUSHES];

@@ -2,7 +2,11 @@
  * rtld_watch.c - noticing dlopen and dlclose: a breakpoint on the dynamic
  * linker's _dl_debug_state, the function it calls for debuggers whenever
  * its list of loaded objects changes (r_debug.r_brk).  When r_state says
- * the list is consistent again, the engine rescans the process's modules.
+ * the list is consistent again, the engine rescans the process's modules:
+ * rtld_hit() says so, and special_stops.c, above it, does it.
+ *
+ * Above instrument.c (which arms the breakpoint); it never calls up into
+ * the modules or the processes.
  */
 #include "elf_image.h"
 #include "engine.h"
@@ -29,11 +33,9 @@ int rtld_watch(struct engine *e, struct thread *t, size_t index)
 	return special_breakpoint(e, t, index, state_fn + m->bias, BP_RTLD);
 }
 
-void rtld_hit(struct engine *e, struct thread *t)
+int rtld_hit(struct thread *t)
 {
 	int32_t state;
-	if (mem_read(t->proc, t->proc->r_debug + R_STATE_OFFSET, &state, sizeof(state)) < 0 ||
-	    state != RT_CONSISTENT)
-		return;
-	modules_rescan(e, t);
+	return mem_read(t->proc, t->proc->r_debug + R_STATE_OFFSET, &state, sizeof(state)) == 0 &&
+	       state == RT_CONSISTENT;
 }

@@ -1,6 +1,7 @@
 /*
- * threads.c - the traced threads: lookup by tid, event streams, stopping
- * and resuming.
+ * threads.c - the traced threads: lookup by tid, event streams and
+ * resuming.  Below the frames, the modules and the processes: it calls
+ * only the trace writer (waiting for stops is event_loop.c's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include "engine.h"
 
@@ -121,39 +121,4 @@ int thread_resume(struct engine *e, struct thread *t, int sig)
 	if (ptrace(req, t->tid, 0, (long)sig) < 0 && errno != ESRCH)
 		return -1;
 	return 0;
-}
-
-static int all_stopped(const struct engine *e)
-{
-	for (const struct thread *t = e->threads; t; t = t->next)
-		if (!t->stopped)
-			return 0;
-	return 1;
-}
-
-void engine_collect_stops(struct engine *e)
-{
-	e->holding = 1;
-	while (e->procs && !all_stopped(e)) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL);
-		if (tid < 0 && errno == EINTR)
-			continue;
-		if (tid < 0)
-			break;
-		struct thread *t = thread_find(e, tid);
-		if (t)
-			event_handle(e, t, status);
-		else
-			follow_unknown_stop(e, tid, status);
-	}
-}
-
-void engine_stop_all(struct engine *e)
-{
-	e->holding = 1;
-	for (struct thread *t = e->threads; t; t = t->next)
-		if (!t->stopped)
-			ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
-	engine_collect_stops(e);
 }

@@ -11,6 +11,9 @@
  * that have been unwound below it; at __cxa_begin_catch the frames below
  * the handler are closed and the live ones get their trap again.  So the
  * tree ends every frame where the runtime's exit hooks would have.
+ *
+ * Above instrument.c (which arms the breakpoints) and return_trap.c (the
+ * frames); a hit is dispatched here by special_stops.c.
  */
 #include <string.h>
 #include "../utils/glibc_jmpbuf.h"
@@ -24,37 +27,6 @@ static const char *const unwind_entries[] = {
 };
 
 static const char *const jump_entries[] = {"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk"};
-
-int special_breakpoint(struct engine *e, struct thread *t, size_t index, uint64_t addr,
-		       enum bp_kind kind)
-{
-	struct process *p = t->proc;
-	uint8_t code[32];
-	struct entry_plan plan;
-	if (bp_find(&p->bps, addr) || mem_read_code(p, addr, code, sizeof(code)) < 0)
-		return 0;
-	enum plan_result res = plan_build(&plan, addr, code, sizeof(code));
-	if (res == PLAN_UNPATCHABLE)
-		return 0;
-	if (res == PLAN_NEEDS_SLOT) {
-		uint8_t slot[OOL_SLOT_SIZE];
-		uint64_t trap;
-		uint64_t at = scratch_slot(e, t, addr, OOL_SLOT_SIZE, 4096, &trap);
-		if (at == 0 || plan_fill_slot(&plan, addr, code, at, slot) < 0 ||
-		    mem_poke_code(p, at, slot, sizeof(slot)) < 0)
-			return 0;
-	}
-	struct breakpoint *bp = bp_add(&p->bps, addr);
-	if (!bp)
-		return -1;
-	bp->function = addr;
-	bp->orig[0] = code[0];
-	bp->patch_len = 1;
-	bp->kind = (uint8_t)kind;
-	bp->module = (uint16_t)index;
-	bp->plan = plan;
-	return bp_insert(p, bp);
-}
 
 static const char *module_base_name(const struct module *m)
 {
