@@ -19,7 +19,7 @@ packages=(gcc g++ make libc6-dev binutils libdw-dev libelf-dev libcapstone-dev)
 if [ $demo_only = 0 ]; then
 	packages+=(python3 procps uftrace ltrace graphviz python3-seqdiag plantuml
 		   default-jre-headless chromium clang libclang-rt-14-dev e2fsprogs
-		   cmake pkg-config groff-base man-db
+		   cmake pkg-config groff-base man-db protobuf-compiler
 		   dpkg-dev) # dpkg-dev: apt-get source (bench/real_bench.sh)
 	# Node.js may come from elsewhere (with its own npm): only ask for it if missing.
 	command -v node >/dev/null 2>&1 || packages+=(nodejs)

@@ -126,6 +126,7 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 	flame_frame_label(out, x, w, y, s->name);
 	fputs("</g>\n", out);
 	fs->frames++;
+	flame_own_shown(fs->own, s);
 }
 
 /* ---- the drawing walk -------------------------------------------------------- */
@@ -197,6 +198,7 @@ static void draw_end(void *ctx, const struct walk_thread *t)
 		return;
 	const struct band *b = &fs->bands[fs->band - 1];
 	flame_merge_end(fs->merge);
+	flame_own_end_band(fs->own); /* on top of the band's frames */
 	fputs("</g>\n", fs->out);
 	fs->y += BAND_HEAD_H + b->rows * ROW_H + BAND_GAP;
 }
@@ -266,6 +268,11 @@ static void write_tail(struct flame_svg *fs)
 			"pieces (click one to see its calls)",
 			(unsigned long long)ms->calls, fs->opt.min_px,
 			(unsigned long long)ms->pieces);
+	if (flame_own_added(fs->own))
+		fprintf(out,
+			"; %llu functions seen only inside merged blocks drawn over them at "
+			"%g px",
+			(unsigned long long)flame_own_added(fs->own), fs->opt.min_px);
 	if (fs->too_deep)
 		fprintf(out, ", %llu calls deeper than %u levels not drawn",
 			(unsigned long long)fs->too_deep, fs->opt.max_rows);
@@ -300,7 +307,8 @@ struct flame_svg *flame_svg_new(FILE *out, const struct trace_reader *r,
 	}
 	fs->width = fs->opt.width - 2 * MARGIN;
 	fs->merge = flame_merge_new(fs);
-	if (!fs->merge) {
+	fs->own = flame_own_new(fs);
+	if (!fs->merge || !fs->own) {
 		flame_svg_free(fs);
 		return NULL;
 	}
@@ -355,6 +363,7 @@ void flame_svg_free(struct flame_svg *fs)
 		free(fs->bands[i].wide);
 	free(fs->bands);
 	flame_merge_free(fs->merge);
+	flame_own_free(fs->own);
 	flame_names_free(&fs->names);
 	free(fs->title);
 	free(fs);

@@ -19,6 +19,7 @@ struct band {
 };
 
 struct flame_merge;
+struct flame_own;
 
 struct flame_svg {
 	FILE *out;
@@ -35,6 +36,7 @@ struct flame_svg {
 	unsigned y; /* top of the band being drawn */
 	struct flame_names names;
 	struct flame_merge *merge;
+	struct flame_own *own;
 	uint64_t frames, too_deep;
 };
 
@@ -63,5 +65,21 @@ void flame_merge_exit(struct flame_merge *m, const struct walk_event *e);
 void flame_merge_end(struct flame_merge *m);
 const struct flame_merge_stats *flame_merge_stats(const struct flame_merge *m);
 void flame_merge_free(struct flame_merge *m);
+
+/* ---- flame_svg_own.c -------------------------------------------------------- */
+/* Every function that ran gets a frame of its own in its band: those seen
+ * only inside merged blocks get one at the place of their heaviest calls,
+ * drawn on top when the band ends. */
+struct flame_own *flame_own_new(struct flame_svg *fs);
+/* The merged piece being drawn (its data-p), for the places that follow. */
+void flame_own_piece(struct flame_own *o, uint32_t piece);
+/* A flame_tree_draw listener (ctx: the flame_own). */
+void flame_own_placed(void *ctx, const struct flame_place *p);
+/* A function drawn in a frame of its own outside flame_tree_draw. */
+void flame_own_shown(struct flame_own *o, const struct symbol *s);
+/* The band ends: the frames still missing are drawn. */
+void flame_own_end_band(struct flame_own *o);
+uint64_t flame_own_added(const struct flame_own *o);
+void flame_own_free(struct flame_own *o);
 
 #endif

@@ -218,14 +218,17 @@ static void draw_tree(struct flame_merge *m, struct stack_tree *t, uint32_t pare
 				    .order = FLAME_ORDER_FIRST,
 				    .y0 = flame_svg_row_y(fs, 0),
 				    .rows = fs->bands[fs->band - 1].rows,
-				    .attrs = attrs};
+				    .attrs = attrs,
+				    .placed = flame_own_placed,
+				    .placed_ctx = fs->own};
+	flame_own_piece(fs->own, m->piece);
 	flame_tree_draw(&d, kids, n, x, w, depth);
 	free(kids);
 	fs->failed |= d.failed;
 }
 
-static void write_run_frame(struct flame_merge *m, const struct run *r, uint64_t total_ns,
-			    const char *attrs)
+static void write_run_frame(struct flame_merge *m, const struct run *r,
+			    const struct stack_tree_node *top, const char *attrs)
 {
 	struct flame_svg *fs = m->fs;
 	FILE *out = fs->out;
@@ -243,18 +246,21 @@ static void write_run_frame(struct flame_merge *m, const struct run *r, uint64_t
 		(unsigned long long)r->first_seq, (unsigned long long)r->last_seq,
 		view_duration(r->start_ns, start, sizeof(start)),
 		view_duration(r->end_ns - r->start_ns, span, sizeof(span)),
-		view_duration(total_ns, total, sizeof(total)));
+		view_duration(top->total_ns, total, sizeof(total)));
+	flame_unfinished_text(out, top->unfinished);
 	view_xml_text(out, view_source_place(s, place, sizeof(place)));
 	fputs(*place ? " \xc2\xb7 " : "", out);
 	view_xml_text(out, view_basename(s->module));
 	fprintf(out,
 		"\nclick to zoom in: the calls inside are drawn at the new scale</title>"
-		"<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"/>",
-		r->x0, y, w, FLAME_ROW_H - 1, view_flame_color(s->name, color, sizeof(color)));
+		"<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>",
+		r->x0, y, w, FLAME_ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		top->unfinished ? " class=\"unf\"" : "");
 	snprintf(label, sizeof(label), "%s \xc3\x97%llu", s->name, (unsigned long long)r->n);
 	flame_frame_label(out, r->x0, w, y, label);
 	fputs("</g>\n", out);
 	fs->frames++;
+	flame_own_shown(fs->own, s);
 }
 
 /* A run drawn as one frame with its callees merged beneath it; tree t
@@ -271,9 +277,10 @@ static void draw_run(struct flame_merge *m, const struct run *r, struct stack_tr
 	write_detail(m, a, b, flame_svg_row_y(fs, m->depth), m->keep != INT32_MAX);
 	if (r->n == 1)
 		flame_svg_write_frame(fs, r->sym, m->depth, r->first_seq, r->start_ns,
-				      r->end_ns - r->start_ns, 0, attrs);
+				      r->end_ns - r->start_ns, t->nodes[top].unfinished != 0,
+				      attrs);
 	else
-		write_run_frame(m, r, t->nodes[top].total_ns, attrs);
+		write_run_frame(m, r, &t->nodes[top], attrs);
 	draw_tree(m, t, top, r->x0, r->x1 - r->x0, m->depth + 1, attrs);
 	m->st.pieces++;
 	for (uint32_t i = 1; i < t->nnodes; i++)
@@ -425,6 +432,7 @@ void flame_merge_exit(struct flame_merge *m, const struct walk_event *e)
 	if (rel >= m->cap_path)
 		return;
 	m->cur.nodes[m->path[rel]].total_ns += e->duration_ns;
+	m->cur.nodes[m->path[rel]].unfinished += e->unfinished != 0;
 	if (m->open[rel] != NONE && m->open[rel] < m->ndet)
 		m->det[m->open[rel]].duration_ns = e->duration_ns;
 	m->open[rel] = NONE;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "../utils/array.h"
 
 uint32_t flame_names_index(struct flame_names *t, const struct symbol *s)
 {
@@ -59,6 +60,13 @@ void flame_names_free(struct flame_names *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void flame_unfinished_text(FILE *out, uint64_t unfinished)
+{
+	if (unfinished)
+		fprintf(out, "%llu unfinished (no recorded end: closed where the trace ends)\n",
+			(unsigned long long)unfinished);
+}
+
 void flame_frame_label(FILE *out, double x, double w, unsigned y, const char *text)
 {
 	int chars = (int)((w - 6) / FLAME_CHAR_W);
@@ -73,7 +81,7 @@ void flame_frame_label(FILE *out, double x, double w, unsigned y, const char *te
 
 struct group {
 	const struct symbol *sym;
-	uint64_t calls, total_ns, value;
+	uint64_t calls, total_ns, value, unfinished;
 	uint32_t first, count; /* its nodes' children: kids[first .. first + count) */
 	double width;
 	int drawn; /* a frame of its own, else inside a block */
@@ -131,6 +139,7 @@ static int make_level(const struct flame_tree_draw *d, const uint32_t *nodes, si
 		of[i] = g;
 		l->groups[g].calls += nd->calls;
 		l->groups[g].total_ns += nd->total_ns;
+		l->groups[g].unfinished += nd->unfinished;
 		l->groups[g].value += (uint64_t)node_value(d, nd);
 		for (uint32_t c = nd->first_child; c; c = tn[c].next_sibling)
 			l->groups[g].count++;
@@ -183,11 +192,14 @@ static void write_group(struct flame_tree_draw *d, const struct group *g, double
 		(unsigned long long)g->calls, g->calls == 1 ? "" : "s",
 		view_duration(g->total_ns, total, sizeof(total)),
 		view_duration(g->calls ? g->total_ns / g->calls : 0, avg, sizeof(avg)));
+	flame_unfinished_text(out, g->unfinished);
 	view_xml_text(out, view_source_place(s, place, sizeof(place)));
 	fputs(*place ? " \xc2\xb7 " : "", out);
 	view_xml_text(out, view_basename(s->module));
-	fprintf(out, "</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"/>",
-		x, y, w, FLAME_ROW_H - 1, view_flame_color(s->name, color, sizeof(color)));
+	fprintf(out,
+		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
+		y, w, FLAME_ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		g->unfinished ? " class=\"unf\"" : "");
 	if (g->calls > 1) {
 		snprintf(label, sizeof(label), " \xc3\x97%llu", (unsigned long long)g->calls);
 		int chars = (int)((w - 6) / FLAME_CHAR_W);
@@ -204,6 +216,16 @@ static void write_group(struct flame_tree_draw *d, const struct group *g, double
 	}
 	fputs("</g>\n", out);
 	d->frames++;
+	if (d->placed) {
+		struct flame_place p = {.sym = s,
+					.depth = depth,
+					.x = x,
+					.calls = g->calls,
+					.total_ns = g->total_ns,
+					.unfinished = g->unfinished,
+					.own = 1};
+		d->placed(d->placed_ctx, &p);
+	}
 }
 
 /* ---- hatched blocks: functions too narrow to draw ------------------------- */
@@ -221,7 +243,10 @@ struct block {
 	struct tally *top, *all; /* this level's functions; the whole subtree's */
 	size_t ntop, nall, cap_top, cap_all;
 	struct view_symtab where; /* symbol id -> index in all + 1 */
-	uint32_t *stack;
+	uint64_t unfinished;	  /* calls inside without a recorded end */
+	struct deeper {
+		uint32_t node, depth;
+	} * stack;
 	size_t cap_stack;
 };
 
@@ -250,53 +275,76 @@ static int tally_add(struct tally **t, size_t *n, size_t *cap, const struct symb
 	return 0;
 }
 
-/* Every call beneath the children kids[0 .. n), counted by function. */
-static int tally_subtree(struct flame_tree_draw *d, struct block *b, const uint32_t *kids, size_t n)
+/* Tells the listener that calls of a function are inside a block. */
+static void tell_hidden(struct flame_tree_draw *d, const struct stack_tree_node *n, uint32_t depth,
+			double x)
+{
+	if (!d->placed)
+		return;
+	struct flame_place p = {.sym = n->sym,
+				.depth = depth,
+				.x = x,
+				.calls = n->calls,
+				.total_ns = n->total_ns,
+				.unfinished = n->unfinished};
+	d->placed(d->placed_ctx, &p);
+}
+
+static int push_deeper(struct block *b, size_t *top, uint32_t node, uint32_t depth)
+{
+	if (!ARRAY_RESERVE(b->stack, *top, b->cap_stack, 64))
+		return -1;
+	b->stack[(*top)++] = (struct deeper){node, depth};
+	return 0;
+}
+
+/* Every call beneath the children kids[0 .. n) (at `depth`, in the block
+ * from x), counted by function. */
+static int tally_subtree(struct flame_tree_draw *d, struct block *b, const uint32_t *kids, size_t n,
+			 uint32_t depth, double x)
 {
 	const struct stack_tree_node *tn = d->tree->nodes;
 	size_t top = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (top == b->cap_stack) {
-			size_t c = b->cap_stack ? b->cap_stack * 2 : 64;
-			uint32_t *st = realloc(b->stack, c * sizeof(*st));
-			if (!st)
-				return -1;
-			b->stack = st;
-			b->cap_stack = c;
-		}
-		b->stack[top++] = kids[i];
+		if (push_deeper(b, &top, kids[i], depth) < 0)
+			return -1;
 		while (top) {
-			uint32_t node = b->stack[--top];
-			b->calls += tn[node].calls;
-			if (tally_add(&b->all, &b->nall, &b->cap_all, tn[node].sym, tn[node].calls,
+			struct deeper at = b->stack[--top];
+			const struct stack_tree_node *nd = &tn[at.node];
+			b->calls += nd->calls;
+			b->unfinished += nd->unfinished;
+			if (tally_add(&b->all, &b->nall, &b->cap_all, nd->sym, nd->calls,
 				      &b->where) < 0)
 				return -1;
-			for (uint32_t c = tn[node].first_child; c; c = tn[c].next_sibling) {
-				if (top == b->cap_stack) {
-					size_t cap = b->cap_stack * 2;
-					uint32_t *st = realloc(b->stack, cap * sizeof(*st));
-					if (!st)
-						return -1;
-					b->stack = st;
-					b->cap_stack = cap;
-				}
-				b->stack[top++] = c;
-			}
+			tell_hidden(d, nd, at.depth, x);
+			for (uint32_t c = nd->first_child; c; c = tn[c].next_sibling)
+				if (push_deeper(b, &top, c, at.depth + 1) < 0)
+					return -1;
 		}
 	}
 	return 0;
 }
 
 static void block_add(struct flame_tree_draw *d, struct block *b, const struct group *g,
-		      const struct level *l, double x, double w)
+		      const struct level *l, double x, double w, uint32_t depth)
 {
 	if (!b->ntop)
 		b->x0 = x;
 	b->x1 = x + w;
 	b->calls += g->calls;
+	b->unfinished += g->unfinished;
+	if (d->placed) {
+		struct flame_place p = {.sym = g->sym,
+					.depth = depth,
+					.x = x,
+					.calls = g->calls,
+					.total_ns = g->total_ns,
+					.unfinished = g->unfinished};
+		d->placed(d->placed_ctx, &p);
+	}
 	if (tally_add(&b->top, &b->ntop, &b->cap_top, g->sym, g->calls, NULL) < 0 ||
 	    tally_add(&b->all, &b->nall, &b->cap_all, g->sym, g->calls, &b->where) < 0 ||
-	    tally_subtree(d, b, l->kids + g->first, g->count) < 0)
+	    tally_subtree(d, b, l->kids + g->first, g->count, depth + 1, x) < 0)
 		d->failed = 1;
 }
 
@@ -396,6 +444,9 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 		fprintf(out, "\n%zu functions here, each narrower than %.2g px", b->ntop,
 			d->min_px);
 	}
+	if (b->unfinished)
+		fprintf(out, "\n%llu unfinished (no recorded end: closed where the trace ends)",
+			(unsigned long long)b->unfinished);
 	if (b->nall > b->ntop) {
 		/* Every function inside by name, so that each one that ran is named
 		 * somewhere the mouse finds it. */
@@ -406,18 +457,27 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 	unsigned y = row_y(d, depth);
 	fprintf(out,
 		"\nclick to zoom in</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" "
-		"height=\"%u\" fill=\"%s\"/>",
+		"height=\"%u\" fill=\"%s\"%s/>",
 		b->x0, y, b->x1 - b->x0, FLAME_ROW_H - 1,
 		b->ntop == 1 ? view_flame_color(b->top[0].sym->name, color, sizeof(color))
-			     : "url(#hatch)");
+			     : "url(#hatch)",
+		b->unfinished ? " class=\"unf\"" : "");
 	block_label(out, b, b->x1 - b->x0, y);
 	fputs("</g>\n", out);
 	d->blocks++;
 	d->block_calls += b->calls;
+	if (b->ntop == 1 && d->placed) {
+		struct flame_place p = {.sym = b->top[0].sym,
+					.depth = depth,
+					.x = b->x0,
+					.calls = b->top[0].calls,
+					.own = 1};
+		d->placed(d->placed_ctx, &p);
+	}
 	for (size_t i = 0; i < b->nall; i++)
 		*view_symtab_slot(&b->where, b->all[i].sym->id) = NULL;
 	b->ntop = b->nall = 0;
-	b->calls = 0;
+	b->calls = b->unfinished = 0;
 }
 
 static void block_free(struct block *b)
@@ -498,7 +558,7 @@ void flame_tree_draw(struct flame_tree_draw *d, const uint32_t *nodes, size_t n,
 		const struct group *gr = &l.groups[g];
 		double gw = gr->width;
 		if (!gr->drawn) {
-			block_add(d, &b, gr, &l, x, gw);
+			block_add(d, &b, gr, &l, x, gw, depth);
 		} else {
 			block_flush(d, &b, depth);
 			write_group(d, gr, x, gw, depth);

@@ -34,17 +34,30 @@ void flame_names_free(struct flame_names *t);
 
 enum flame_order { FLAME_ORDER_FIRST, FLAME_ORDER_NAME, FLAME_ORDER_WEIGHT };
 
+/* Where a function was drawn: a frame of its own (own = 1), or calls of it
+ * inside a hatched block (own = 0; x: where the block's group starts). */
+struct flame_place {
+	const struct symbol *sym;
+	uint32_t depth;
+	double x;
+	uint64_t calls, total_ns, unfinished;
+	int own;
+};
+
 struct flame_tree_draw {
 	FILE *out;
 	const struct stack_tree *tree;
 	struct flame_names *names;
 	double min_px;
 	enum flame_order order;
-	int by_calls;	      /* widths by number of calls, not time */
-	unsigned y0;	      /* top of the row of depth 0 */
-	int upward;	      /* deeper rows go up (a classic flame graph) */
-	uint32_t rows;	      /* depths at and beyond are not drawn */
-	const char *attrs;    /* extra attributes of every frame, or "" */
+	int by_calls;	   /* widths by number of calls, not time */
+	unsigned y0;	   /* top of the row of depth 0 */
+	int upward;	   /* deeper rows go up (a classic flame graph) */
+	uint32_t rows;	   /* depths at and beyond are not drawn */
+	const char *attrs; /* extra attributes of every frame, or "" */
+	/* Optional: told of every function placed, in a frame or a block. */
+	void (*placed)(void *ctx, const struct flame_place *p);
+	void *placed_ctx;
 	uint64_t frames;      /* frames written */
 	uint64_t blocks;      /* hatched blocks written */
 	uint64_t block_calls; /* calls inside them */
@@ -55,6 +68,9 @@ struct flame_tree_draw {
  * `depth`, and everything beneath them. */
 void flame_tree_draw(struct flame_tree_draw *d, const uint32_t *nodes, size_t n, double x, double w,
 		     uint32_t depth);
+
+/* "k unfinished (...)\n" in a merged frame's title; nothing when k is 0. */
+void flame_unfinished_text(FILE *out, uint64_t unfinished);
 
 /* A frame's label, cut to fit w pixels (nothing when under 3 characters). */
 void flame_frame_label(FILE *out, double x, double w, unsigned y, const char *text);

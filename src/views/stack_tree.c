@@ -138,6 +138,7 @@ int stack_tree_merge(struct stack_tree *dst, uint32_t to, const struct stack_tre
 		}
 		dst->nodes[d].calls += s->calls;
 		dst->nodes[d].total_ns += s->total_ns;
+		dst->nodes[d].unfinished += s->unfinished;
 		rc = queue_children(&q, src, node, d);
 	}
 	free(q.pairs);

@@ -16,6 +16,7 @@ struct stack_tree_node {
 	uint32_t parent;				/* 0 is the root */
 	uint32_t first_child, last_child, next_sibling; /* 0: none */
 	uint64_t calls, total_ns;
+	uint64_t unfinished; /* of the calls, those without a recorded end */
 };
 
 struct stack_tree {

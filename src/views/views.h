@@ -101,6 +101,15 @@ int callgraph_write_dot(const struct callgraph *g, FILE *out);
  * else by calltrace's own layered layout; *used_dot tells which. */
 int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *used_dot);
 
+/* ---- Perfetto's protobuf trace (perfetto_proto.c) ------------------------
+ * A perfetto.protos.Trace: slice begin/end events on a track per thread,
+ * names interned, marks as instant events; calls overlapping [from, to]. */
+struct perfetto_proto;
+struct perfetto_proto *perfetto_proto_new(FILE *out, uint64_t from_ns, uint64_t to_ns);
+void perfetto_proto_consumer(struct perfetto_proto *pp, struct walk_consumer *c);
+int perfetto_proto_finish(struct perfetto_proto *pp);
+void perfetto_proto_free(struct perfetto_proto *pp);
+
 /* ---- Chrome Trace Event JSON (chrome_json.c) ---------------------------- */
 struct chrome_json;
 /* Only the calls that overlap from_ns .. to_ns (times since the session

@@ -15,6 +15,12 @@ and prints what the calling script compares):
                            a block that names its functions and counts the
                            calls inside by function)
   flame-functions FILE     prints the functions shown in frames of their own
+                           (those drawn over a merged block, data-o, too)
+  flame-over FILE          prints "FUNCTION DEPTH X" for each frame drawn over
+                           a merged block, after checking no two overlap
+  flame-unfinished FILE    prints "FUNCTION CALLS UNFINISHED" for each frame or
+                           block (FUNCTION "-") whose title says it holds
+                           unfinished calls, after checking it is marked so
   flame-named FILE         prints the functions in frames or named by a block
   flame-detail FILE        prints how many calls travel for zooming in
   flame-bands FILE         prints the band labels, one a line
@@ -131,6 +137,11 @@ def flame_frame_calls(path, g, names, width):
         name = names[int(g.get('data-f'))]
         if not lines[0].startswith(name):
             fail(f'{path}: frame of {name} titled {lines[0]!r}')
+        if g.get('data-o'):
+            # Drawn over a merged block that counts its calls already.
+            if not g.get('data-p') or 'counted in the merged block beneath' not in lines[1]:
+                fail(f'{path}: frame of {name} drawn over a block without its piece or saying so')
+            return 0, [name], named
         return n, [name], named
     if n == 0:
         return 0, [], []  # the merged graph's "all"
@@ -163,6 +174,41 @@ def cmd_flame_functions(path):
     _, _, shown, _ = flame_walk(path)
     for name in sorted(shown):
         print(name)
+
+
+def cmd_flame_over(path):
+    bands, width = flame_frames(path)
+    names = flame_names(ET.parse(path).getroot())
+    for band in bands:
+        rects = []
+        for g in band.findall(f'{SVG}g[@data-o]'):
+            r = g.find(f'{SVG}rect')
+            x, y, w = float(r.get('x')), int(r.get('y')), float(r.get('width'))
+            for (x2, y2, w2) in rects:
+                if y == y2 and x < x2 + w2 - 0.001 and x2 < x + w - 0.001:
+                    fail(f'{path}: frames drawn over blocks overlap at y {y}: {x} and {x2}')
+            rects.append((x, y, w))
+            print(names[int(g.get('data-f'))], y, f'{x:.3f}')
+
+
+def cmd_flame_unfinished(path):
+    bands, _ = flame_frames(path)
+    names = flame_names(ET.parse(path).getroot())
+    for band in bands:
+        for g in band.findall(f'{SVG}g'):
+            title, rect = g.find(f'{SVG}title'), g.find(f'{SVG}rect')
+            if title is None or rect is None:
+                continue
+            marked = 'unf' in (rect.get('class') or '').split()
+            m = re.search(r'^(\d+) unfinished \(', title.text, re.M)
+            single = title.text.split('\n')[1].endswith('(unfinished)')
+            if marked != bool(m or single):
+                fail(f'{path}: frame {title.text.splitlines()[0]!r}: unfinished mark and title disagree')
+            if not m and not single:
+                continue
+            name = names[int(g.get('data-f'))] if g.get('data-f') else \
+                '-' if g.get('class') == 'm' else title.text.split('\n')[0]
+            print(name, g.get('data-n', '1'), m.group(1) if m else 1)
 
 
 def cmd_flame_named(path):
@@ -372,7 +418,8 @@ def cmd_speedscope(path):
 COMMANDS = {
     'folded': cmd_folded, 'folded-count': cmd_folded_count, 'flame': cmd_flame,
     'flame-bands': cmd_flame_bands, 'flame-functions': cmd_flame_functions,
-    'flame-detail': cmd_flame_detail, 'flame-named': cmd_flame_named, 'xml': cmd_xml, 'mermaid': cmd_mermaid,
+    'flame-detail': cmd_flame_detail, 'flame-over': cmd_flame_over,
+    'flame-unfinished': cmd_flame_unfinished, 'flame-named': cmd_flame_named, 'xml': cmd_xml, 'mermaid': cmd_mermaid,
     'diagrams': cmd_diagrams, 'dot': cmd_dot, 'chrome': cmd_chrome,
     'speedscope': cmd_speedscope,
 }

@@ -3,8 +3,8 @@
 # multimod (27, across its threads and processes) and honour the filters;
 # the SVG parses as XML, has one band per thread, accounts for every call in
 # a frame or a merged frame; a run of 100000 tiny calls is merged while
-# streaming into frames "tiny ×N" in a small file; --merged draws
-# the merged flame graph.
+# streaming into frames "tiny ×N" in a small file; a call left unfinished
+# inside merged frames marks them; --merged draws the merged flame graph.
 source "$(dirname "$0")/lib.sh"
 setup
 check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
@@ -83,6 +83,29 @@ detail=$(check flame-detail "$WORK/many.svg")
 [ "$detail" -gt 0 ] && [ "$detail" -le 250000 ] || fail "many: $detail calls travel for zooming in"
 grep -q '<title>tiny ×[0-9]' "$WORK/many.svg" || fail "many: no frame 'tiny ×N'"
 ! grep -q 'class="m"' "$WORK/many.svg" || fail "many: a hatched block where one function ran"
+
+# A call left open by exit() inside merged frames keeps its mark: the
+# merged frames holding it say "1 unfinished" and are drawn as unfinished.
+cat >"$WORK/leave.c" <<'C'
+#include <stdlib.h>
+static volatile int sink;
+static int twice(int i) { return 2 * i; }
+static void leave(int i) { if (i == 19999) exit(0); }
+static void work(int i) { sink += twice(i); leave(i); }
+int main(void) { for (int i = 0; i < 20000; i++) work(i); return 1; }
+C
+build_c leave "$WORK/leave.c"
+record leave "$WORK/leave"
+ct flame -o "$WORK/leave.svg" "$WORK/leave.trace"
+read -r drawn bands < <(check flame "$WORK/leave.svg")
+[ "$drawn" = 60001 ] || fail "leave: $drawn calls accounted for in the SVG, 60001 expected"
+check flame-unfinished "$WORK/leave.svg" | sort >"$WORK/leave.unf"
+# leave's call is in a frame "leave ×N" or in a hatched block ("-"),
+# depending on the timing: either says it.
+awk '$1 == "main" && $2 == 1 && $3 == 1 { m++ } $1 == "work" && $3 == 1 { w++; merged += $2 > 1 }
+	($1 == "leave" || $1 == "-") && $3 == 1 { l++; merged += $2 > 1 }
+	END { exit !(m == 1 && w == 1 && l == 1 && NR == 3 && merged) }' \
+	"$WORK/leave.unf" || fail "leave: unfinished marks in merged frames: $(tr '\n' ';' <"$WORK/leave.unf")"
 
 # Errors: a bad option value and a missing trace fail with a message.
 ! "$CALLTRACE" flame --width abc "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "width" "$WORK/err" ||

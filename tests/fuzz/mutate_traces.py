@@ -41,6 +41,7 @@ EXTREMES = [0, 1, 7, 8, 63, 64, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x10000,
             1 << 32, 1 << 48, (1 << 63) - 1, (1 << 63), (1 << 64) - 1]
 COMMANDS = [["info"], ["replay"], ["report"], ["json"], ["flame", "-o", "-"],
             ["flame", "--folded"], ["seq"], ["graph"], ["chrome"],
+            ["chrome", "--format", "proto", "-o", "-"],
             ["speedscope"], ["crash"]]
 TIMEOUT = float(os.environ.get("MUTATE_TIMEOUT", "20"))
 LEAKS_ALWAYS = os.environ.get("MUTATE_LEAKS") == "all"
