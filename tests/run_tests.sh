@@ -14,12 +14,12 @@ pattern=${TESTS:-}
 run_one() { # name, command...
 	local name=$1
 	shift
-	local out rc
+	local out rc start=$SECONDS
 	out=$(timeout 600 "$@" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		passed=$((passed + 1))
-		echo "PASS $name"
+		echo "PASS $name ($((SECONDS - start)) s)"
 	elif [ $rc -eq 77 ]; then
 		skipped=$((skipped + 1))
 		echo "SKIP $name: $(printf '%s\n' "$out" | tail -n 1)"
