@@ -55,13 +55,16 @@ static int add_op(struct entry_plan *plan, const struct insn_info *in, int *stac
 	return 1;
 }
 
-/* Out of line for the first instruction, when it can be copied as it is
- * (a relative branch would need rewriting, and a different length). */
+/* Out of line for the first instruction, when the core can relocate it
+ * (tried in place: a loop or jrcxz cannot be). */
 static enum plan_result plan_out_of_line(struct entry_plan *plan, uint64_t addr,
 					 const uint8_t *code, size_t avail)
 {
 	struct insn_info in;
-	if (insn_info_decode(code, avail, addr, &in) == 0 || in.rel_size)
+	uint8_t trial[PATCH_RELOCATED_MAX];
+	size_t len;
+	if (insn_info_decode(code, avail, addr, &in) == 0 ||
+	    patch_relocate(code, in.len, addr, trial, addr, &len) != PATCH_OK)
 		return PLAN_UNPATCHABLE;
 	plan->kind = PLAN_OUT_OF_LINE;
 	plan->ool_len = in.len;
@@ -109,12 +112,15 @@ int plan_fill_slot(struct entry_plan *plan, uint64_t addr, const uint8_t *code, 
 		   uint8_t *slot)
 {
 	uint8_t moved[PATCH_RELOCATED_MAX];
+	struct patch_layout layout;
 	size_t len;
-	if (patch_relocate(code, plan->ool_len, addr, moved, slot_addr, &len) != PATCH_OK ||
+	if (patch_relocate_layout(code, plan->ool_len, addr, moved, slot_addr, &len, &layout) !=
+		PATCH_OK ||
 	    len > OOL_SLOT_SIZE)
 		return -1;
 	memset(slot, 0xcc, OOL_SLOT_SIZE);
 	memcpy(slot, moved, len);
+	plan->ool_back = layout.to[layout.n - 1];
 	plan->resume = slot_addr;
 	return 0;
 }

@@ -204,8 +204,8 @@ static void test_entry_plans(void)
 	CHECK(plan_build(&plan, AT, (const uint8_t[]){0xe9, 0x10, 0, 0, 0}, 5) == PLAN_OK &&
 		  plan.kind == PLAN_EMULATE && plan.resume == AT + 0x15,
 	      "jmp: emulated, resume at its target");
-	CHECK(plan_build(&plan, AT, (const uint8_t[]){0x74, 0x05, 0x90}, 3) == PLAN_UNPATCHABLE,
-	      "a jcc first cannot go out of line");
+	CHECK(plan_build(&plan, AT, (const uint8_t[]){0xe2, 0xfe, 0x90}, 3) == PLAN_UNPATCHABLE,
+	      "a loop first cannot go out of line");
 
 	/* mov 0x100(%rip),%rax out of line, 0x1000 further: its disp shrinks. */
 	static const uint8_t load[] = {0x48, 0x8b, 0x05, 0x00, 0x01, 0, 0, 0xc3};
@@ -218,10 +218,43 @@ static void test_entry_plans(void)
 	memcpy(&disp, slot + 3, 4);
 	memcpy(&back, slot + 8, 4);
 	CHECK(memcmp(slot, load, 3) == 0 && disp == 0x100 - 0x1000, "slot disp %d", disp);
-	CHECK(slot[7] == 0xe9 && AT + 0x1000 + 12 + (uint64_t)(int64_t)back == AT + 7,
+	CHECK(slot[7] == 0xe9 && AT + 0x1000 + 12 + (uint64_t)(int64_t)back == AT + 7 &&
+		  plan.ool_back == 7,
 	      "the slot jumps back behind the instruction");
 	CHECK(plan_fill_slot(&plan, AT, load, AT + (3ull << 31), slot) < 0,
 	      "a slot beyond the disp's reach is refused");
+}
+
+/* A call or a jcc first goes out of line relocated: the call pushes the
+ * original return address, the jcc reaches its target from the slot. */
+static void test_out_of_line_branches(void)
+{
+	struct entry_plan plan;
+	uint8_t slot[OOL_SLOT_SIZE];
+	static const uint8_t call[] = {0xe8, 0x10, 0, 0, 0, 0xc3}; /* call +0x10; ret */
+	CHECK(plan_build(&plan, AT, call, sizeof(call)) == PLAN_NEEDS_SLOT && plan.ool_len == 5,
+	      "a call first goes out of line");
+	CHECK(plan_fill_slot(&plan, AT, call, AT + 0x1000, slot) == 0, "its slot is filled");
+	uint32_t lo, hi;
+	memcpy(&lo, slot + 8, 4);
+	memcpy(&hi, slot + 16, 4);
+	int32_t rel;
+	memcpy(&rel, slot + 21, 4);
+	CHECK(((uint64_t)hi << 32 | lo) == AT + 5 && slot[20] == 0xe9 &&
+		  AT + 0x1000 + 25 + (uint64_t)(int64_t)rel == AT + 0x15,
+	      "it pushes %#llx and jumps to the callee",
+	      (unsigned long long)((uint64_t)hi << 32 | lo));
+	CHECK(plan.ool_back == 25 && slot[25] == 0xe9, "the jump back follows (at %d)",
+	      plan.ool_back);
+
+	static const uint8_t jcc[] = {0x74, 0x05, 0x90}; /* je +5 */
+	CHECK(plan_build(&plan, AT, jcc, sizeof(jcc)) == PLAN_NEEDS_SLOT &&
+		  plan_fill_slot(&plan, AT, jcc, AT + 0x1000, slot) == 0,
+	      "a jcc first goes out of line");
+	memcpy(&rel, slot + 2, 4);
+	CHECK(slot[0] == 0x0f && slot[1] == 0x84 &&
+		  AT + 0x1000 + 6 + (uint64_t)(int64_t)rel == AT + 7 && plan.ool_back == 6,
+	      "widened to its original target");
 }
 
 /* endbr64; call f; ... : a jump entry whose slot emulates the call. */
@@ -327,6 +360,7 @@ int main(void)
 	test_samples();
 	test_emulated_operands();
 	test_entry_plans();
+	test_out_of_line_branches();
 	test_jump_slot_with_call();
 	test_jump_slot_with_jcc();
 	test_branch_targets();
