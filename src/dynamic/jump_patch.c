@@ -100,9 +100,9 @@ int jump_plan_build(struct jump_plan *jp, uint64_t addr, const uint8_t *code, si
 	memset(jp, 0, sizeof(*jp));
 	/* No padding is assumed after the function: its neighbour may start
 	 * right there.  Code of its own not decoded may hide a branch into
-	 * the bytes the jump covers.  A call that returns inside the jump's bytes could be
-	 * running already when they are rewritten (an attach).  The trial
-	 * relocation, in place, is the shortest the slot can hold. */
+	 * the bytes the jump covers.  A call that returns inside them could
+	 * be running already when they are rewritten (an attach).  The trial
+	 * relocation, in place, is the shortest the slot will hold. */
 	if (patch_plan(code, size, 0, addr, &displaced) != PATCH_OK ||
 	    patch_call_returns_inside(code, displaced, addr) || branch_into(bt, addr, displaced) ||
 	    unknown_inside(bt, addr, size) ||
