@@ -16,17 +16,20 @@ SAN     ?=
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
-TOOL_LIBS = -ldw -lelf -lstdc++ -lm -lpthread
+TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 
 FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
 PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_attach.c src/runtime/patch_stubs.S \
-		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c,$(wildcard src/patch/*.c))
+		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_clock.c src/format/value_encode.c \
 		src/patch/elf_functions.c src/patch/eh_frame_functions.c
-ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c)
+# The ptrace engine shares the patching core's decoding and relocation.
+CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c
+ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
+		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 

@@ -166,10 +166,12 @@ struct engine {
  * from their objects; tests/e2e/layout_ptrace_engine.sh fails on a cycle.
  *
  *   0. tools: engine_log.c (messages), tracee_mem.c, remote_syscall.c,
- *      affinity.c, elf_image.c, elf_functions.c, insn_decode.c, threads.c
- *      (thread records, their streams, resuming)
- *   1. insn_emulate.c, jump_patch.c (the patching core), scratch.c (memory
- *      mapped into the tracee), capture.c (--args)
+ *      affinity.c, elf_image.c, elf_functions.c, threads.c
+ *      (thread records, their streams, resuming); below them all, the
+ *      shared patching core in src/patch (decoding with capstone,
+ *      relocating displaced instructions)
+ *   1. insn_emulate.c, jump_patch.c (entry plans and jump slots on that
+ *      core), scratch.c (memory mapped into the tracee), capture.c (--args)
  *   2. breakpoints.c: the table, the int3s and jmps, stepping past one
  *   3. modules.c (what is loaded: a walk over the new modules),
  *      instrument.c (which breakpoints to plant in a module),

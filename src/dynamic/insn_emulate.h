@@ -6,8 +6,9 @@
  * The common prologue instructions (endbr64, nops, pushes, register moves,
  * sub/add of an immediate to %rsp, jmp) are emulated on the register set
  * and the stack; a function that starts with a bare `ret` returns at once;
- * anything else is executed out of line: copied, with its %rip operand
- * fixed up, to a slot that jumps back behind the original.
+ * anything else is executed out of line: relocated by the patching core
+ * (src/patch: a %rip operand fixed up, a call pushing its original return
+ * address, a jcc widened) to a slot that jumps back behind the original.
  */
 #ifndef CALLTRACE_INSN_EMULATE_H
 #define CALLTRACE_INSN_EMULATE_H
@@ -18,7 +19,9 @@
 
 #define PLAN_MAX_OPS 6
 #define PLAN_MAX_PUSHES 6
-#define OOL_SLOT_SIZE 32 /* instruction (<= 15) + jmp *0(%rip) + address (14) */
+/* The relocated instruction (at most 34 bytes: a call emulated by pushes and
+ * a jump through an address) and the jump back (at most 14). */
+#define OOL_SLOT_SIZE 48
 
 enum plan_kind {
 	PLAN_EMULATE = 1,     /* apply ops, continue at `resume` */
@@ -45,7 +48,8 @@ struct entry_plan {
 	uint8_t kind; /* enum plan_kind */
 	uint8_t nops;
 	uint8_t npushes;
-	uint8_t ool_len; /* PLAN_OUT_OF_LINE: the copied instruction's length */
+	uint8_t ool_len;  /* PLAN_OUT_OF_LINE: the displaced instruction's length */
+	uint8_t ool_back; /* and where the slot's jump back starts */
 	struct emu_op ops[PLAN_MAX_OPS];
 	uint64_t resume; /* rip after the plan (EMULATE, OUT_OF_LINE) */
 };

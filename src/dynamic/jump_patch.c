@@ -1,11 +1,14 @@
 /*
  * jump_patch.c - planning and building jump entries (see jump_patch.h).
+ * Which bytes a jump displaces and how they run in the slot is the
+ * patching core's (src/patch): the same rules as the in-process engine's.
  */
 #include "jump_patch.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include "insn_decode.h"
+#include "../patch/insn_info.h"
+#include "../patch/patch.h"
 
 static int fits_rel32(int64_t v)
 {
@@ -18,30 +21,36 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Appends `v` to the growing array *a (*n used, *cap allocated); 0 or -1. */
+static int append(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	if (*n == *cap) {
+		size_t more = *cap ? 2 * *cap : 4096;
+		uint64_t *grown = realloc(*a, more * sizeof(**a));
+		if (!grown)
+			return -1;
+		*a = grown;
+		*cap = more;
+	}
+	(*a)[(*n)++] = v;
+	return 0;
+}
+
 int branch_targets_collect(struct branch_targets *bt, const uint8_t *code, size_t len,
 			   uint64_t base)
 {
-	size_t cap = 4096, off = 0;
-	bt->n = 0;
-	bt->v = malloc(cap * sizeof(*bt->v));
-	if (!bt->v)
-		return -1;
+	size_t cap = 0, unknown_cap = 0, off = 0;
+	memset(bt, 0, sizeof(*bt));
 	while (off < len) {
-		struct x86_insn in;
-		if (x86_decode(code + off, len - off, &in) == 0) {
-			off++; /* data or padding: resynchronise */
+		struct insn_info in;
+		if (insn_info_decode(code + off, len - off, base + off, &in) == 0) {
+			if (append(&bt->unknown, &bt->nunknown, &unknown_cap, base + off) < 0)
+				return -1;
+			off++; /* resynchronise */
 			continue;
 		}
-		if (in.rel_size) {
-			if (bt->n == cap) {
-				uint64_t *v = realloc(bt->v, 2 * cap * sizeof(*v));
-				if (!v)
-					return -1;
-				bt->v = v;
-				cap *= 2;
-			}
-			bt->v[bt->n++] = base + off + in.len + (uint64_t)in.imm;
-		}
+		if (in.rel_size && append(&bt->v, &bt->n, &cap, in.target) < 0)
+			return -1;
 		off += in.len;
 	}
 	qsort(bt->v, bt->n, sizeof(*bt->v), by_value);
@@ -51,68 +60,79 @@ int branch_targets_collect(struct branch_targets *bt, const uint8_t *code, size_
 void branch_targets_free(struct branch_targets *bt)
 {
 	free(bt->v);
-	bt->v = NULL;
-	bt->n = 0;
+	free(bt->unknown);
+	memset(bt, 0, sizeof(*bt));
+}
+
+/* The first of the `n` ascending values `v` above `addr`: its index. */
+static size_t first_above(const uint64_t *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* Does any known branch land in (addr, addr + n)? */
 static int branch_into(const struct branch_targets *bt, uint64_t addr, size_t n)
 {
-	size_t lo = 0, hi = bt->n;
-	while (lo < hi) { /* first target > addr */
-		size_t mid = lo + (hi - lo) / 2;
-		if (bt->v[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < bt->n && bt->v[lo] < addr + n;
+	size_t i = first_above(bt->v, bt->n, addr);
+	return i < bt->n && bt->v[i] < addr + n;
+}
+
+/* Are there bytes the sweep could not decode in [addr, addr + size)? */
+static int unknown_inside(const struct branch_targets *bt, uint64_t addr, size_t size)
+{
+	size_t i = first_above(bt->unknown, bt->nunknown, addr - 1);
+	return i < bt->nunknown && bt->unknown[i] < addr + size;
 }
 
 int jump_plan_build(struct jump_plan *jp, uint64_t addr, const uint8_t *code, size_t size,
 		    const struct branch_targets *bt)
 {
-	size_t off = 0;
+	size_t displaced, relocated;
+	uint8_t trial[PATCH_RELOCATED_MAX];
 	memset(jp, 0, sizeof(*jp));
-	while (off < JUMP_PATCH_LEN) {
-		struct x86_insn in;
-		if (jp->ninsns == JUMP_MAX_INSNS || x86_decode(code + off, size - off, &in) == 0 ||
-		    in.rel_size || (in.map == MAP_ONE && (in.opcode == 0xc3 || in.opcode == 0xc2)))
-			return 0;
-		/* Nothing that uses %r11 before the slot has restored it. */
-		jp->bounds[jp->ninsns++] = (uint8_t)off;
-		off += in.len;
-	}
-	if (off > size || branch_into(bt, addr, off))
+	/* No padding is assumed after the function: its neighbour may start
+	 * right there.  Code of its own not decoded may hide a branch into
+	 * the bytes the jump covers.  A call that returns inside them could
+	 * be running already when they are rewritten (an attach).  The trial
+	 * relocation, in place, is the shortest the slot will hold. */
+	if (patch_plan(code, size, 0, addr, &displaced) != PATCH_OK ||
+	    patch_call_returns_inside(code, displaced, addr) || branch_into(bt, addr, displaced) ||
+	    unknown_inside(bt, addr, size) ||
+	    patch_relocate(code, displaced, addr, trial, addr, &relocated) != PATCH_OK ||
+	    relocated > JUMP_SLOT_SIZE - JUMP_MOVED_OFFSET)
 		return 0;
-	jp->len = (uint8_t)off;
+	jp->len = (uint8_t)displaced;
 	return 1;
 }
 
-/* Copies the moved instructions to `out` (at address `at`) with their
- * %rip operands fixed; 0 or -1. */
-static int move_insns(const struct jump_plan *jp, uint64_t addr, const uint8_t *code, uint64_t at,
+/* Writes the displaced instructions, relocated to run at `at`, and the
+ * jump back into `out` (up to the slot's end), noting where each went;
+ * 0 or -1. */
+static int move_insns(struct jump_plan *jp, uint64_t addr, const uint8_t *code, uint64_t at,
 		      uint8_t *out)
 {
-	memcpy(out, code, jp->len);
-	for (unsigned i = 0; i < jp->ninsns; i++) {
-		struct x86_insn in;
-		unsigned start = jp->bounds[i];
-		x86_decode(code + start, jp->len - start, &in);
-		if (!in.rip_disp_off)
-			continue;
-		int32_t disp;
-		memcpy(&disp, code + start + in.rip_disp_off, 4);
-		int64_t moved = (int64_t)disp + (int64_t)(addr - at);
-		if (!fits_rel32(moved))
-			return -1;
-		int32_t fixed = (int32_t)moved;
-		memcpy(out + start + in.rip_disp_off, &fixed, 4);
-	}
+	uint8_t moved[PATCH_RELOCATED_MAX];
+	struct patch_layout layout;
+	size_t len;
+	if (patch_relocate_layout(code, jp->len, addr, moved, at, &len, &layout) != PATCH_OK ||
+	    len > JUMP_SLOT_SIZE - JUMP_MOVED_OFFSET || layout.n > JUMP_MAX_INSNS + 1)
+		return -1;
+	memcpy(out, moved, len);
+	jp->nbounds = layout.n;
+	memcpy(jp->from, layout.from, layout.n);
+	memcpy(jp->to, layout.to, layout.n);
 	return 0;
 }
 
-int jump_fill_slot(const struct jump_plan *jp, uint64_t addr, const uint8_t *code, uint64_t slot,
+int jump_fill_slot(struct jump_plan *jp, uint64_t addr, const uint8_t *code, uint64_t slot,
 		   uint64_t trap, uint8_t *out)
 {
 	static const uint8_t head[JUMP_MOVED_OFFSET] = {
@@ -131,16 +151,7 @@ int jump_fill_slot(const struct jump_plan *jp, uint64_t addr, const uint8_t *cod
 		return -1;
 	int32_t rel = (int32_t)to_trap;
 	memcpy(out + LEA_DISP, &rel, 4);
-	if (move_insns(jp, addr, code, slot + JUMP_MOVED_OFFSET, out + JUMP_MOVED_OFFSET) < 0)
-		return -1;
-	uint64_t jmp_at = slot + JUMP_MOVED_OFFSET + jp->len;
-	int64_t back = (int64_t)(addr + jp->len - (jmp_at + 5));
-	if (!fits_rel32(back))
-		return -1;
-	rel = (int32_t)back;
-	out[JUMP_MOVED_OFFSET + jp->len] = 0xe9;
-	memcpy(out + JUMP_MOVED_OFFSET + jp->len + 1, &rel, 4);
-	return 0;
+	return move_insns(jp, addr, code, slot + JUMP_MOVED_OFFSET, out + JUMP_MOVED_OFFSET);
 }
 
 void jump_pass_bytes(uint8_t *out)
@@ -164,8 +175,8 @@ uint64_t jump_rip_back(const struct jump_plan *jp, uint64_t addr, uint64_t slot,
 	if (rip < slot + JUMP_MOVED_OFFSET)
 		return addr; /* from the start: the entry is recorded again */
 	uint64_t off = rip - (slot + JUMP_MOVED_OFFSET);
-	for (unsigned i = 0; i < jp->ninsns; i++)
-		if (off == jp->bounds[i])
-			return addr + off;
-	return addr + jp->len; /* at the jmp back */
+	for (unsigned i = 0; i < jp->nbounds; i++)
+		if (off == jp->to[i])
+			return addr + jp->from[i];
+	return rip; /* inside one instruction's stand-in: the slot stays a way through */
 }

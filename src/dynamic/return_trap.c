@@ -201,7 +201,10 @@ void return_hit(struct engine *e, struct thread *t, struct user_regs_struct *r)
 	set_rip(t, r->rip);
 }
 
-/* A thread stopped inside an out-of-line slot goes back to the original. */
+/* A thread stopped inside an out-of-line slot goes back to the original
+ * where the slot matches it: at the start of a displaced instruction or at
+ * the jump back.  Inside what stands for one (a call's pushes) it stays:
+ * the slot stays mapped. */
 static int leave_slot(struct process *p, struct user_regs_struct *r)
 {
 	for (size_t i = 0; i < p->bps.size; i++) {
@@ -222,7 +225,7 @@ static int leave_slot(struct process *p, struct user_regs_struct *r)
 			r->rip = bp->function;
 			return 1;
 		}
-		if (r->rip == bp->plan.resume + bp->plan.ool_len) {
+		if (r->rip == bp->plan.resume + bp->plan.ool_back) {
 			r->rip = bp->function + bp->plan.ool_len;
 			return 1;
 		}

@@ -60,6 +60,22 @@ size_t patch_padding_after(const uint8_t *code, size_t max);
 enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_t address,
 				  uint8_t *out, uint64_t out_address, size_t *out_len);
 
+/* Where patch_relocate_layout put the displaced instructions: the i-th
+ * starts at byte from[i] of the original and to[i] of the output; the last
+ * entry (i = n - 1) is their end, where the output's jump back starts. */
+#define PATCH_LAYOUT_MAX 8 /* instructions, at most */
+struct patch_layout {
+	uint8_t n;
+	uint8_t from[PATCH_LAYOUT_MAX + 1], to[PATCH_LAYOUT_MAX + 1];
+};
+
+/* patch_relocate that also says where each instruction went, for a tracer
+ * that must map a position in the output back to the original code.
+ * PATCH_UNRELOCATABLE when there are more than PATCH_LAYOUT_MAX. */
+enum patch_verdict patch_relocate_layout(const uint8_t *code, size_t displaced, uint64_t address,
+					 uint8_t *out, uint64_t out_address, size_t *out_len,
+					 struct patch_layout *layout);
+
 /* Writes a jump from `from` to `to` at `out`: jmp rel32 when it reaches,
  * else jmp through an absolute address (14 bytes).  Returns the end. */
 uint8_t *patch_emit_jump(uint8_t *out, uint64_t from, uint64_t to);

@@ -2,8 +2,7 @@
  * relocate.c - which instructions a function's entry jump displaces, and
  * how they run elsewhere (see patch.h).
  *
- * capstone decodes; its memory comes from pages of our own, never from the
- * traced program's malloc.  A displaced instruction is copied as it is,
+ * capstone decodes (decoder.c).  A displaced instruction is copied as it is,
  * except: a rip-relative operand gets a new displacement; a jmp or jcc is
  * rewritten to reach its target from the trampoline; a call is emulated by
  * pushing the original return address and jumping, so that the callee
@@ -11,89 +10,19 @@
  */
 #include "patch.h"
 
-#include <capstone/capstone.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "decoder.h"
 
-/* ---- capstone's memory ------------------------------------------------- */
-
-#define ARENA_SIZE (4u << 20)
-
-static uint8_t *arena;
-static size_t arena_used;
-
-static void *arena_malloc(size_t n)
-{
-	n = (n + 15) & ~(size_t)15;
-	if (!arena) {
-		void *m = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
-			return NULL;
-		arena = m;
-	}
-	if (arena_used + n + 16 > ARENA_SIZE)
-		return NULL;
-	uint8_t *p = arena + arena_used;
-	memcpy(p, &n, sizeof(n)); /* its size, for realloc */
-	arena_used += n + 16;
-	return p + 16;
-}
-
-static void *arena_calloc(size_t count, size_t size)
-{
-	void *p = arena_malloc(count * size);
-	if (p)
-		memset(p, 0, count * size);
-	return p;
-}
-
-static void *arena_realloc(void *old, size_t n)
-{
-	void *p = arena_malloc(n);
-	if (p && old) {
-		size_t had;
-		memcpy(&had, (uint8_t *)old - 16, sizeof(had));
-		memcpy(p, old, had < n ? had : n);
-	}
-	return p;
-}
-
-static void arena_free(void *p)
-{
-	(void)p; /* capstone frees little; one handle lives for the process */
-}
-
-static int arena_vsnprintf(char *s, size_t n, const char *fmt, va_list ap)
-{
-	(void)fmt;
-	(void)ap;
-	if (n)
-		s[0] = '\0'; /* mnemonics are not needed */
-	return 0;
-}
-
-static csh handle;
-static int handle_ready;
 /* The one instruction buffer: patching happens on one thread at a time (at
  * start, or under the dynamic linker's lock), and capstone's memory is
  * never given back, so it is made once. */
 static cs_insn *scratch;
 
-int patch_decoder_init(void)
+static cs_insn *insn_buffer(void)
 {
-	if (handle_ready)
-		return 0;
-	cs_opt_mem mem = {arena_malloc, arena_calloc, arena_realloc, arena_free, arena_vsnprintf};
-	if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK ||
-	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
-		return -1;
-	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	scratch = cs_malloc(handle);
 	if (!scratch)
-		return -1;
-	handle_ready = 1;
-	return 0;
+		scratch = decoder_insn_buffer();
+	return scratch;
 }
 
 const char *patch_verdict_text(enum patch_verdict v)
@@ -113,35 +42,9 @@ const char *patch_verdict_text(enum patch_verdict v)
 
 /* ---- reading instructions ---------------------------------------------- */
 
-/* One instruction at `code` (which runs at `address`), into `insn`. */
-static int decode_one(const uint8_t **code, size_t *len, uint64_t *address, cs_insn *insn)
-{
-	return cs_disasm_iter(handle, code, len, address, insn) ? 0 : -1;
-}
-
-static int is_group(const cs_insn *insn, uint8_t group)
-{
-	const cs_detail *d = insn->detail;
-	for (uint8_t i = 0; i < d->groups_count; i++)
-		if (d->groups[i] == group)
-			return 1;
-	return 0;
-}
-
-/* The target of a direct jump or call, or 0 when it is not one. */
-static uint64_t branch_target(const cs_insn *insn)
-{
-	if (!is_group(insn, CS_GRP_JUMP) && !is_group(insn, CS_GRP_CALL))
-		return 0;
-	const cs_x86 *x = &insn->detail->x86;
-	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
-		return 0;
-	return (uint64_t)x->operands[0].imm;
-}
-
 static int ends_flow(const cs_insn *insn)
 {
-	return is_group(insn, CS_GRP_RET) ||
+	return decoder_in_group(insn, CS_GRP_RET) ||
 	       (insn->id == X86_INS_JMP && insn->detail->x86.op_count == 1);
 }
 
@@ -154,14 +57,14 @@ static int branches_into(const uint8_t *code, size_t size, uint64_t address, siz
 	size_t left = size;
 	uint64_t at = address;
 	while (left > 0) {
-		if (decode_one(&p, &left, &at, insn) < 0) {
+		if (decoder_next(&p, &left, &at, insn) < 0) {
 			/* Data or padding: skip a byte and go on. */
 			p++;
 			left--;
 			at++;
 			continue;
 		}
-		uint64_t t = branch_target(insn);
+		uint64_t t = decoder_branch_target(insn);
 		if (t > address && t < address + len)
 			return 1;
 	}
@@ -171,9 +74,9 @@ static int branches_into(const uint8_t *code, size_t size, uint64_t address, siz
 enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint64_t address,
 			      size_t *displaced)
 {
-	if (patch_decoder_init() < 0)
+	cs_insn *insn = insn_buffer();
+	if (!insn)
 		return PATCH_UNDECODABLE;
-	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = size, moved = 0;
 	uint64_t at = address;
@@ -184,7 +87,7 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 			v = size + pad >= PATCH_JUMP_LEN && moved > 0 ? PATCH_OK : PATCH_TOO_SHORT;
 			break;
 		}
-		if (decode_one(&p, &left, &at, insn) < 0) {
+		if (decoder_next(&p, &left, &at, insn) < 0) {
 			v = PATCH_UNDECODABLE;
 			break;
 		}
@@ -207,16 +110,16 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 
 int patch_call_returns_inside(const uint8_t *code, size_t displaced, uint64_t address)
 {
-	if (patch_decoder_init() < 0)
+	cs_insn *insn = insn_buffer();
+	if (!insn)
 		return 1;
-	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = displaced;
 	uint64_t at = address;
 	while (left > 0) {
-		if (decode_one(&p, &left, &at, insn) < 0)
+		if (decoder_next(&p, &left, &at, insn) < 0)
 			return 1;
-		if (left > 0 && is_group(insn, CS_GRP_CALL))
+		if (left > 0 && decoder_in_group(insn, CS_GRP_CALL))
 			return 1;
 	}
 	return 0;
@@ -224,13 +127,13 @@ int patch_call_returns_inside(const uint8_t *code, size_t displaced, uint64_t ad
 
 size_t patch_padding_after(const uint8_t *code, size_t max)
 {
-	if (patch_decoder_init() < 0)
+	cs_insn *insn = insn_buffer();
+	if (!insn)
 		return 0;
-	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = max;
 	uint64_t at = 0;
-	while (left > 0 && decode_one(&p, &left, &at, insn) == 0 &&
+	while (left > 0 && decoder_next(&p, &left, &at, insn) == 0 &&
 	       (insn->id == X86_INS_NOP || insn->id == X86_INS_INT3))
 		;
 	size_t n = (size_t)(p - code);
@@ -313,19 +216,10 @@ static int jcc_condition(const cs_insn *insn)
 	return -1;
 }
 
-static int rip_relative(const cs_insn *insn)
-{
-	const cs_x86 *x = &insn->detail->x86;
-	for (uint8_t i = 0; i < x->op_count; i++)
-		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_RIP)
-			return 1;
-	return 0;
-}
-
 /* One instruction, moved from insn->address to `to`; NULL when it cannot. */
 static uint8_t *move_one(const cs_insn *insn, uint8_t *out, uint64_t to)
 {
-	uint64_t target = branch_target(insn);
+	uint64_t target = decoder_branch_target(insn);
 	if (target) {
 		if (insn->id == X86_INS_CALL)
 			return emit_call(out, to, insn->address + insn->size, target);
@@ -334,35 +228,56 @@ static uint8_t *move_one(const cs_insn *insn, uint8_t *out, uint64_t to)
 		int cc = jcc_condition(insn);
 		return cc < 0 ? NULL : emit_jcc(out, to, (uint8_t)cc, target);
 	}
+	if (decoder_in_group(insn, CS_GRP_BRANCH_RELATIVE))
+		return NULL; /* a relative branch of a kind not rewritten */
 	memcpy(out, insn->bytes, insn->size);
-	if (rip_relative(insn)) {
-		const cs_x86 *x = &insn->detail->x86;
-		uint8_t at = x->encoding.disp_offset;
-		if (at == 0 || x->encoding.disp_size != 4)
-			return NULL;
-		int64_t d = (int64_t)(insn->address + insn->size + (uint64_t)x->disp) -
+	uint8_t at = decoder_rip_disp_offset(insn);
+	if (at) {
+		int32_t disp;
+		memcpy(&disp, insn->bytes + at, 4);
+		int64_t d = (int64_t)(insn->address + insn->size + (uint64_t)(int64_t)disp) -
 			    (int64_t)(to + insn->size);
 		if (!fits_rel32(d))
 			return NULL;
-		int32_t disp = (int32_t)d;
+		disp = (int32_t)d;
 		memcpy(out + at, &disp, 4);
 	}
 	return out + insn->size;
 }
 
-enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_t address,
-				  uint8_t *out, uint64_t out_address, size_t *out_len)
+/* Notes where the next instruction starts in the original and the output;
+ * 0, or -1 when the layout has no room for it. */
+static int note_boundary(struct patch_layout *layout, size_t from, size_t to)
 {
-	if (patch_decoder_init() < 0)
+	if (!layout)
+		return 0;
+	if (layout->n > PATCH_LAYOUT_MAX)
+		return -1;
+	layout->from[layout->n] = (uint8_t)from;
+	layout->to[layout->n++] = (uint8_t)to;
+	return 0;
+}
+
+enum patch_verdict patch_relocate_layout(const uint8_t *code, size_t displaced, uint64_t address,
+					 uint8_t *out, uint64_t out_address, size_t *out_len,
+					 struct patch_layout *layout)
+{
+	cs_insn *insn = insn_buffer();
+	if (!insn)
 		return PATCH_UNDECODABLE;
-	cs_insn *insn = scratch;
 	const uint8_t *p = code;
 	size_t left = displaced;
 	uint64_t at = address;
 	uint8_t *o = out;
 	enum patch_verdict v = PATCH_OK;
+	if (layout)
+		layout->n = 0;
 	while (left > 0) {
-		if (decode_one(&p, &left, &at, insn) < 0) {
+		if (note_boundary(layout, (size_t)(p - code), (size_t)(o - out)) < 0) {
+			v = PATCH_UNRELOCATABLE;
+			break;
+		}
+		if (decoder_next(&p, &left, &at, insn) < 0) {
 			v = PATCH_UNDECODABLE;
 			break;
 		}
@@ -373,8 +288,16 @@ enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_
 		}
 		o = next;
 	}
+	if (v == PATCH_OK && note_boundary(layout, displaced, (size_t)(o - out)) < 0)
+		v = PATCH_UNRELOCATABLE;
 	if (v == PATCH_OK)
 		o = patch_emit_jump(o, out_address + (uint64_t)(o - out), address + displaced);
 	*out_len = (size_t)(o - out);
 	return v;
+}
+
+enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_t address,
+				  uint8_t *out, uint64_t out_address, size_t *out_len)
+{
+	return patch_relocate_layout(code, displaced, address, out, out_address, out_len, NULL);
 }
