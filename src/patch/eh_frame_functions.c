@@ -75,20 +75,42 @@ static uint64_t read_encoded(struct cursor *c, uint8_t enc, uint64_t datarel)
 	switch (enc & 0x0f) {
 	case DW_EH_PE_absptr:
 	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8: v = read_bytes(c, 8); break;
-	case DW_EH_PE_udata4: v = read_bytes(c, 4); break;
-	case DW_EH_PE_sdata4: v = (uint64_t)(int64_t)(int32_t)read_bytes(c, 4); break;
-	case DW_EH_PE_udata2: v = read_bytes(c, 2); break;
-	case DW_EH_PE_sdata2: v = (uint64_t)(int64_t)(int16_t)read_bytes(c, 2); break;
-	case DW_EH_PE_uleb128: v = read_uleb(c); break;
-	case DW_EH_PE_sleb128: v = (uint64_t)read_sleb(c); break;
-	default: c->bad = 1; return 0;
+	case DW_EH_PE_sdata8:
+		v = read_bytes(c, 8);
+		break;
+	case DW_EH_PE_udata4:
+		v = read_bytes(c, 4);
+		break;
+	case DW_EH_PE_sdata4:
+		v = (uint64_t)(int64_t)(int32_t)read_bytes(c, 4);
+		break;
+	case DW_EH_PE_udata2:
+		v = read_bytes(c, 2);
+		break;
+	case DW_EH_PE_sdata2:
+		v = (uint64_t)(int64_t)(int16_t)read_bytes(c, 2);
+		break;
+	case DW_EH_PE_uleb128:
+		v = read_uleb(c);
+		break;
+	case DW_EH_PE_sleb128:
+		v = (uint64_t)read_sleb(c);
+		break;
+	default:
+		c->bad = 1;
+		return 0;
 	}
 	switch (enc & 0x70) {
-	case 0: break;
-	case DW_EH_PE_pcrel: v += at; break;
-	case DW_EH_PE_datarel: v += datarel; break;
-	default: c->bad = 1;
+	case 0:
+		break;
+	case DW_EH_PE_pcrel:
+		v += at;
+		break;
+	case DW_EH_PE_datarel:
+		v += datarel;
+		break;
+	default:
+		c->bad = 1;
 	}
 	return v;
 }
@@ -182,10 +204,14 @@ static int cfa_at_start(struct cursor *c, int64_t data_align, uint64_t *reg, uin
 		switch (op) {
 		case DW_CFA_nop:
 		case DW_CFA_remember_state:
-		case DW_CFA_restore_state: break;
-		case DW_CFA_advance_loc1: return read_bytes(c, 1) ? 1 : 0;
-		case DW_CFA_advance_loc2: return read_bytes(c, 2) ? 1 : 0;
-		case DW_CFA_advance_loc4: return read_bytes(c, 4) ? 1 : 0;
+		case DW_CFA_restore_state:
+			break;
+		case DW_CFA_advance_loc1:
+			return read_bytes(c, 1) ? 1 : 0;
+		case DW_CFA_advance_loc2:
+			return read_bytes(c, 2) ? 1 : 0;
+		case DW_CFA_advance_loc4:
+			return read_bytes(c, 4) ? 1 : 0;
 		case DW_CFA_def_cfa:
 			*reg = read_uleb(c);
 			*offset = read_uleb(c);
@@ -194,9 +220,15 @@ static int cfa_at_start(struct cursor *c, int64_t data_align, uint64_t *reg, uin
 			*reg = read_uleb(c);
 			*offset = (uint64_t)(read_sleb(c) * data_align);
 			break;
-		case DW_CFA_def_cfa_register: *reg = read_uleb(c); break;
-		case DW_CFA_def_cfa_offset: *offset = read_uleb(c); break;
-		case DW_CFA_def_cfa_offset_sf: *offset = (uint64_t)(read_sleb(c) * data_align); break;
+		case DW_CFA_def_cfa_register:
+			*reg = read_uleb(c);
+			break;
+		case DW_CFA_def_cfa_offset:
+			*offset = read_uleb(c);
+			break;
+		case DW_CFA_def_cfa_offset_sf:
+			*offset = (uint64_t)(read_sleb(c) * data_align);
+			break;
 		case DW_CFA_offset_extended:
 		case DW_CFA_register:
 			read_uleb(c);
@@ -208,12 +240,15 @@ static int cfa_at_start(struct cursor *c, int64_t data_align, uint64_t *reg, uin
 			break;
 		case DW_CFA_restore_extended:
 		case DW_CFA_same_value:
-		case DW_CFA_GNU_args_size: read_uleb(c); break;
+		case DW_CFA_GNU_args_size:
+			read_uleb(c);
+			break;
 		case DW_CFA_undefined:
 			if (read_uleb(c) == DWARF_RA)
 				return -1; /* no return address: _start */
 			break;
-		default: return -1; /* expressions and the rest: not an entry */
+		default:
+			return -1; /* expressions and the rest: not an entry */
 		}
 	}
 	return c->bad ? -1 : 0;

@@ -123,7 +123,8 @@ static int has_function_at(const struct found *f, size_t n, uint64_t address)
 /* The executable section that holds `address`, but the PLT's. */
 static const Elf64_Shdr *code_section(const struct stripped_job *j, uint64_t address)
 {
-	const Elf64_Shdr *names = j->eh->e_shstrndx < j->eh->e_shnum ? &j->sh[j->eh->e_shstrndx] : NULL;
+	const Elf64_Shdr *names =
+	    j->eh->e_shstrndx < j->eh->e_shnum ? &j->sh[j->eh->e_shstrndx] : NULL;
 	for (unsigned i = 0; i < j->eh->e_shnum; i++) {
 		const Elf64_Shdr *s = &j->sh[i];
 		if (!(s->sh_flags & SHF_EXECINSTR) || address < s->sh_addr ||
@@ -143,8 +144,7 @@ static void add_fde_function(uint64_t address, uint64_t size, void *ctx)
 	const Elf64_Shdr *sec = code_section(j, address);
 	if (!sec || has_function_at(j->found, j->named, address))
 		return;
-	j->found[j->count++] =
-	    (struct found){address, size, sec->sh_addr + sec->sh_size, NO_NAME};
+	j->found[j->count++] = (struct found){address, size, sec->sh_addr + sec->sh_size, NO_NAME};
 }
 
 /* Calls `each` for every function but aliases, with its padding. */
@@ -214,9 +214,9 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 	}
 	const char *names = strtab ? (const char *)file + strtab->sh_offset : "";
 	size_t names_len = strtab ? strtab->sh_size : 0;
-	size_t n = symtab ? collect(file, eh, sh, symtab, names, names_len, found,
-				    &facts->instrumented)
-			  : 0;
+	size_t n =
+	    symtab ? collect(file, eh, sh, symtab, names, names_len, found, &facts->instrumented)
+		   : 0;
 	if (each && nfde) {
 		sort_by_address(found, n);
 		struct stripped_job job = {file, eh, sh, found, n, n};
