@@ -118,7 +118,7 @@ bench: deps
 	$(MAKE) all
 	bash bench/run_bench.sh
 
-TORTURE_TESTS = reliability_ reader_fuzz dynamic_attach_storm
+TORTURE_TESTS = reliability_ reader_fuzz dynamic_attach_storm patch_attach
 torture: deps
 	$(MAKE) all asan
 	@failed=0; for t in $(TORTURE_TESTS); do \

@@ -13,7 +13,7 @@
 # CALLTRACE_* variable left in its environment) and status 3.  --engine
 # ptrace still gets the ptrace engine.  A C++ process whose exceptions pass
 # traced calls lives on.  Then a storm of attach/detach cycles
-# (STORM_CYCLES, default 30, 200 with TORTURE=1) on both programs, -O0 and
+# (STORM_CYCLES, default 15, 200 with TORTURE=1) on both programs, -O0 and
 # -O2: no process may die or end wrong, no attach fail, no trace be bad.
 # The last line gives the detach times seen.
 source "$(dirname "$0")/lib.sh"
@@ -204,7 +204,7 @@ ct json -o "$WORK/fork.json" "$WORK/fork.trace"
 check_shapes "$WORK/fork.json" "$((forked + nested - 1))+" "$WORK/fork.trace.err"
 
 # The storm.
-cycles=${STORM_CYCLES:-30}
+cycles=${STORM_CYCLES:-15}
 [ "${TORTURE:-0}" = 1 ] && cycles=${STORM_CYCLES:-200}
 per_target=5 done_cycles=0 target=0 deaths=0 failures=0 bad_traces=0 first=
 while ((done_cycles < cycles)); do

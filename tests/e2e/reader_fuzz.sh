@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # reader_fuzz.sh - the reader's reliability campaign, bounded: libFuzzer on
-# the reader and walker (tests/fuzz/run_fuzz.sh) for 40 s, then damaged
+# the reader and walker (tests/fuzz/run_fuzz.sh) for 20 s, then damaged
 # copies of real traces read by every reading command of the sanitized
-# calltrace (tests/fuzz/mutate_traces.sh) for about 40 s.  No crash, no
+# calltrace (tests/fuzz/mutate_traces.sh) for about 20 s.  No crash, no
 # sanitizer report, no hang.  TORTURE=1: 20 minutes of fuzzing and 20000
 # damaged traces (at most 40 minutes of them).  Skips what cannot run here
 # (no clang/libFuzzer, no sanitized build); FUZZ_SECONDS, MUTATIONS and
@@ -14,8 +14,8 @@ if [ "${TORTURE:-0}" = 1 ]; then
 	seconds=${FUZZ_SECONDS:-1200} mutations=${MUTATIONS:-20000}
 	export MUTATE_SECONDS=${MUTATE_SECONDS:-2400}
 else
-	seconds=${FUZZ_SECONDS:-40} mutations=${MUTATIONS:-400}
-	export MUTATE_SECONDS=${MUTATE_SECONDS:-40}
+	seconds=${FUZZ_SECONDS:-20} mutations=${MUTATIONS:-200}
+	export MUTATE_SECONDS=${MUTATE_SECONDS:-20}
 fi
 # The sanitized tools beside the normal ones (run_tests.sh passes build/).
 asan=$ROOT/build-asan/bin/calltrace
