@@ -27,7 +27,8 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_clock.c src/format/value_encode.c \
 		src/patch/elf_functions.c src/patch/eh_frame_functions.c
 # The ptrace engine shares the patching core's decoding and relocation.
-CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c
+CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
+		src/patch/special_functions.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
 		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)

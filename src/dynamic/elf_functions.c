@@ -15,6 +15,7 @@
 #include <string.h>
 #include "elf_image.h"
 #include "../utils/array.h"
+#include "../patch/special_functions.h"
 
 #define REG_RSP_DWARF 7
 
@@ -41,16 +42,6 @@ static const char *const startup_names[] = {
     "_dl_relocate_static_pie",
 };
 
-/* Functions that keep or read their own return address: with the trap in
- * its place they would save the trap (setjmp, getcontext) or not know
- * their caller (dlsym's RTLD_NEXT, dlopen's namespace). */
-static const char *const return_address_users[] = {
-    "setjmp",	     "_setjmp",	     "__setjmp",    "sigsetjmp",	  "__sigsetjmp",
-    "getcontext",    "__getcontext", "swapcontext", "__swapcontext",	  "dlopen",
-    "dlmopen",	     "dlsym",	     "dlvsym",	    "__libc_dlopen_mode", "__libc_dlsym",
-    "__libc_dlvsym", "__dlopen",     "__dlsym",	    "__dlvsym",
-};
-
 static int in_list(const char *name, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -62,8 +53,7 @@ static int in_list(const char *name, const char *const *list, size_t n)
 static int name_skipped(const char *name)
 {
 	if (in_list(name, startup_names, sizeof(startup_names) / sizeof(*startup_names)) ||
-	    in_list(name, return_address_users,
-		    sizeof(return_address_users) / sizeof(*return_address_users)))
+	    patch_keeps_return_address(name))
 		return 1;
 	return strncmp(name, "__x86.get_pc_thunk", 18) == 0 || strstr(name, ".cold") != NULL;
 }

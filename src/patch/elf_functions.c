@@ -4,7 +4,7 @@
  * (.symtab, else .dynsym) walked, and every function with a size reported
  * once, in address order, with the padding that follows it (the bytes up
  * to the next function or the end of its section, which no code reaches).
- * A file without .symtab (stripped) adds the function entries of its
+ * A file without .symtab (stripped) adds, when asked, the function entries of its
  * .eh_frame (eh_frame_functions.c), nameless but for those .dynsym names.
  */
 #include "elf_functions.h"
@@ -174,7 +174,7 @@ static void report(const struct found *f, size_t n, const char *names, size_t na
 int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 		       struct elf_file_facts *facts)
 {
-	struct elf_file_facts ignored;
+	struct elf_file_facts ignored = {0};
 	if (!facts)
 		facts = &ignored;
 	facts->instrumented = 0;
@@ -204,7 +204,8 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 		goto out;
 	int stripped = !symtab || symtab->sh_type != SHT_SYMTAB;
 	size_t nsyms = symtab ? symtab->sh_size / sizeof(Elf64_Sym) : 0;
-	size_t nfde = stripped ? eh_frame_functions(file, size, eh, NULL, NULL) : 0;
+	size_t nfde =
+	    stripped && facts->with_eh_frame ? eh_frame_functions(file, size, eh, NULL, NULL) : 0;
 	size_t bytes = (nsyms + nfde) * sizeof(struct found) + 1;
 	struct found *found =
 	    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -20,10 +20,15 @@ struct elf_file_facts {
 	uint64_t entry;	  /* the entry point */
 	int instrumented; /* it calls __cyg_profile_func_enter
 			     (-finstrument-functions) */
+	/* Set by the caller: a stripped file's .eh_frame entries are wanted
+	 * too (not for libraries, whose hand-written assembly may jump into
+	 * another function's first bytes: glibc's mempcpy into memcpy). */
+	int with_eh_frame;
 };
 
 /* Calls `each` for each function of the ELF file at `path`, in address
- * order, aliases once; *facts (optional) gets what it says.  0, or -1 when
+ * order, aliases once; *facts (optional) gets what it says, and says
+ * whether .eh_frame's entries are wanted.  0, or -1 when
  * the file cannot be read as 64-bit ELF.  `each` may be NULL. */
 int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 		       struct elf_file_facts *facts);

@@ -23,6 +23,7 @@
 #include "runtime.h"
 #include "../patch/elf_functions.h"
 #include "../patch/patch.h"
+#include "../patch/special_functions.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -147,25 +148,19 @@ static void capture_for_hooks(struct thread_state *t, const struct patch_record 
 		hijack_return(slot, r->address, r->plan);
 }
 
-__attribute__((visibility("hidden"))) uint64_t
-runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *registers)
+static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
+			 void *registers)
 {
-	struct thread_state *t = &runtime_thread;
-	int saved = errno;
 	if (r->address == loader_notice) {
 		runtime_patch_modules_changed();
-		errno = saved;
 		return r->resume;
 	}
-	if (unlikely(unwinder_watched) && unwinder_notice(r->address, slot)) {
-		errno = saved;
+	if (unlikely(unwinder_watched) && unwinder_notice(r->address, slot))
 		return r->resume;
-	}
 	if (unwinding) /* a call from the frame of a call it left: that one is over */
 		end_frames_below((uint64_t)slot + 1);
 	if (capture_only) {
 		capture_for_hooks(t, r, slot, registers);
-		errno = saved;
 		return r->resume;
 	}
 	int counted;
@@ -177,8 +172,26 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	}
 	if (counted)
 		hijack_return(slot, r->address, r->plan);
-	errno = saved;
 	return r->resume;
+}
+
+/* A patched function's entry.  The functions the runtime calls meanwhile
+ * (errno's, mmap...; patched too when their library is) just run: they are
+ * the runtime's own doing, and recording them would recurse. */
+__attribute__((visibility("hidden"))) uint64_t
+runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *registers)
+{
+	struct thread_state *t = &runtime_thread;
+	if (t->in_patch_stub)
+		return r->resume;
+	t->in_patch_stub = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	int saved = errno;
+	uint64_t resume = on_enter(t, r, slot, registers);
+	errno = saved;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->in_patch_stub = 0;
+	return resume;
 }
 
 /* Frames on one stack lie within this distance of each other; a frame
@@ -207,6 +220,9 @@ static void shadow_remove(uint32_t i, uint64_t sp)
 __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *registers, uint64_t sp)
 {
 	struct thread_state *t = &runtime_thread;
+	uint32_t outer = t->in_patch_stub;
+	t->in_patch_stub = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int saved = errno;
 	uint32_t i = shadow_depth;
 	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
@@ -222,6 +238,8 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	if (f.plan)
 		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
 	errno = saved;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->in_patch_stub = outer;
 	return f.original;
 }
 
@@ -323,7 +341,7 @@ static int never_patched(const struct elf_function *f, const struct module_job *
 {
 	return (m->entry && f->address == m->entry) || strcmp(f->name, "_start") == 0 ||
 	       strncmp(f->name, "__cyg_profile_func_", 19) == 0 ||
-	       strcmp(f->name, "_dl_debug_state") == 0;
+	       strcmp(f->name, "_dl_debug_state") == 0 || patch_keeps_return_address(f->name);
 }
 
 /* Patches the function of `size` bytes at `address`, followed by at most
@@ -393,6 +411,7 @@ static void patch_function(const struct elf_function *f, void *ctx)
 static void patch_module(const char *path, uint64_t bias, uint64_t entry)
 {
 	struct module_job job = {.path = path, .bias = bias, .entry = entry};
+	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	uint32_t before = verdicts[PATCH_OK];
 	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0)
 		runtime_debug("cannot read the functions of %s", path);

@@ -54,6 +54,7 @@ struct thread_state {
 	uint64_t probe_lo, probe_hi; /* the bytes it reads */
 	uint32_t session_epoch;	     /* runtime_session_epoch its stream was set up in */
 	uint32_t filter_scope;	     /* record_filter.c: calls open that match -F */
+	uint32_t in_patch_stub;	     /* patch_engine.c: the runtime's own calls pass */
 };
 
 /* Arguments read at a function's real entry, waiting for its enter. */

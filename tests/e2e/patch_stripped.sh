@@ -48,4 +48,53 @@ grep -q "^calltrace: engine: in-process engine" "$WORK/script.err" ||
 ct report -o "$WORK/script.report" "$WORK/script.trace"
 calls=$(report_calls "$WORK/script.report" exported_step)
 [ "$calls" = 2 ] || fail "the script's program made ${calls:-no} exported_step calls, 2 expected"
+# The C library patched too (--module libc, stripped: its .dynsym
+# functions): the runtime's own calls into it (errno, mmap) are not
+# recorded, and setjmp and vfork, which keep their return address or
+# return twice, are left alone; the program runs as it would.
+cat >"$WORK/libc_user.c" <<'C'
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static sigjmp_buf back;
+static int by_value(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+__attribute__((noinline)) static void jump_back(int n)
+{
+	siglongjmp(back, n);
+}
+int main(void)
+{
+	int v[64], status = 0;
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	qsort(v, 64, sizeof(*v), by_value);
+	volatile int rounds = 0;
+	if (sigsetjmp(back, 1) < 3)
+		jump_back(++rounds);
+	errno = ENOENT;
+	pid_t pid = vfork();
+	if (pid == 0)
+		_exit(7);
+	waitpid(pid, &status, 0);
+	printf("%d %d %d %s %d\n", v[0], v[63], rounds, strerror(ENOENT), WEXITSTATUS(status));
+	return 0;
+}
+C
+build_c libc_user "$WORK/libc_user.c" -O0
+run_plain libc_user "$WORK/libc_user"
+record libc_user -v --module libc "$WORK/libc_user"
+[ "$RC" = 0 ] && cmp -s "$WORK/libc_user.out" "$WORK/libc_user.plain.out" ||
+	fail "--module libc: exit $RC, printed $(cat "$WORK/libc_user.out") not $(cat "$WORK/libc_user.plain.out"): $(tail -n 2 "$WORK/libc_user.err")"
+ct report -o "$WORK/libc_user.report" "$WORK/libc_user.trace"
+[ "$(report_calls "$WORK/libc_user.report" qsort)" = 1 ] && [ "$(report_calls "$WORK/libc_user.report" jump_back)" = 3 ] ||
+	fail "--module libc: not 1 qsort and 3 jump_back calls: $(head -n 12 "$WORK/libc_user.report")"
+! grep -Eq ' (__sigsetjmp|vfork)$' "$WORK/libc_user.report" ||
+	fail "--module libc: setjmp or vfork was patched"
 pass

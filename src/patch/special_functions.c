@@ -1,0 +1,27 @@
+/*
+ * special_functions.c - functions no engine may take the return address
+ * of (every engine swaps it for a way back into the tracer): those that
+ * keep or read their own return address would save the swapped one
+ * (setjmp, getcontext: a later longjmp would "return" into the tracer with
+ * no call open) or not know their caller (dlsym's RTLD_NEXT, dlopen's
+ * namespace); vfork returns twice on one stack, first in the child.
+ */
+#include "special_functions.h"
+
+#include <string.h>
+
+static const char *const return_address_users[] = {
+    "setjmp",	     "_setjmp",	     "__setjmp",    "sigsetjmp",	  "__sigsetjmp",
+    "getcontext",    "__getcontext", "swapcontext", "__swapcontext",	  "dlopen",
+    "dlmopen",	     "dlsym",	     "dlvsym",	    "__libc_dlopen_mode", "__libc_dlsym",
+    "__libc_dlvsym", "__dlopen",     "__dlsym",	    "__dlvsym",		  "vfork",
+    "__vfork",
+};
+
+int patch_keeps_return_address(const char *name)
+{
+	for (size_t i = 0; i < sizeof(return_address_users) / sizeof(*return_address_users); i++)
+		if (strcmp(name, return_address_users[i]) == 0)
+			return 1;
+	return 0;
+}
