@@ -175,16 +175,22 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 	return r->resume;
 }
 
-/* A patched function's entry.  The functions the runtime calls meanwhile
- * (errno's, mmap...; patched too when their library is) just run: they are
- * the runtime's own doing, and recording them would recurse. */
+/* A library is patched (--module): the runtime's own calls into it may
+ * come to the stubs. */
+static int libraries_patched;
+
+/* A patched function's entry.  Once libraries are patched, the functions
+ * the runtime calls meanwhile (errno's, mmap...) just run: they are the
+ * runtime's own doing, and recording them would recurse.  (So would the
+ * calls of a signal handler that comes meanwhile: those are lost then.) */
 __attribute__((visibility("hidden"))) uint64_t
 runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *registers)
 {
 	struct thread_state *t = &runtime_thread;
-	if (t->in_patch_stub)
+	uint32_t outer = t->in_patch_stub;
+	if (outer)
 		return r->resume;
-	t->in_patch_stub = 1;
+	t->in_patch_stub = libraries_patched;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int saved = errno;
 	uint64_t resume = on_enter(t, r, slot, registers);
@@ -221,7 +227,7 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 {
 	struct thread_state *t = &runtime_thread;
 	uint32_t outer = t->in_patch_stub;
-	t->in_patch_stub = 1;
+	t->in_patch_stub = libraries_patched;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int saved = errno;
 	uint32_t i = shadow_depth;
@@ -412,6 +418,8 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry)
 {
 	struct module_job job = {.path = path, .bias = bias, .entry = entry};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
+	if (!entry)
+		libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
 	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0)
 		runtime_debug("cannot read the functions of %s", path);
