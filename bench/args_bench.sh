@@ -13,6 +13,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/stats.sh
+. bench/stats.sh
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then reps=${BENCH_REPS:-3} n=200000; else reps=${BENCH_REPS:-5} n=1000000; fi
@@ -23,7 +25,6 @@ trap 'rm -rf "$tmp"' EXIT
 $CC -O2 -g -o "$tmp/plain" bench/workloads/args_calls.c
 $CC -O2 -g -finstrument-functions -o "$tmp/instr" bench/workloads/args_calls.c
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ns() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1 || return 1; t1=$(date +%s%N); echo $((t1 - t0)); }
 
 # cost MODE PROGRAM COMMAND...: ns per call over the untraced PROGRAM.

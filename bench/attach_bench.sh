@@ -19,6 +19,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/stats.sh
+. bench/stats.sh
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
@@ -34,11 +36,6 @@ target=
 trap 'if [ -n "$target" ]; then kill -KILL "$target" 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
 $CC -std=gnu11 -O0 -g -o "$tmp/rate" tests/programs/dynamic/attach_rate.c -lpthread
 
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # start [N]: the program waiting for its go file; its pid in $target.
 start() {

@@ -16,6 +16,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/stats.sh
+. bench/stats.sh
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
@@ -34,11 +36,6 @@ trap 'rm -rf "$tmp"' EXIT
 $CC -std=gnu11 -O0 -g -o "$tmp/bench" tests/programs/dynamic/bench_calls.c
 $CC -std=gnu11 -O2 -o "$tmp/stop_cost" tests/programs/dynamic/stop_cost.c
 
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # ns COMMAND...: wall time of one run in nanoseconds (output discarded).
 ns() {

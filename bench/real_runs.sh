@@ -8,18 +8,6 @@ variants=(plain calltrace uftrace uftrace_lib)
 declare -A vlabel=([plain]="plain" [calltrace]="calltrace record"
 	[uftrace]="uftrace -P . --no-libcall" [uftrace_lib]="uftrace -P .")
 
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-# Median of column COL of FILE.
-med() { [ -s "$2" ] && awk -v c="$1" '{ print $c }' "$2" | median || echo nan; }
-# printf format $1 of the awk expression $2; "n/a" when a value is missing.
-calc() {
-	case "$2" in *nan* | *n/a*) echo "n/a"; return ;; esac
-	awk -v fmt="$1" "BEGIN { printf fmt, ($2) }" 2>/dev/null || echo "n/a"
-}
 
 # run_variant PROGRAM VARIANT run|start EXE: runs it once; appends
 # "WALL_NS CPU_NS" to $tmp/PROGRAM.VARIANT.SIZE.res; leaves its output in

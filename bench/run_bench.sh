@@ -14,6 +14,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/stats.sh
+. bench/stats.sh
 # A path (made absolute: the runs happen elsewhere) or a command in PATH.
 resolve() { case $1 in */*) realpath -m "$1" ;; *) command -v "$1" || echo "$1" ;; esac; }
 CALLTRACE=$(resolve "${CALLTRACE:-build/bin/calltrace}")
@@ -47,22 +49,8 @@ progress_done() { [ ! -t 2 ] || printf '\r%-78s\r' "" >&2; }
 # "VALUE UNIT", or "n/a" when the value is missing.
 unit() { case "$1" in *nan* | *n/a*) echo "n/a" ;; *) echo "$1${2:+ $2}" ;; esac; }
 
-# Median of the numbers on stdin ("nan" when there are none).
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-		END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-		      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
-# Median of column COL of FILE.
-med() { [ -s "$2" ] && awk -v c="$1" '{ print $c }' "$2" | median || echo nan; }
 
-# Formats the awk expression $2 with printf format $1; "n/a" when a value
-# is missing or the expression fails.
-calc() {
-	case "$2" in *nan* | *n/a*) echo "n/a"; return ;; esac
-	awk -v fmt="$1" "BEGIN { printf fmt, ($2) }" 2>/dev/null || echo "n/a"
-}
 
 # PASS when the awk condition holds, MISS when not, n/a when a value is missing.
 mark() {

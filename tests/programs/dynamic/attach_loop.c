@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "pid_file.h"
 
 static int loop_leaf(int x)
 {
@@ -52,18 +53,6 @@ static void *worker_main(void *arg)
 	long *out = arg;
 	*out = run_rounds(rounds, 7);
 	return NULL;
-}
-
-static void announce(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
-		perror("attach_loop: pid file");
-		exit(2);
-	}
 }
 
 int main(int argc, char **argv)

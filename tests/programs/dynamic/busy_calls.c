@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include "pid_file.h"
 
 #define MAX_THREADS 16
 #define CALLS_PER_ROUND 200
@@ -113,18 +114,6 @@ static void *worker_main(void *arg)
 		w->rounds++;
 	}
 	return NULL;
-}
-
-static void announce(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
-		perror("busy_calls: pid file");
-		exit(2);
-	}
 }
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "pid_file.h"
 
 #define TICKS_PER_ROUND 64
 #define WORK_PER_TICK 3000
@@ -66,18 +67,6 @@ static pid_t spawn_ticker(int rounds, int nested, long want)
 		right &= waitpid(inner, &status, 0) == inner && WIFEXITED(status) &&
 			 WEXITSTATUS(status) == 3;
 	exit(right && inner >= 0 ? 3 : 1);
-}
-
-static void announce(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
-		perror("fork_ticks: pid file");
-		exit(2);
-	}
 }
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "pid_file.h"
 
 #define MAX_THREADS 16
 #define TICKS_PER_ROUND 64
@@ -67,18 +68,6 @@ static void *worker_main(void *arg)
 		w->rounds++;
 	}
 	return NULL;
-}
-
-static void announce(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
-	    rename(tmp, path) != 0) {
-		perror("tick_tock: pid file");
-		exit(2);
-	}
 }
 
 static int calltrace_variables(void)
