@@ -182,36 +182,54 @@ int runtime_hook_event_checked(struct thread_state *t, uint64_t fn, enum hook_ki
 	return hook_slow(t, fn, kind, sp);
 }
 
-/* The fast path of the hooks below, for the in-process engine's stubs
- * (patch_engine.c); whether an enter was counted. */
-int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
+/* The common case of an enter: the thread's generation current, room in
+ * the window, the function's id cached.  Whether it was written. */
+static inline __attribute__((always_inline)) int fast_enter(struct thread_state *t, uint32_t state,
+							    uint64_t fn, uint64_t sp)
 {
 	struct trace_stream *st = &t->stream;
-	uint32_t state = RUNTIME_LOAD(runtime_state);
-	if (unlikely(state != t->gen || state == 0))
-		return hook_slow(t, fn, kind, sp);
+	if (unlikely(state != t->gen))
+		return 0;
 	t->gen = RUNTIME_GEN_BUSY;
 	SIGNAL_FENCE();
 	uint8_t *pos = st->pos;
-	int done = 0;
-	if (kind == HOOK_ENTER) {
-		int64_t fid;
-		if (likely(pos < st->limit && st->depth < t->fast_depth) &&
-		    (fid = trace_stream_cached_fid(st, fn)) >= 0) {
-			trace_stream_put_enter_fid(st, pos, fn, (uint32_t)fid, trace_clock_tsc(),
-						   sp);
-			done = 1;
-		}
-	} else if (likely(pos < st->limit && st->depth - 1 < t->fast_depth) &&
-		   trace_stream_exits_innermost(st, fn)) {
-		trace_stream_put_exit_innermost(st, trace_clock_tsc());
-		done = 1;
-	}
+	int64_t fid = -1;
+	if (likely(pos < st->limit && st->depth < t->fast_depth))
+		fid = trace_stream_cached_fid(st, fn);
+	if (likely(fid >= 0))
+		trace_stream_put_enter_fid(st, pos, fn, (uint32_t)fid, trace_clock_tsc(), sp);
 	SIGNAL_FENCE();
 	t->gen = state;
-	if (!done)
-		return hook_slow(t, fn, kind, sp);
-	return kind == HOOK_ENTER;
+	return fid >= 0;
+}
+
+/* The common case of an exit: the same, and it ends the innermost call. */
+static inline __attribute__((always_inline)) int fast_exit(struct thread_state *t, uint32_t state,
+							   uint64_t fn)
+{
+	struct trace_stream *st = &t->stream;
+	if (unlikely(state != t->gen))
+		return 0;
+	t->gen = RUNTIME_GEN_BUSY;
+	SIGNAL_FENCE();
+	int ok = likely(st->pos < st->limit && st->depth - 1 < t->fast_depth) &&
+		 trace_stream_exits_innermost(st, fn);
+	if (likely(ok))
+		trace_stream_put_exit_innermost(st, trace_clock_tsc());
+	SIGNAL_FENCE();
+	t->gen = state;
+	return ok;
+}
+
+/* The hooks' paths, for the in-process engine's stubs (patch_engine.c);
+ * whether an enter was counted. */
+int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
+{
+	uint32_t state = RUNTIME_LOAD(runtime_state);
+	if (likely(state != 0) &&
+	    (kind == HOOK_ENTER ? fast_enter(t, state, fn, sp) : fast_exit(t, state, fn)))
+		return kind == HOOK_ENTER;
+	return hook_slow(t, fn, kind, sp);
 }
 
 /* The fast paths below call nothing but hook_slow, and that as their last
@@ -221,28 +239,8 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
-	struct trace_stream *st = &t->stream;
 	uint32_t state = RUNTIME_LOAD(runtime_state);
-	if (unlikely(state != t->gen))
-		goto slow;
-	t->gen = RUNTIME_GEN_BUSY;
-	SIGNAL_FENCE();
-	uint8_t *pos = st->pos;
-	if (unlikely(pos >= st->limit || st->depth >= t->fast_depth))
-		goto slow_unmark;
-	int64_t fid = trace_stream_cached_fid(st, (uint64_t)fn);
-	if (unlikely(fid < 0))
-		goto slow_unmark;
-	trace_stream_put_enter_fid(st, pos, (uint64_t)fn, (uint32_t)fid, trace_clock_tsc(),
-				   HOOKED_CALL_SP());
-	SIGNAL_FENCE();
-	t->gen = state;
-	return;
-slow_unmark:
-	SIGNAL_FENCE();
-	t->gen = state;
-slow:
-	if (state != 0)
+	if (!fast_enter(t, state, (uint64_t)fn, HOOKED_CALL_SP()) && state != 0)
 		hook_slow(t, (uint64_t)fn, HOOK_ENTER, HOOKED_CALL_SP());
 }
 
@@ -251,23 +249,7 @@ RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_e
 {
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
-	struct trace_stream *st = &t->stream;
 	uint32_t state = RUNTIME_LOAD(runtime_state);
-	if (unlikely(state != t->gen))
-		goto slow;
-	t->gen = RUNTIME_GEN_BUSY;
-	SIGNAL_FENCE();
-	if (unlikely(st->pos >= st->limit || st->depth - 1 >= t->fast_depth ||
-		     !trace_stream_exits_innermost(st, (uint64_t)fn)))
-		goto slow_unmark;
-	trace_stream_put_exit_innermost(st, trace_clock_tsc());
-	SIGNAL_FENCE();
-	t->gen = state;
-	return;
-slow_unmark:
-	SIGNAL_FENCE();
-	t->gen = state;
-slow:
-	if (state != 0)
+	if (!fast_exit(t, state, (uint64_t)fn) && state != 0)
 		hook_slow(t, (uint64_t)fn, HOOK_EXIT, 0);
 }

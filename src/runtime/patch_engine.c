@@ -187,8 +187,7 @@ __attribute__((visibility("hidden"))) uint64_t
 runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *registers)
 {
 	struct thread_state *t = &runtime_thread;
-	uint32_t outer = t->in_patch_stub;
-	if (outer)
+	if (t->in_patch_stub)
 		return r->resume;
 	t->in_patch_stub = libraries_patched;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
