@@ -1,12 +1,14 @@
 /*
  * crash_report.c - what a program was doing when a fatal signal hit it.
  *
- * For every crash record: the signal, the faulting address, the function
- * and source line the instruction pointer was in, the stack of calls open
- * at that moment (the crashing thread's unfinished calls, innermost first)
- * and the calls that completed just before.  A consumer of the walker's
- * stream like every view: it only remembers, per thread, the stack and the
- * last few completed calls.
+ * For every crash record: the signal (and whether it was the stack
+ * overflowing), the faulting address, the function and source line the
+ * instruction pointer was in, the stack of calls open at that moment (the
+ * crashing thread's unfinished calls, innermost first; a run of calls of
+ * one function, a recursion, on one line with its count) and the calls
+ * that completed just before.  A consumer of the walker's stream like
+ * every view: it only remembers, per thread, the stack's runs and the last
+ * few completed calls.
  */
 #include "text_views.h"
 #include "view_util.h"
@@ -16,12 +18,19 @@
 #include <string.h>
 
 #define RECENT_CALLS 8
-#define MAX_STACK 64
+#define MAX_STACK 64 /* runs of the stack shown */
+
+/* Open calls of one function, one inside the other. */
+struct stack_run {
+	struct walk_event innermost;
+	uint64_t outermost_seq;
+	size_t frames;
+};
 
 struct crash_thread {
 	const struct trace_crash *crash;
-	struct walk_event stack[MAX_STACK]; /* unfinished calls, innermost first */
-	size_t nstack, deeper;
+	struct stack_run stack[MAX_STACK];	/* unfinished calls, innermost first */
+	size_t nstack, deeper;			/* deeper: frames past the runs shown */
 	struct walk_event recent[RECENT_CALLS]; /* ring of completed calls */
 	size_t nrecent;
 };
@@ -75,10 +84,16 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 		ct->recent[ct->nrecent++ % RECENT_CALLS] = *e;
 		return;
 	}
-	if (ct->nstack < MAX_STACK)
-		ct->stack[ct->nstack++] = *e;
-	else
+	struct stack_run *last = ct->nstack ? &ct->stack[ct->nstack - 1] : NULL;
+	if (ct->deeper == 0 && last && last->innermost.address == e->address &&
+	    last->innermost.sym == e->sym) {
+		last->outermost_seq = e->seq;
+		last->frames++;
+	} else if (ct->nstack < MAX_STACK) {
+		ct->stack[ct->nstack++] = (struct stack_run){*e, e->seq, 1};
+	} else {
 		ct->deeper++;
+	}
 }
 
 static void put_place(FILE *out, const struct symbol *s)
@@ -98,30 +113,51 @@ static const struct symbol *symbol_at(struct crash_report *cr, uint32_t image, u
 				   address - m->load_bias, address);
 }
 
+/* The open calls, innermost first, numbered by frame; a run of calls of
+ * one function on one line. */
+static void report_stack(FILE *out, const struct crash_thread *ct)
+{
+	fputs("calls open at the crash (innermost first):\n", out);
+	size_t frame = 0;
+	for (size_t i = 0; i < ct->nstack; i++) {
+		const struct stack_run *run = &ct->stack[i];
+		fprintf(out, "  #%-3zu ", frame);
+		put_place(out, run->innermost.sym);
+		if (run->frames == 1)
+			fprintf(out, "  (call %llu)\n", (unsigned long long)run->innermost.seq);
+		else
+			fprintf(out, "  (\u00d7%zu frames, calls %llu to %llu)\n", run->frames,
+				(unsigned long long)run->innermost.seq,
+				(unsigned long long)run->outermost_seq);
+		frame += run->frames;
+	}
+	if (ct->deeper)
+		fprintf(out, "  ... and %zu more\n", ct->deeper);
+}
+
 static void report_thread(struct crash_report *cr, const struct walk_thread *t)
 {
 	const struct crash_thread *ct = &cr->current;
 	const struct trace_crash *k = ct->crash;
 	char label[256];
 	const char *name = strsignal(k->signal);
-	fprintf(cr->out, "%s%s crashed: signal %d (%s)", cr->reported++ ? "\n" : "",
-		view_thread_label(t, label, sizeof(label)), k->signal, name ? name : "?");
+	fprintf(cr->out, "%s%s crashed: %ssignal %d (%s)", cr->reported++ ? "\n" : "",
+		view_thread_label(t, label, sizeof(label)),
+		k->flags & CRASH_STACK_OVERFLOW ? "stack overflow, " : "", k->signal,
+		name ? name : "?");
 	if (k->code > 0) /* raised by the instruction, not sent */
 		fprintf(cr->out, ", fault address %#llx", (unsigned long long)k->fault_address);
+	if (k->flags & CRASH_STACK_OVERFLOW)
+		fputs(" (below the thread's stack)", cr->out);
 	fputc('\n', cr->out);
 	if (k->nframes) {
 		fputs("  in ", cr->out);
 		put_place(cr->out, symbol_at(cr, k->image, k->frames[0], k->time_ns));
+		if (k->flags & CRASH_IN_TRACER)
+			fputs("  (as calltrace recorded its entry)", cr->out);
 		fputc('\n', cr->out);
 	}
-	fputs("calls open at the crash (innermost first):\n", cr->out);
-	for (size_t i = 0; i < ct->nstack; i++) {
-		fprintf(cr->out, "  #%-3zu ", i);
-		put_place(cr->out, ct->stack[i].sym);
-		fprintf(cr->out, "  (call %llu)\n", (unsigned long long)ct->stack[i].seq);
-	}
-	if (ct->deeper)
-		fprintf(cr->out, "  ... and %zu more\n", ct->deeper);
+	report_stack(cr->out, ct);
 	size_t n = ct->nrecent < RECENT_CALLS ? ct->nrecent : RECENT_CALLS;
 	if (n)
 		fprintf(cr->out, "last %zu calls completed before it:\n", n);
