@@ -148,9 +148,11 @@ enum trace_crash_flag {
 	/* The fault address lies in the guard region below the crashing
 	 * thread's stack, or just below its lowest page: the stack is full. */
 	CRASH_STACK_OVERFLOW = 1,
-	/* The fault hit in the tracer's own code on the way into (or out of)
-	 * a call of the program; frames[0] is that call's function, and
-	 * frames[1] the instruction that faulted. */
+	/* The fault hit in the tracer's own code for the entry of a call of
+	 * the program (its trampoline or jump slot, the copy of the function's
+	 * displaced instructions there, the runtime recording the call);
+	 * frames[0] is the function's place, frames[1] the instruction that
+	 * faulted. */
 	CRASH_IN_TRACER = 2,
 };
 

@@ -141,10 +141,9 @@ static void report_thread(struct crash_report *cr, const struct walk_thread *t)
 	const struct trace_crash *k = ct->crash;
 	char label[256];
 	const char *name = strsignal(k->signal);
-	fprintf(cr->out, "%s%s crashed: %ssignal %d (%s)", cr->reported++ ? "\n" : "",
-		view_thread_label(t, label, sizeof(label)),
-		k->flags & CRASH_STACK_OVERFLOW ? "stack overflow, " : "", k->signal,
-		name ? name : "?");
+	fprintf(cr->out, "%s%s crashed: signal %d (%s)%s", cr->reported++ ? "\n" : "",
+		view_thread_label(t, label, sizeof(label)), k->signal, name ? name : "?",
+		k->flags & CRASH_STACK_OVERFLOW ? ": stack overflow" : "");
 	if (k->code > 0) /* raised by the instruction, not sent */
 		fprintf(cr->out, ", fault address %#llx", (unsigned long long)k->fault_address);
 	if (k->flags & CRASH_STACK_OVERFLOW)
@@ -154,7 +153,7 @@ static void report_thread(struct crash_report *cr, const struct walk_thread *t)
 		fputs("  in ", cr->out);
 		put_place(cr->out, symbol_at(cr, k->image, k->frames[0], k->time_ns));
 		if (k->flags & CRASH_IN_TRACER)
-			fputs("  (as calltrace recorded its entry)", cr->out);
+			fputs("  (in calltrace's code for its entry)", cr->out);
 		fputc('\n', cr->out);
 	}
 	report_stack(cr->out, ct);

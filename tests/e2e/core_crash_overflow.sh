@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# core_crash_overflow.sh - a stack overflow (an endless recursion, in the
+# main thread and in a second one, under a small `ulimit -s` so that it is
+# quick) is reported as one, under every engine: the runtime, the
+# in-process engine and the ptrace engine.  `calltrace crash` says "stack
+# overflow", names recurse_forever as the place (under the in-process
+# engine the fault hits in calltrace's code for the entry of the next call:
+# the function is named, not the runtime's), and shows the thousands of
+# recursive calls as one line with their count, the exact count of
+# recurse_forever's calls, followed by the callers; `info` says it too.
+# The runtime's engines say it on stderr at once.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+src=$PROGRAMS/reliability/overflow.c
+build_c overflow "$src" -Wno-infinite-recursion
+gcc -std=gnu11 -g -O0 -Wno-infinite-recursion -o "$WORK/overflow_plain" "$src" -pthread ||
+	fail "cannot compile overflow_plain"
+
+# overflow_case ENGINE MODE: records the overflow of MODE (main or thread)
+# under ENGINE (hooks, patch or ptrace) and checks the report.
+overflow_case() {
+	local engine=$1 mode=$2 name=$1_$2 crash calls callers
+	crash=$WORK/$name.crash
+	(
+		ulimit -s 1024
+		case $engine in
+		hooks) record "$name" "$WORK/overflow" "$mode" ;;
+		*) record "$name" --engine "$engine" "$WORK/overflow_plain" "$mode" ;;
+		esac
+		echo "$RC" >"$WORK/$name.rc"
+	)
+	[ "$(cat "$WORK/$name.rc")" = 139 ] || fail "$name: record exited $(cat "$WORK/$name.rc"), not 139"
+	ct crash -o "$crash" "$WORK/$name.trace"
+	grep -Eq "crashed: signal 11 \(Segmentation fault\): stack overflow, fault address 0x[0-9a-f]+ \(below the thread's stack\)$" \
+		"$crash" || fail "$name: not reported as a stack overflow: $(head -1 "$crash")"
+	grep -Eq "^  in recurse_forever at overflow\.c:[0-9]+( |$)" "$crash" ||
+		fail "$name: the crash is not placed in recurse_forever: $(sed -n 2p "$crash")"
+	# Every call of recurse_forever was open: one line with their count.
+	ct report -o "$WORK/$name.report" "$WORK/$name.trace"
+	calls=$(report_calls "$WORK/$name.report" recurse_forever)
+	[ "$calls" -gt 1000 ] || fail "$name: only $calls calls of recurse_forever"
+	grep -Eq "^  #0   recurse_forever at overflow\.c:[0-9]+  \(×$calls frames, calls [0-9]+ to [0-9]+\)$" \
+		"$crash" || fail "$name: the recursion is not one line of $calls frames: $(grep -m1 '^  #' "$crash")"
+	callers=main
+	[ "$mode" = thread ] && callers=overflow_thread
+	grep -Eq "^  #$calls +$callers " "$crash" ||
+		fail "$name: frame #$calls is not $callers: $(grep '^  #' "$crash" | sed -n 2p)"
+	[ "$(grep -c '^  #' "$crash")" -le 4 ] || fail "$name: $(grep -c '^  #' "$crash") stack lines, not 2 to 4"
+	ct info "$WORK/$name.trace" >"$WORK/$name.info"
+	grep -Eq "^crash: +pid [0-9]+ tid [0-9]+: signal 11 at 0x[0-9a-f]+: stack overflow$" "$WORK/$name.info" ||
+		fail "$name: info does not say stack overflow: $(grep '^crash' "$WORK/$name.info")"
+	if [ "$engine" != ptrace ]; then
+		grep -q "^calltrace: pid [0-9]* tid [0-9]* [a-z_]* crashed: signal 11 (Segmentation fault): stack overflow, " \
+			"$WORK/$name.err" || fail "$name: stderr does not say it at once: $(head -c 300 "$WORK/$name.err")"
+	fi
+}
+
+for engine in hooks patch ptrace; do
+	for mode in main thread; do
+		overflow_case "$engine" "$mode"
+	done
+done
+# The in-process engine: the fault is in calltrace's code, and said so.
+grep -q "^  in recurse_forever at overflow.c:[0-9]*  (in calltrace's code for its entry)$" \
+	"$WORK/patch_main.crash" || fail "patch: the site is $(sed -n 2p "$WORK/patch_main.crash")"
+pass
