@@ -4,7 +4,8 @@
 # with the same file:line, that the JSON marks unfinished) and the calls
 # completed just before; a trace without a crash says so.  The same under
 # every engine: the runtime (a -finstrument-functions build), and for a
-# build without flags the in-process engine and the ptrace engine.
+# build without flags the in-process engine and the ptrace engine; and
+# `record` says it on stderr, with where to see it again.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -29,6 +30,11 @@ for run in hooks:segv:11:crash hooks:abort:6:abort patch:segv:11:crash patch:abo
 	*) record "$name" --engine "$engine" "$WORK/crash_plain" "${mode%%:*}" ;;
 	esac
 	ct crash -o "$WORK/$name.crash" "$WORK/$name.trace"
+	# record said it on stderr too, and where to see it.
+	grep -q "^calltrace: pid [0-9]* tid [0-9]* crash[a-z_]* crashed: signal $sig " "$WORK/$name.err" ||
+		fail "$name: record did not say the crash: $(head -c 300 "$WORK/$name.err")"
+	grep -q "^calltrace: see: calltrace crash $WORK/$name.trace$" "$WORK/$name.err" ||
+		fail "$name: record did not say where to see the crash"
 	report=$WORK/$name.crash
 	grep -q "crashed: signal $sig " "$report" || fail "$name: no 'signal $sig' line: $(head -1 "$report")"
 	# The stack, innermost first, with the lines addr2line gives.
