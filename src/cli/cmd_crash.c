@@ -14,9 +14,10 @@ static void crash_usage(FILE *out)
 {
 	fprintf(out, "usage: calltrace crash [OPTIONS] [TRACE]\n\n"
 		     "For every fatal signal recorded (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,\n"
-		     "SIGTRAP): the signal, the function and line it hit, the calls open at that\n"
-		     "moment and the last calls completed before it.  Says so when the trace\n"
-		     "holds no crash.\n\n"
+		     "SIGTRAP), by any engine: the signal, whether it was the stack overflowing,\n"
+		     "the function and line it hit, the calls open at that moment (innermost\n"
+		     "first; a recursion on one line with its count) and the last calls\n"
+		     "completed before it.  Says so when the trace holds no crash.\n\n"
 		     "options:\n" CLI_FILTER_HELP
 		     "  -o, --output FILE      write to FILE instead of standard output\n"
 		     "  -h, --help             this help\n");
