@@ -7,8 +7,9 @@
  * (a mapping with no access, as threads of the C library have) or nothing
  * (the main thread's stack, which the kernel grows down until its limit).
  * The fault is a stack overflow when it lies in that guard or in that gap
- * just below a read-write mapping, and no farther below the stack pointer
- * than a push or a probe of the next frame reaches.
+ * just below a read-write mapping, the stack pointer is on that stack (or
+ * past its end, in the same guard or gap), and the fault no farther below
+ * the stack pointer than a push or a probe of the next frame reaches.
  *
  * Header only, without the C library: the runtime calls it inside its
  * crash handler, the ptrace engine from the tool.
@@ -97,14 +98,18 @@ static inline int stack_fault_is_overflow(const struct stack_fault_scan *s)
 	if (!s->have_above)
 		return 0;
 	const struct maps_range *stack = &s->above;
+	uint64_t low = s->have_prev ? s->prev.end : 0; /* where the gap below it starts */
 	if (s->have_prev && s->prev.end > s->fault) {
 		/* In a mapping: only a guard right below the stack counts. */
 		if (!maps_range_no_access(&s->prev) || s->prev.end != stack->start)
 			return 0;
+		low = s->prev.start;
 	}
 	if (stack->perms[0] != 'r' || stack->perms[1] != 'w')
 		return 0;
-	return s->sp < stack->end && s->fault + STACK_FAULT_SLACK >= s->sp;
+	/* The stack pointer on this stack (or past its end, in the gap or
+	 * the guard), and the fault near it. */
+	return s->sp >= low && s->sp < stack->end && s->fault + STACK_FAULT_SLACK >= s->sp;
 }
 
 #endif
