@@ -59,6 +59,23 @@ for engine in hooks patch ptrace; do
 		overflow_case "$engine" "$mode"
 	done
 done
+# Without the tool, the runtime says it all the same, the recursion as one
+# line of addresses with its count.
+rc=0
+(
+	ulimit -s 1024
+	CALLTRACE_TOOL=$WORK/none CALLTRACE_OUTPUT=$WORK/notool.trace LD_PRELOAD=$RUNTIME \
+		"$WORK/overflow" main >/dev/null 2>"$WORK/notool.err"
+) 2>/dev/null || rc=$?
+[ "$rc" = 139 ] || fail "no tool: exit $rc"
+grep -Eq "^calltrace: process [0-9]+ died of signal 11 \(Segmentation fault\) in thread [0-9]+, fault address 0x[0-9a-f]+: stack overflow$" \
+	"$WORK/notool.err" || fail "no tool: no stack overflow line: $(head -c 300 "$WORK/notool.err")"
+ct report -o "$WORK/notool.report" "$WORK/notool.trace"
+calls=$(report_calls "$WORK/notool.report" recurse_forever)
+grep -Eq "^calltrace:   #0 0x[0-9a-f]+  \(×$calls frames\)$" "$WORK/notool.err" ||
+	fail "no tool: the recursion is not one line of $calls frames: $(grep -m1 '^calltrace:   #' "$WORK/notool.err")"
+[ "$(grep -c '^calltrace:   #' "$WORK/notool.err")" = 2 ] || fail "no tool: not 2 lines of open calls"
+
 # The in-process engine: the fault is in calltrace's code, and said so.
 grep -q "^  in recurse_forever at overflow.c:[0-9]*  (in calltrace's code for its entry)$" \
 	"$WORK/patch_main.crash" || fail "patch: the site is $(sed -n 2p "$WORK/patch_main.crash")"
