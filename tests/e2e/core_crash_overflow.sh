@@ -8,6 +8,7 @@
 # the function is named, not the runtime's), and shows the thousands of
 # recursive calls as one line with their count, the exact count of
 # recurse_forever's calls, followed by the callers; `info` says it too.
+# Two functions that call each other are one line too.
 # `record` says it on stderr too.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -59,6 +60,26 @@ for engine in hooks patch ptrace; do
 		overflow_case "$engine" "$mode"
 	done
 done
+# Two functions that call each other: one line for the cycle, with its
+# count, the other function on the next; every call of the two counted.
+(
+	ulimit -s 1024
+	record mutual "$WORK/overflow" mutual
+)
+ct crash -o "$WORK/mutual.crash" "$WORK/mutual.trace"
+ct report -o "$WORK/mutual.report" "$WORK/mutual.trace"
+calls=$(($(report_calls "$WORK/mutual.report" recurse_ping) + $(report_calls "$WORK/mutual.report" recurse_pong)))
+grep -Eq "^  #0   recurse_p(i|o)ng at overflow\.c:[0-9]+  \(×[0-9]+ cycles of these 2 calls: [0-9]+ frames, calls [0-9]+ to [0-9]+\)$" \
+	"$WORK/mutual.crash" || fail "mutual: the cycle is not one line: $(grep -m1 '^  #' "$WORK/mutual.crash")"
+grep -Eq "^  #1   recurse_p(i|o)ng at overflow\.c:[0-9]+$" "$WORK/mutual.crash" ||
+	fail "mutual: the cycle's second function: $(grep '^  #' "$WORK/mutual.crash" | sed -n 2p)"
+shown=$(awk '/^  #[0-9]+ +recurse_p(i|o)ng / {
+	if (match($0, /[0-9]+ frames, calls/)) s += substr($0, RSTART) + 0
+	else if (/\(call [0-9]+\)$/) s++
+} END { print s + 0 }' "$WORK/mutual.crash")
+[ "$shown" = "$calls" ] || fail "mutual: the report shows $shown calls of the two, the trace has $calls"
+[ "$(grep -c '^  #' "$WORK/mutual.crash")" -le 4 ] || fail "mutual: $(grep -c '^  #' "$WORK/mutual.crash") stack lines"
+
 # Without the tool, the runtime says it all the same, the recursion as one
 # line of addresses with its count.
 rc=0
