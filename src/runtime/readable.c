@@ -69,7 +69,7 @@ int runtime_maps_each(void (*each_line)(const char *line, void *ctx), void *ctx)
 				   O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
 		return -1;
-	char buf[4096], line[512];
+	char buf[1024], line[256]; /* small: the crash handler may run on a small signal stack */
 	uint32_t used = 0;
 	long got;
 	while ((got = raw_syscall6(SYS_read, fd, (long)buf, sizeof(buf), 0, 0, 0)) > 0)
