@@ -150,7 +150,7 @@ static uint32_t crash_facts(int sig, const siginfo_t *info, const void *context,
 		: 0;
 	frames[0] = function ? function : pc;
 	frames[1] = pc;
-	*nframes = function ? 2 : pc != 0;
+	*nframes = function ? 2 : (pc ? 1 : 0);
 	if (function)
 		flags |= CRASH_IN_TRACER;
 	if (sig == SIGSEGV && info->si_code > 0 && is_stack_overflow((uint64_t)info->si_addr, sp))
