@@ -111,6 +111,10 @@ int cli_run_view(struct cli_trace *t, int argc, char **argv, const char *output,
 int cli_view_command(int argc, char **argv, const char *command, void (*usage)(FILE *),
 		     cli_view_writer write);
 
+/* cmd_crash.c: the crash report of TRACE on stderr ("calltrace: " lines),
+ * then where to see it again; nothing when the trace holds no crash. */
+void cli_say_crashes(const char *trace);
+
 /* big_output.c: the size of a view's output estimated from the trace's
  * (bytes_per_call: what the view writes for a call), and a warning on
  * stderr, before writing, when an unfiltered output would be too big for

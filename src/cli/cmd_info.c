@@ -123,8 +123,10 @@ int cmd_info(int argc, char **argv)
 		printf("  at offset %" PRIu64 ": %s\n", r->problems[i].offset,
 		       r->problems[i].message);
 	for (size_t i = 0; i < r->ncrashes; i++)
-		printf("crash:      pid %u tid %u: signal %d at %#" PRIx64 "\n", r->crashes[i].pid,
-		       r->crashes[i].tid, r->crashes[i].signal, r->crashes[i].fault_address);
+		printf("crash:      pid %u tid %u: signal %d at %#" PRIx64 "%s\n",
+		       r->crashes[i].pid, r->crashes[i].tid, r->crashes[i].signal,
+		       r->crashes[i].fault_address,
+		       r->crashes[i].flags & CRASH_STACK_OVERFLOW ? ": stack overflow" : "");
 	cli_trace_close(&t);
 	return 0;
 }

@@ -379,6 +379,8 @@ int record_run(struct record_options *o, char **argv, int first)
 	trace_session_close(&s);
 	if (code < 0)
 		return 127;
+	if (use_dynamic)
+		cli_say_crashes(trace);
 	if (!o->quiet)
 		say_summary(trace, instrumented || o->engine_choice != ENGINE_RUNTIME);
 	return code;

@@ -88,6 +88,14 @@ struct shadow_frame {
 
 struct process;
 
+/* A fatal signal on its way to a thread (crash_note.c). */
+struct crash_note {
+	int signal, code; /* 0: none */
+	uint64_t fault_address, pc;
+	uint64_t site;	/* the function's place, when pc is in a jump slot; or 0 */
+	uint32_t flags; /* enum trace_crash_flag */
+};
+
 struct thread {
 	pid_t tid;
 	struct process *proc;
@@ -102,6 +110,7 @@ struct thread {
 	int unwinding;		  /* an exception is on its way up this thread's stack */
 	cpu_set_t saved_affinity; /* attach mode */
 	int has_saved_affinity;
+	struct crash_note crash;
 	struct thread *hash_next;
 	struct thread *next; /* in the engine's list */
 };
@@ -167,7 +176,8 @@ struct engine {
  *
  *   0. tools: engine_log.c (messages), tracee_mem.c, remote_syscall.c,
  *      affinity.c, elf_image.c, elf_functions.c, threads.c
- *      (thread records, their streams, resuming); below them all, the
+ *      (thread records, their streams, resuming), crash_note.c (crash
+ *      records); below them all, the
  *      shared patching core in src/patch (decoding with capstone,
  *      relocating displaced instructions)
  *   1. insn_emulate.c, jump_patch.c (entry plans and jump slots on that
@@ -230,6 +240,14 @@ void thread_end_stream(struct thread *t, int write_end);
 void thread_free(struct engine *e, struct thread *t);
 /* Resumes a stopped thread (delivering `sig`); 0 or -1. */
 int thread_resume(struct engine *e, struct thread *t, int sig);
+
+/* ---- crash_note.c --------------------------------------------------------- */
+/* At the delivery stop of `sig` to stopped thread `t`: notes a fatal one
+ * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP). */
+void crash_note_signal(struct thread *t, int sig);
+/* At the thread's exit stop: writes the crash record when the noted signal
+ * ended it. */
+void crash_note_exit(struct thread *t);
 
 /* ---- scratch.c ------------------------------------------------------------ */
 /* Maps the trap page (return trap, syscall gadget, first slots) near the

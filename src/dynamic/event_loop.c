@@ -127,7 +127,8 @@ static void on_sigtrap(struct engine *e, struct thread *t)
 			special_hit(e, t, bp, &r);
 		thread_resume(e, t, 0);
 	} else {
-		thread_resume(e, t, SIGTRAP); /* the program's own */
+		crash_note_signal(t, SIGTRAP); /* the program's own */
+		thread_resume(e, t, SIGTRAP);
 	}
 }
 
@@ -161,6 +162,7 @@ static void on_event(struct engine *e, struct thread *t, int event, int sig)
 		break;
 	}
 	case PTRACE_EVENT_EXIT:
+		crash_note_exit(t);
 		thread_end_stream(t, 1); /* still alive: its name can be read */
 		break;
 	case PTRACE_EVENT_STOP:
@@ -193,8 +195,10 @@ void event_handle(struct engine *e, struct thread *t, int status)
 		on_event(e, t, event, sig);
 	else if (sig == SIGTRAP)
 		on_sigtrap(e, t);
-	else
+	else {
+		crash_note_signal(t, sig);
 		thread_resume(e, t, sig);
+	}
 }
 
 int event_loop(struct engine *e)

@@ -134,13 +134,26 @@ struct trace_thread_record {
 	uint32_t name_len; /* then the name */
 };
 
-/* CHUNK_CRASH: a fatal signal, written by the crash handler. */
+/* CHUNK_CRASH: a fatal signal, written by the crash handler (the runtime)
+ * or by the ptrace engine when the signal killed the thread. */
 struct trace_crash_record {
 	int32_t signal;
 	int32_t code;
 	uint64_t fault_address;
-	uint32_t frames; /* then frames x uint64_t return addresses */
-	uint32_t reserved;
+	uint32_t frames; /* then frames x uint64_t: the crash site, then return addresses */
+	uint32_t flags;	 /* enum trace_crash_flag (0 in traces written before them) */
+};
+
+enum trace_crash_flag {
+	/* The fault address lies in the guard region below the crashing
+	 * thread's stack, or just below its lowest page: the stack is full. */
+	CRASH_STACK_OVERFLOW = 1,
+	/* The fault hit in the tracer's own code for the entry of a call of
+	 * the program (its trampoline or jump slot, the copy of the function's
+	 * displaced instructions there, the runtime recording the call);
+	 * frames[0] is the function's place, frames[1] the instruction that
+	 * faulted. */
+	CRASH_IN_TRACER = 2,
 };
 
 /* Extended events (byte0 = kind << 2). */

@@ -326,6 +326,7 @@ static void read_crash(struct trace_reader *r, uint64_t off, const struct trace_
 	k->fault_address = rec.fault_address;
 	k->time_ns = chunk_time_ns(r, c);
 	k->nframes = rec.frames;
+	k->flags = rec.flags;
 	k->frames = malloc(rec.frames * sizeof(uint64_t) + 1);
 	memcpy(k->frames, p + sizeof(rec), rec.frames * sizeof(uint64_t));
 }

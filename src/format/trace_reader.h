@@ -62,6 +62,7 @@ struct trace_crash {
 	uint64_t fault_address, time_ns;
 	uint64_t *frames;
 	uint32_t nframes;
+	uint32_t flags; /* enum trace_crash_flag */
 };
 
 /* What the record is known to lack; all 0 for a whole trace.  Each also

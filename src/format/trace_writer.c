@@ -387,9 +387,10 @@ int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event, co
 }
 
 int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int code,
-		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes)
+		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes,
+		      uint32_t flags)
 {
-	struct trace_crash_record r = {signal, code, fault_address, nframes, 0};
+	struct trace_crash_record r = {signal, code, fault_address, nframes, flags};
 	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)frames, nframes * sizeof(*frames)}};
 	return write_chunk(s, CHUNK_CRASH, tid, parts, 2);
 }

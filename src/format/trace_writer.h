@@ -76,8 +76,10 @@ int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bi
 		       uint64_t high, const void *build_id, uint32_t build_id_len,
 		       const char *path);
 int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event, const char *name);
+/* flags: enum trace_crash_flag. */
 int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int code,
-		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes);
+		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes,
+		      uint32_t flags);
 
 /* ---- event streams ------------------------------------------------------ */
 

@@ -86,6 +86,18 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 	return r->base;
 }
 
+uint8_t *patch_code_block_at(uint64_t address, size_t len)
+{
+	len = (len + 15) & ~(size_t)15; /* as patch_code_alloc gave it */
+	for (unsigned i = 0; i < nregions; i++) {
+		const struct code_region *r = &regions[i];
+		uint64_t base = (uint64_t)r->base;
+		if (address >= base && address < base + r->used)
+			return r->base + (address - base) / len * len;
+	}
+	return NULL;
+}
+
 void patch_code_seal(void)
 {
 	for (unsigned i = 0; i < nregions; i++) {

@@ -85,6 +85,10 @@ uint8_t *patch_emit_jump(uint8_t *out, uint64_t from, uint64_t to);
 uint8_t *patch_code_alloc(uint64_t near, size_t len);
 /* Makes every trampoline page read-execute. */
 void patch_code_seal(void);
+/* The start of the trampoline `address` lies in, when every trampoline was
+ * given `len` bytes; NULL when the address is in none.  Safe in a signal
+ * handler. */
+uint8_t *patch_code_block_at(uint64_t address, size_t len);
 
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */

@@ -8,7 +8,10 @@
  * program's own, or the default) and lets the signal take its course, so
  * the program dies, or recovers, exactly as it would have.  It runs on the
  * thread's alternate signal stack (threads.c gives one), so that a stack
- * overflow is reported too.
+ * overflow is reported too, and said to be one: the fault address against
+ * the stack's mapping in /proc/self/maps (utils/stack_overflow.h).  A fault
+ * in the in-process engine's own code is charged to the program's function
+ * it was entering (crash_site.c).
  *
  * One SIGBUS is the runtime's own: a window of the trace file that the file
  * no longer backs (someone truncated the trace, or the disk filled up under
@@ -16,6 +19,7 @@
  * anonymous memory, recording stops, and the program goes on.
  */
 #include "runtime.h"
+#include "../utils/stack_overflow.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -68,7 +72,8 @@ static int recover_trace_fault(const void *address)
 	return 1;
 }
 
-/* Without the tool: the open calls of the crashing thread as addresses. */
+/* Without the tool: the open calls of the crashing thread as addresses,
+ * a run of calls of one function (a recursion) on one line. */
 static void say_open_calls(void)
 {
 	const struct trace_stream *st = &runtime_thread.stream;
@@ -76,15 +81,40 @@ static void say_open_calls(void)
 	if (!st->open_calls || depth == 0)
 		return;
 	runtime_say("calls open at the crash (innermost first; %s):", runtime_tool_missing());
-	for (uint32_t i = depth; i-- > 0;)
-		runtime_say("  #%u %#llx", depth - 1 - i,
-			    (unsigned long long)st->open_calls[i].address);
+	for (uint32_t i = depth; i-- > 0;) {
+		uint64_t address = st->open_calls[i].address;
+		uint32_t run = 1;
+		while (i > 0 && st->open_calls[i - 1].address == address) {
+			i--;
+			run++;
+		}
+		if (run == 1)
+			runtime_say("  #%u %#llx", depth - 1 - i, (unsigned long long)address);
+		else
+			runtime_say("  #%u %#llx  (\u00d7%u frames)", depth - i - run,
+				    (unsigned long long)address, run);
+	}
+}
+
+static void stack_fault_each_line(const char *line, void *scan)
+{
+	stack_fault_line(scan, line);
+}
+
+/* Whether a fault at `address` with the stack pointer at `sp` is the
+ * thread's stack overflowing. */
+static int is_stack_overflow(uint64_t address, uint64_t sp)
+{
+	struct stack_fault_scan scan;
+	stack_fault_begin(&scan, address, sp);
+	return runtime_maps_each(stack_fault_each_line, &scan) == 0 &&
+	       stack_fault_is_overflow(&scan);
 }
 
 /* The program dies of `sig`: its exit goes into the trace, then a short
  * report on stderr (by `calltrace crash`, for this process: the open calls
  * with their files and lines), and where to see more. */
-static void say_fatal(int sig, uint32_t tid, const siginfo_t *info)
+static void say_fatal(int sig, uint32_t tid, const siginfo_t *info, uint32_t flags)
 {
 	trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, 128 + sig, NULL, NULL, 0);
 	char pid[16];
@@ -95,12 +125,40 @@ static void say_fatal(int sig, uint32_t tid, const siginfo_t *info)
 		if (info->si_code > 0 && sig != SIGABRT && sig != SIGTRAP)
 			snprintf(fault, sizeof(fault), ", fault address %#llx",
 				 (unsigned long long)(uintptr_t)info->si_addr);
-		runtime_say("process %s died of signal %d (%s) in thread %u%s", pid, sig,
-			    sigdescr_np(sig), tid, fault);
+		runtime_say("process %s died of signal %d (%s) in thread %u%s%s", pid, sig,
+			    sigdescr_np(sig), tid, fault,
+			    flags & CRASH_STACK_OVERFLOW ? ": stack overflow" : "");
 		say_open_calls();
 	}
 	runtime_say("see: calltrace crash %s", runtime_session.path);
 	runtime_session_end();
+}
+
+/* The crash site (frames[0], and frames[1] the faulting instruction when
+ * that was the tracer's) and the record's flags. */
+static uint32_t crash_facts(int sig, const siginfo_t *info, const void *context, uint64_t frames[2],
+			    uint32_t *nframes)
+{
+	uint32_t flags = 0;
+#if defined(__x86_64__)
+	const ucontext_t *uc = context;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	uint64_t function =
+	    runtime_crash_site_function
+		? runtime_crash_site_function(pc, (uint64_t)uc->uc_mcontext.gregs[REG_R11])
+		: 0;
+	frames[0] = function ? function : pc;
+	frames[1] = pc;
+	*nframes = function ? 2 : (pc ? 1 : 0);
+	if (function)
+		flags |= CRASH_IN_TRACER;
+	if (sig == SIGSEGV && info->si_code > 0 && is_stack_overflow((uint64_t)info->si_addr, sp))
+		flags |= CRASH_STACK_OVERFLOW;
+#else
+	(void)sig, (void)info, (void)context, (void)frames, (void)nframes;
+#endif
+	return flags;
 }
 
 static void on_fatal_signal(int sig, siginfo_t *info, void *context)
@@ -115,20 +173,15 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 		runtime_probe_fault((uint64_t)info->si_addr); /* a read of readable.c's */
 	}
 	int slot = signal_slot(sig);
-	uint64_t frames[1] = {0};
-#if defined(__x86_64__)
-	const ucontext_t *uc = context;
-	frames[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-#else
-	(void)context;
-#endif
+	uint64_t frames[2] = {0, 0};
+	uint32_t nframes = 0, flags = crash_facts(sig, info, context, frames, &nframes);
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	trace_write_crash(&runtime_session, tid, sig, info->si_code, (uint64_t)info->si_addr,
-			  frames, frames[0] ? 1 : 0);
+			  frames, nframes, flags);
 	if (previous[slot].sa_handler == SIG_DFL && !(previous[slot].sa_flags & SA_SIGINFO)) {
 		/* No handler of the program's: it dies now. */
 		uint32_t gen = runtime_internal_begin(&runtime_thread);
-		say_fatal(sig, tid, info);
+		say_fatal(sig, tid, info, flags);
 		runtime_internal_end(&runtime_thread, gen);
 	}
 	sigaction(sig, &previous[slot], NULL);

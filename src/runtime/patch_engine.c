@@ -24,6 +24,7 @@
 #include "../patch/elf_functions.h"
 #include "../patch/patch.h"
 #include "../patch/special_functions.h"
+#include "patch_record.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,14 +36,6 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-struct patch_record {
-	uint64_t address;	      /* the function */
-	uint64_t resume;	      /* its displaced instructions, relocated */
-	const struct func_plan *plan; /* its arguments' capture, or NULL */
-	uint64_t reserved;
-};
-#define PATCH_RECORD_ROOM 32 /* sizeof(struct patch_record), at a trampoline's start */
 
 struct shadow_frame {
 	uint64_t *slot;	   /* where the return address was */
@@ -59,8 +52,9 @@ static __thread uint32_t shadow_cap __attribute__((tls_model("initial-exec")));
 /* An exception is on its way up this thread's stack: frames below a call
  * being made are frames it has left. */
 static __thread int unwinding __attribute__((tls_model("initial-exec")));
+/* The record of the call the enter stub is in (patch_stubs.S sets it). */
+__thread uint64_t runtime_patch_entering __attribute__((tls_model("initial-exec")));
 
-extern void runtime_patch_enter_stub(void);
 extern void runtime_patch_return_stub(void);
 
 /* In an attached process the runtime came after the unwinder, so its own
@@ -368,8 +362,7 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 		if (vet >= 0)
 			return (enum patch_verdict)vet;
 	}
-	uint8_t *tramp =
-	    patch_code_alloc(address, PATCH_RECORD_ROOM + 12 + 14 + PATCH_RELOCATED_MAX);
+	uint8_t *tramp = patch_code_alloc(address, PATCH_TRAMPOLINE_SIZE);
 	if (!tramp)
 		return PATCH_NO_MEMORY;
 	struct patch_record *rec = (struct patch_record *)tramp;

@@ -12,6 +12,10 @@
  * the function got them, for runtime_patch_on_enter to read), calls
  * runtime_patch_on_enter(record, &return address, registers), puts every
  * register back and jumps where it said: the displaced instructions.
+ * For the time of that call the thread's runtime_patch_entering holds the
+ * record (the outer value kept in the frame, for a signal handler's call
+ * that comes meanwhile): a fault in the runtime then names the function
+ * being entered (crash_site.c).
  *
  * runtime_patch_return_stub: a patched call's return address while it
  * runs.  Asks runtime_patch_on_return(registers, stack pointer) for the
@@ -37,7 +41,7 @@ runtime_patch_enter_stub:
 	pushq %rbp            /* 8(%rbp): the caller's %r11, 16(%rbp): return address */
 	movq %rsp, %rbp
 	andq $-16, %rsp
-	subq $320, %rsp
+	subq $336, %rsp       /* 320(%rsp): the outer runtime_patch_entering */
 	movq %rdi, 0(%rsp)
 	movq %rsi, 8(%rsp)
 	movq %rdx, 16(%rsp)
@@ -48,9 +52,16 @@ runtime_patch_enter_stub:
 	movq %r10, 56(%rsp)
 	SAVE_XMM 64
 	movq %r11, %rdi
+	movq runtime_patch_entering@gottpoff(%rip), %rax
+	movq %fs:(%rax), %rcx
+	movq %rcx, 320(%rsp)
+	movq %rdi, %fs:(%rax)
 	leaq 16(%rbp), %rsi
 	movq %rsp, %rdx
 	call runtime_patch_on_enter
+	movq runtime_patch_entering@gottpoff(%rip), %rcx
+	movq 320(%rsp), %rdx
+	movq %rdx, %fs:(%rcx)
 	movq 8(%rbp), %r11    /* the caller's */
 	movq %rax, 8(%rbp)    /* where to go on */
 	movq 0(%rsp), %rdi
@@ -66,6 +77,9 @@ runtime_patch_enter_stub:
 	popq %rbp
 	leaq 8(%rsp), %rsp    /* no flags touched; the target stays in the red zone */
 	jmp *-8(%rsp)
+	.globl runtime_patch_enter_stub_end
+	.hidden runtime_patch_enter_stub_end
+runtime_patch_enter_stub_end:
 	.size runtime_patch_enter_stub, . - runtime_patch_enter_stub
 
 	.globl runtime_patch_return_stub

@@ -16,6 +16,7 @@
  * be patched, and a call of one would be recorded as the program's.
  */
 #include "runtime.h"
+#include "../utils/stack_overflow.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -49,44 +50,27 @@ static long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f
 	return rc;
 }
 
-static uint64_t parse_hex(const char **p)
+/* One line of /proc/self/maps: a readable mapping goes into the table. */
+static void add_line(const char *line, void *ctx)
 {
-	uint64_t v = 0;
-	for (;; (*p)++) {
-		char c = **p;
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (uint64_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (uint64_t)(c - 'a' + 10);
-		else
-			return v;
-	}
-}
-
-/* One line of /proc/self/maps: "start-end perms ...". */
-static void add_line(const char *line, uint32_t *n)
-{
-	const char *p = line;
-	uint64_t start = parse_hex(&p);
-	if (*p++ != '-')
+	uint32_t *n = ctx;
+	struct maps_range r;
+	if (!maps_parse_range(line, &r) || r.perms[0] != 'r' || *n == MAX_RANGES)
 		return;
-	uint64_t end = parse_hex(&p);
-	if (*p++ != ' ' || p[0] != 'r' || *n == MAX_RANGES)
-		return;
-	if (*n && ranges[*n - 1].end == start)
-		ranges[*n - 1].end = end; /* adjacent: one range */
+	if (*n && ranges[*n - 1].end == r.start)
+		ranges[*n - 1].end = r.end; /* adjacent: one range */
 	else
-		ranges[(*n)++] = (struct range){start, end};
+		ranges[(*n)++] = (struct range){r.start, r.end};
 }
 
-static void read_table(void)
+int runtime_maps_each(void (*each_line)(const char *line, void *ctx), void *ctx)
 {
 	int fd = (int)raw_syscall6(SYS_openat, AT_FDCWD, (long)"/proc/self/maps",
 				   O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (fd < 0)
-		return;
-	char buf[8192], line[512];
-	uint32_t n = 0, used = 0;
+		return -1;
+	char buf[1024], line[256]; /* small: the crash handler may run on a small signal stack */
+	uint32_t used = 0;
 	long got;
 	while ((got = raw_syscall6(SYS_read, fd, (long)buf, sizeof(buf), 0, 0, 0)) > 0)
 		for (long i = 0; i < got; i++) {
@@ -96,11 +80,18 @@ static void read_table(void)
 				continue;
 			}
 			line[used] = '\0';
-			add_line(line, &n);
+			each_line(line, ctx);
 			used = 0;
 		}
 	raw_syscall6(SYS_close, fd, 0, 0, 0, 0, 0);
-	nranges = n;
+	return 0;
+}
+
+static void read_table(void)
+{
+	uint32_t n = 0;
+	if (runtime_maps_each(add_line, &n) == 0)
+		nranges = n;
 }
 
 static void refresh(void)

@@ -214,6 +214,13 @@ void runtime_args_thread_end(struct thread_state *t);
 size_t runtime_read_memory(uint64_t address, void *out, size_t len);
 /* From the fault handler: a guarded read of fault_address jumps back. */
 void runtime_probe_fault(uint64_t fault_address);
+/* Calls each_line for every line of /proc/self/maps (no newline), without
+ * the C library nor its memory; -1 when the file cannot be read. */
+int runtime_maps_each(void (*each_line)(const char *line, void *ctx), void *ctx);
+/* crash_site.c (in libcalltrace.so only: weak elsewhere): the program's
+ * function a fault at `pc` (with %r11 as given) hit on its way into, when
+ * it hit in the in-process engine's code; 0 when it did not. */
+uint64_t runtime_crash_site_function(uint64_t pc, uint64_t r11) __attribute__((weak));
 /* crash.c: whether its handler still catches SIGSEGV and SIGBUS. */
 int runtime_crash_guard_installed(void);
 /* args_plans.c: CALLTRACE_CAPTURE_ARGS, CALLTRACE_ARGS_FILTER */

@@ -2,11 +2,15 @@
 # core_crash.sh - `calltrace crash` names the signal, the function the
 # instruction pointer was in, the calls open at the crash (the same calls,
 # with the same file:line, that the JSON marks unfinished) and the calls
-# completed just before; a trace without a crash says so.
+# completed just before; a trace without a crash says so.  The same under
+# every engine: the runtime (a -finstrument-functions build), and for a
+# build without flags the in-process engine and the ptrace engine; and
+# `record` says it on stderr, with where to see it again.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
 build_c crash "$PROGRAMS/crash.c"
+gcc -std=gnu11 -g -O0 -o "$WORK/crash_plain" "$PROGRAMS/crash.c" || fail "cannot compile crash_plain"
 
 line_of() { # the line `addr2line` gives for function $1 of the test program
 	local addr
@@ -14,12 +18,23 @@ line_of() { # the line `addr2line` gives for function $1 of the test program
 	addr2line -e "$WORK/crash" "0x$addr" | sed 's/.*://'
 }
 
-for mode in segv:11:crash abort:6:abort; do
-	name=${mode%%:*}
+for run in hooks:segv:11:crash hooks:abort:6:abort patch:segv:11:crash patch:abort:6:abort \
+	ptrace:segv:11:crash ptrace:abort:6:abort; do
+	engine=${run%%:*}
+	mode=${run#*:}
+	name=${engine}_${mode%%:*}
 	sig=$(echo "$mode" | cut -d: -f2)
 	prefix=$(echo "$mode" | cut -d: -f3)
-	record "$name" "$WORK/crash" "$name"
+	case $engine in
+	hooks) record "$name" "$WORK/crash" "${mode%%:*}" ;;
+	*) record "$name" --engine "$engine" "$WORK/crash_plain" "${mode%%:*}" ;;
+	esac
 	ct crash -o "$WORK/$name.crash" "$WORK/$name.trace"
+	# record said it on stderr too, and where to see it.
+	grep -q "^calltrace: pid [0-9]* tid [0-9]* crash[a-z_]* crashed: signal $sig " "$WORK/$name.err" ||
+		fail "$name: record did not say the crash: $(head -c 300 "$WORK/$name.err")"
+	grep -q "^calltrace: see: calltrace crash $WORK/$name.trace$" "$WORK/$name.err" ||
+		fail "$name: record did not say where to see the crash"
 	report=$WORK/$name.crash
 	grep -q "crashed: signal $sig " "$report" || fail "$name: no 'signal $sig' line: $(head -1 "$report")"
 	# The stack, innermost first, with the lines addr2line gives.
@@ -33,8 +48,12 @@ for mode in segv:11:crash abort:6:abort; do
 	[ "$got" = "prelude_leaf prelude " ] || fail "$name: last calls '$got'"
 done
 # segv: the instruction pointer was in crash_inner, at the faulting line.
-grep -q "^  in crash_inner at crash.c:" "$WORK/segv.crash" ||
-	fail "segv: no 'in crash_inner' line: $(sed -n 2p "$WORK/segv.crash")"
+for engine in hooks patch ptrace; do
+	grep -q "^  in crash_inner at crash.c:" "$WORK/${engine}_segv.crash" ||
+		fail "$engine segv: no 'in crash_inner' line: $(sed -n 2p "$WORK/${engine}_segv.crash")"
+	grep -q "crashed: signal 11 (Segmentation fault), fault address 0$" "$WORK/${engine}_segv.crash" ||
+		fail "$engine segv: not a fault at address 0: $(head -1 "$WORK/${engine}_segv.crash")"
+done
 
 record exit3 "$WORK/crash" exit3
 [ "$(ct crash "$WORK/exit3.trace")" = "no crash recorded in $WORK/exit3.trace" ] ||

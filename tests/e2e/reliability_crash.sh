@@ -32,7 +32,8 @@ overflow_case() {
 	else
 		[ "$pid" != "$tid" ] || fail "$name: the crash is in the main thread, not the second one"
 	fi
-	shown=$(grep -c '^  #' "$crash")
+	# A line is one frame, or a run of them: "(×N frames, ...)".
+	shown=$(awk '/^  #/ { n = 1; if (match($0, /[0-9]+ frames, calls/)) n = substr($0, RSTART) + 0; s += n } END { print s + 0 }' "$crash")
 	more=$(sed -n 's/^  \.\.\. and \([0-9]*\) more$/\1/p' "$crash")
 	open=$((shown + ${more:-0}))
 	info_of "$WORK/$name.trace" "$info"

@@ -1,0 +1,91 @@
+/*
+ * crash_note.c - the ptrace engine's crash records, in the runtime's format
+ * (src/runtime/crash.c): a fatal signal a thread is about to get is noted
+ * at its delivery stop (its siginfo, where the thread was, whether the
+ * fault is its stack overflowing); the record is written when the thread's
+ * exit stop says that signal ended it.  A signal the program handles, and
+ * lives through, leaves no record.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include "engine.h"
+#include "../utils/stack_overflow.h"
+
+static int is_fatal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+	       sig == SIGABRT || sig == SIGTRAP;
+}
+
+/* Whether a fault at `address`, with the stack pointer at `sp`, is the
+ * stack of a thread of `pid` overflowing. */
+static int is_stack_overflow(pid_t pid, uint64_t address, uint64_t sp)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	struct stack_fault_scan scan;
+	stack_fault_begin(&scan, address, sp);
+	while (fgets(line, sizeof(line), f))
+		stack_fault_line(&scan, line);
+	fclose(f);
+	return stack_fault_is_overflow(&scan);
+}
+
+/* A pc in a jump slot (the engine's code in the tracee: jump_patch.h) is
+ * its function's: the entry for the slot's own instructions, the function's
+ * instruction for the copy of a displaced one.  0 when pc is in no slot. */
+static uint64_t slot_site(const struct process *p, uint64_t pc)
+{
+	for (size_t i = 0; i < p->bps.size; i++) {
+		const struct breakpoint *bp = &p->bps.slots[i];
+		if (!bp->address || bp->patch_len != JUMP_PATCH_LEN || pc < bp->slot ||
+		    pc >= bp->slot + JUMP_SLOT_SIZE)
+			continue;
+		uint64_t at = pc - bp->slot;
+		for (int k = 0; at >= JUMP_MOVED_OFFSET && k + 1 < bp->jump.nbounds; k++)
+			if (at - JUMP_MOVED_OFFSET >= bp->jump.to[k] &&
+			    at - JUMP_MOVED_OFFSET < bp->jump.to[k + 1])
+				return bp->function + bp->jump.from[k];
+		return bp->function;
+	}
+	return 0;
+}
+
+void crash_note_signal(struct thread *t, int sig)
+{
+	siginfo_t info;
+	struct user_regs_struct r;
+	if (!is_fatal(sig) || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &info) < 0 ||
+	    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return;
+	struct crash_note *n = &t->crash;
+	*n = (struct crash_note){.signal = sig, .code = info.si_code, .pc = r.rip};
+	n->site = slot_site(t->proc, r.rip);
+	if (n->site)
+		n->flags |= CRASH_IN_TRACER;
+	if (info.si_code > 0 && sig != SIGABRT && sig != SIGTRAP)
+		n->fault_address = (uint64_t)(uintptr_t)info.si_addr;
+	if (sig == SIGSEGV && info.si_code > 0 &&
+	    is_stack_overflow(t->proc->pid, n->fault_address, r.rsp))
+		n->flags |= CRASH_STACK_OVERFLOW;
+}
+
+void crash_note_exit(struct thread *t)
+{
+	unsigned long status = 0;
+	struct crash_note *n = &t->crash;
+	if (!n->signal)
+		return;
+	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &status) == 0 && WIFSIGNALED((int)status) &&
+	    WTERMSIG((int)status) == n->signal) {
+		uint64_t frames[2] = {n->site ? n->site : n->pc, n->pc};
+		trace_write_crash(&t->proc->session, (uint32_t)t->tid, n->signal, n->code,
+				  n->fault_address, frames, n->site ? 2 : 1, n->flags);
+	}
+	n->signal = 0;
+}
