@@ -191,6 +191,16 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* image.c: whether this process image is recorded (`first`: it creates
+ * the session; else the image and pid that CALLTRACE_SESSION names), by
+ * CALLTRACE_NO_FOLLOW and CALLTRACE_PROGRAMS. */
+int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid);
+/* Whether the children this process forks are recorded (not --no-follow). */
+int runtime_image_follows_children(void);
+/* Whether the program calls the -finstrument-functions hooks. */
+int runtime_image_has_hooks(void);
+/* Whether the in-process engine records the program (it has no hooks). */
+int runtime_image_patched(void);
 /* record_filter.c: CALLTRACE_FILTER (-F), CALLTRACE_NOTRACE (-N) */
 enum { FILTER_ONLY = 1, FILTER_HIDE = 2 };
 extern int runtime_filters_on;
