@@ -180,6 +180,8 @@ void runtime_fork_child(void);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
+/* A call of a thread whose stream is closed: counted as lost. */
+void runtime_thread_call_after_end(struct thread_state *t);
 /* The thread's stream was set up for an earlier attach's session: it is
  * dropped unread (that file may be truncated now) and set up again. */
 void runtime_thread_rejoin(struct thread_state *t);
