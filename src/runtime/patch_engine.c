@@ -578,6 +578,20 @@ static void watch_unwinder(void)
 	unwinder_watched = 1;
 }
 
+/* The functions of the program's .preinit_array: the dynamic linker runs
+ * them before any library's constructor, so before the runtime's, and
+ * before anything is patched. */
+static uint64_t preinit_functions(void)
+{
+	const struct link_map *program = _r_debug.r_map;
+	if (!program || !program->l_ld)
+		return 0;
+	for (const ElfW(Dyn) *d = program->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_PREINIT_ARRAYSZ)
+			return d->d_un.d_val / sizeof(void *);
+	return 0;
+}
+
 static void say_verdicts(void)
 {
 	if (program_by_hooks && patch_calls) {
@@ -597,6 +611,11 @@ static void say_verdicts(void)
 					      patch_verdict_text((enum patch_verdict)v));
 	runtime_say("in-process engine: %u of %u functions patched%s", verdicts[PATCH_OK], total,
 		    why);
+	uint64_t early = preinit_functions();
+	if (early && !runtime_attach_mode)
+		runtime_say("in-process engine: the %lu .preinit_array function%s ran before it "
+			    "started: not recorded (the hooks and the ptrace engine record them)",
+			    (unsigned long)early, early == 1 ? "" : "s");
 }
 
 /* A regular expression from the environment; 1 when there is one. */
