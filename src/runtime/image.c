@@ -13,13 +13,15 @@
  * name; both as the kernel resolved it (/proc/self/exe) and as it was
  * started (argv[0]).
  *
- * A program built with -finstrument-functions is recorded by its hooks;
- * a program without them by the in-process engine (patch_engine.c), when
- * CALLTRACE_PATCH is on.
+ * A program built with -finstrument-functions is recorded by its hooks,
+ * when they are the runtime's (not in a process `calltrace attach` came
+ * into: its hooks are the C library's empty ones); a program without them
+ * by the in-process engine (patch_engine.c), when CALLTRACE_PATCH is on.
  */
 #include "runtime.h"
 #include "../patch/elf_functions.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -99,13 +101,27 @@ int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid
 	return program_chosen();
 }
 
+int runtime_hooks_are_ours(void)
+{
+	static int known, ours;
+	if (!known) {
+		Dl_info hooks, self;
+		void *enter = dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter");
+		ours = enter && dladdr(enter, &hooks) &&
+		       dladdr((void *)runtime_hooks_are_ours, &self) &&
+		       hooks.dli_fbase == self.dli_fbase;
+		known = 1;
+	}
+	return ours;
+}
+
 int runtime_image_has_hooks(void)
 {
 	static int known, has_hooks;
 	if (!known) {
 		struct elf_file_facts facts = {0};
 		has_hooks = elf_functions_each("/proc/self/exe", NULL, NULL, &facts) == 0 &&
-			    facts.instrumented;
+			    facts.instrumented && runtime_hooks_are_ours();
 		known = 1;
 	}
 	return has_hooks;

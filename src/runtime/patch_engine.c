@@ -411,7 +411,7 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 static void patch_function(const struct elf_function *f, void *ctx)
 {
 	const struct module_job *m = ctx;
-	int by_hooks = m->facts.instrumented;
+	int by_hooks = m->facts.instrumented && runtime_hooks_are_ours();
 	if (never_patched(f, m) || (!by_hooks && !m->record_calls))
 		return;
 	if (!by_hooks && ((only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
@@ -442,10 +442,12 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 		return;
 	}
 	if (entry)
-		program_by_hooks = job.facts.instrumented;
+		program_by_hooks = job.facts.instrumented && runtime_hooks_are_ours();
 	runtime_debug("patched %u functions of %s at %#lx%s", verdicts[PATCH_OK] - before, path,
 		      (unsigned long)bias,
-		      job.facts.instrumented ? " (its hooks record its calls)" : "");
+		      job.facts.instrumented && runtime_hooks_are_ours()
+			  ? " (its hooks record its calls)"
+			  : "");
 }
 
 /* ---- which modules ------------------------------------------------------- */

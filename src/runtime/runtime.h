@@ -199,7 +199,11 @@ void runtime_patch_modules_changed(void);
 int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid);
 /* Whether the children this process forks are recorded (not --no-follow). */
 int runtime_image_follows_children(void);
-/* Whether the program calls the -finstrument-functions hooks. */
+/* Whether the -finstrument-functions hooks that modules call are the
+ * runtime's (preloaded or linked), not the C library's empty ones. */
+int runtime_hooks_are_ours(void);
+/* Whether the program's calls of the hooks record it (it is built with
+ * -finstrument-functions, and the hooks are the runtime's). */
 int runtime_image_has_hooks(void);
 /* Whether the in-process engine records the program (it has no hooks). */
 int runtime_image_patched(void);

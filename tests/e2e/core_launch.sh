@@ -2,7 +2,8 @@
 # core_launch.sh - every process recorded exactly once, by the engine that
 # fits its own program, however it was started: through a shell or env,
 # from an instrumented program or a plain one (exec, fork, posix_spawn);
-# --no-follow records the started process alone under every engine;
+# `attach` to an instrumented program patches it; --no-follow records the
+# started process alone under every engine;
 # --program records only the programs it names.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -69,6 +70,21 @@ main
   target_finish
 TREES
 done
+
+# A program built with -finstrument-functions that calltrace did not start:
+# its hooks are the C library's empty ones, and `attach` patches its entries.
+build_c tt "$PROGRAMS/dynamic/tick_tock.c"
+start_target tt "$WORK/tt" 1
+rc=0
+timeout -s INT 60 "$CALLTRACE" attach -p "$TARGET_PID" --duration 300ms -o "$WORK/tt.trace" \
+	>/dev/null 2>"$WORK/tt.err" || rc=$?
+finish_target tt
+if ! grep -q "not allowed" "$WORK/tt.err"; then
+	[ "$rc" = 0 ] || fail "attach to the instrumented tick_tock exited $rc: $(head -c 300 "$WORK/tt.err")"
+	ct report "$WORK/tt.trace" >"$WORK/tt.report"
+	ticks=$(report_calls "$WORK/tt.report" tick)
+	[ "$ticks" -gt 0 ] || fail "attach to an instrumented program recorded no call of tick"
+fi
 
 # --no-follow: a program that forks, forks and execs, and posix_spawns
 # leaves one process image under every engine; its children run as usual.
