@@ -187,6 +187,8 @@ void runtime_thread_call_after_end(struct thread_state *t);
 void runtime_thread_rejoin(struct thread_state *t);
 /* crash.c */
 void runtime_crash_handler_install(void);
+/* The program's own handlers back (a process that records nothing). */
+void runtime_crash_handler_remove(void);
 /* longjmp.c */
 void runtime_longjmp_init(void);
 /* patch_engine.c (in libcalltrace.so only: weak elsewhere) */

@@ -189,11 +189,12 @@ void runtime_fork_parent(void)
 
 /* --no-follow: the fork child records nothing, ever (calltrace_start and
  * the control signal included); its session stays its parent's, which
- * its exit leaves alone (session_end.c). */
+ * its exit leaves alone (session_end.c), and a crash is its own. */
 static void leave_child_unrecorded(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
 	stopped_for_good = 1;
+	runtime_crash_handler_remove();
 }
 
 void runtime_fork_child(void)

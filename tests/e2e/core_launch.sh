@@ -113,6 +113,18 @@ for e in "${engines[@]}"; do
 	done
 done
 
+# --no-follow: a fork child that crashes is the program's own business: no
+# crash record, no report on stderr, the program's own exit status.
+for build in hooks plain; do
+	name=nf_crash_$build
+	record "$name" --no-follow "$WORK/spawner.$build" "$WORK/target.plain" crash
+	[ "$RC" = 1 ] || fail "$name: exit status $RC, expected 1 (one child failed)"
+	grep -q 'died of signal\|calltrace crash' "$WORK/$name.err" &&
+		fail "$name: the child's crash is reported: $(grep -m1 'died\|crash' "$WORK/$name.err")"
+	"$CALLTRACE" crash "$WORK/$name.trace" >"$WORK/$name.crash" 2>&1 || true
+	grep -q 'no crash recorded' "$WORK/$name.crash" || fail "$name: a crash is recorded: $(head -n 3 "$WORK/$name.crash")"
+done
+
 # --program: only the named programs, through a shell that is not recorded.
 record prog_name --program target.plain sh -c "'$WORK/spawner.hooks' '$WORK/target.plain'"
 [ "$(images prog_name)" = 2 ] || fail "prog_name: $(images prog_name) process images, expected the 2 targets"

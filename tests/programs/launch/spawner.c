@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,11 +19,19 @@ static int child_work(int x)
 	return x * 2;
 }
 
-static pid_t fork_only(void)
+static void child_crash(void)
+{
+	*(volatile int *)NULL = child_work(21);
+}
+
+static pid_t fork_only(int crash)
 {
 	pid_t pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		if (crash)
+			child_crash();
 		exit(child_work(21) == 42 ? 0 : 1);
+	}
 	return pid;
 }
 
@@ -58,11 +67,11 @@ static int wait_all(const pid_t *pids, int n)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: spawner TARGET\n");
+		fprintf(stderr, "usage: spawner TARGET [crash]\n");
 		return 2;
 	}
 	pid_t pids[3];
-	pids[0] = fork_only();
+	pids[0] = fork_only(argc > 2 && strcmp(argv[2], "crash") == 0);
 	pids[1] = fork_exec(argv[1]);
 	pids[2] = spawn(argv[1]);
 	int failed = wait_all(pids, 3);
