@@ -234,7 +234,6 @@ static int open_image(void)
 	char path[PATH_MAX];
 	uint32_t parent_image, parent_pid;
 	runtime_config_load(&runtime_config);
-	runtime_filter_init();
 	runtime_max_depth = runtime_config.max_depth ? runtime_config.max_depth : UINT32_MAX;
 	int joined = join_session(&parent_image, &parent_pid, path);
 	if (joined < 0) {
@@ -242,6 +241,7 @@ static int open_image(void)
 			runtime_say("cannot write trace %s: %s", path, strerror(errno));
 		return -1;
 	}
+	runtime_filter_init(); /* in a process that records only */
 	if (trace_clock_kind == TRACE_CLOCK_TSC && !runtime_filters_on)
 		runtime_fast_depth = runtime_max_depth; /* filters: every call asks them */
 	uint32_t pid = (uint32_t)getpid();
