@@ -82,16 +82,21 @@ static int program_chosen(void)
 	return 0;
 }
 
+/* Read at the image's start: the program may change its environment. */
 int runtime_image_follows_children(void)
 {
-	return !env_on("CALLTRACE_NO_FOLLOW");
+	static int follows = -1;
+	if (follows < 0)
+		follows = !env_on("CALLTRACE_NO_FOLLOW");
+	return follows;
 }
 
 int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid)
 {
 	if (runtime_attach_mode)
 		return 1;
-	if (!first && !runtime_image_follows_children()) {
+	int follows = runtime_image_follows_children();
+	if (!first && !follows) {
 		/* The process record started (its parent is the session's
 		 * creator), or an exec of the process recorded. */
 		int started = parent_image == 0 && (uint32_t)getppid() == parent_pid;

@@ -426,7 +426,7 @@ static void patch_function(const struct elf_function *f, void *ctx)
 }
 
 /* The program's hooks record it: nothing of it is patched but for
- * arguments (said by say_engine). */
+ * arguments (said by say_verdicts). */
 static int program_by_hooks;
 
 static void patch_module(const char *path, uint64_t bias, uint64_t entry, int record_calls)
@@ -506,9 +506,11 @@ static void patch_new_modules(void)
 			exe[n > 0 ? n : 0] = '\0';
 			path = exe;
 		}
-		int record_calls = calls_chosen(path, first);
 		if (!path || !*path || already_patched(l->l_addr) || is_runtime_itself(l) ||
-		    npatched == MAX_PATCHED_MODULES || (!record_calls && !runtime_args_on))
+		    npatched == MAX_PATCHED_MODULES)
+			continue;
+		int record_calls = calls_chosen(path, first);
+		if (!record_calls && !runtime_args_on)
 			continue;
 		patched_bias[npatched++] = l->l_addr;
 		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
