@@ -5,7 +5,8 @@
  *
  * CALLTRACE_NO_FOLLOW=1 (`record --no-follow`): only the process that
  * `calltrace record` started is recorded, across its own execs; its
- * children, forked or spawned, run unrecorded.
+ * children, forked or spawned, run unrecorded, and an exec'd one leaves
+ * the runtime out of its environment.
  * CALLTRACE_PROGRAMS=GLOB[:GLOB...] (`record --program`): only the images
  * whose program matches one of the patterns are recorded; the others run
  * unrecorded, and pass the session on to their children.  A pattern with a
@@ -25,8 +26,12 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static int env_on(const char *name)
 {
@@ -91,6 +96,51 @@ int runtime_image_follows_children(void)
 	return follows;
 }
 
+/* LD_PRELOAD without the runtime's own path, into `out` ("LD_PRELOAD=..."). */
+static void preload_without_runtime(const char *preload, char *out, size_t len)
+{
+	Dl_info self;
+	const char *runtime = dladdr((void *)preload_without_runtime, &self) ? self.dli_fname : "";
+	size_t n = (size_t)snprintf(out, len, "LD_PRELOAD=");
+	for (const char *p = preload; *p && n < len;) {
+		size_t word = strcspn(p, ": ");
+		if (word && (strlen(runtime) != word || strncmp(p, runtime, word) != 0))
+			n += (size_t)snprintf(out + n, len - n, "%s%.*s", n > 11 ? ":" : "",
+					      (int)word, p);
+		p += word + (p[word] != '\0');
+	}
+}
+
+/* A child that --no-follow leaves out gets the environment it would have
+ * had: no CALLTRACE_* variables, the runtime out of LD_PRELOAD, so that its
+ * own children do not even load it.  Nothing allocated: unsetenv, and
+ * putenv of a variable that exists. */
+static void leave_environment(void)
+{
+	static char preload[PATH_MAX * 2];
+	if (!environ || !environ[0])
+		return; /* before the C library set it up */
+	for (char **e = environ; *e;) {
+		char name[64];
+		size_t len = strcspn(*e, "=");
+		if (strncmp(*e, "CALLTRACE_", 10) != 0 || len >= sizeof(name)) {
+			e++;
+			continue;
+		}
+		memcpy(name, *e, len);
+		name[len] = '\0';
+		unsetenv(name); /* *e is the next entry now */
+	}
+	const char *old = getenv("LD_PRELOAD");
+	if (!old)
+		return;
+	preload_without_runtime(old, preload, sizeof(preload));
+	if (preload[11] == '\0')
+		unsetenv("LD_PRELOAD");
+	else
+		putenv(preload);
+}
+
 int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid)
 {
 	if (runtime_attach_mode)
@@ -100,8 +150,10 @@ int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid
 		/* The process record started (its parent is the session's
 		 * creator), or an exec of the process recorded. */
 		int started = parent_image == 0 && (uint32_t)getppid() == parent_pid;
-		if (!started && parent_pid != (uint32_t)getpid())
+		if (!started && parent_pid != (uint32_t)getpid()) {
+			leave_environment();
 			return 0;
+		}
 	}
 	return program_chosen();
 }

@@ -124,6 +124,19 @@ for e in "${engines[@]}"; do
 	done
 done
 
+# --no-follow: the children exec'd have the environment they would have had
+# (no CALLTRACE_* variable, no runtime in LD_PRELOAD).
+printf '#!/bin/sh\nenv | grep -c -e "^CALLTRACE_" -e "^LD_PRELOAD=.*libcalltrace" >>"%s" || true\n' \
+	"$WORK/envcheck.out" >"$WORK/envcheck"
+chmod +x "$WORK/envcheck"
+for build in hooks plain; do
+	rm -f "$WORK/envcheck.out"
+	record "nf_env_$build" --no-follow "$WORK/spawner.$build" "$WORK/envcheck"
+	[ "$RC" = 0 ] || fail "nf_env_$build: exit status $RC"
+	[ "$(cat "$WORK/envcheck.out")" = "$(printf '0\n0')" ] ||
+		fail "nf_env_$build: the children saw calltrace's variables: $(tr '\n' ' ' <"$WORK/envcheck.out")"
+done
+
 # --no-follow: a fork child that crashes is the program's own business: no
 # crash record, no report on stderr, the program's own exit status.
 for build in hooks plain; do
