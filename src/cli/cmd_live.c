@@ -150,7 +150,7 @@ int cmd_live(int argc, char **argv)
 	o.replay = (struct replay_options){1, 1};
 	int first = parse_options(&o, argc, argv);
 	int code = first == -2 ? 0 : first < 0 ? 2 : live(&o, argv, first);
-	cli_dynamic_free(&o.record.engine);
+	record_options_free(&o.record);
 	return code;
 }
 

@@ -31,8 +31,10 @@ static void record_usage(FILE *out)
 		     "-finstrument-functions are recorded by the runtime library (preloaded);\n"
 		     "others with no recompiling: dynamically linked ones by the in-process\n"
 		     "engine (function entries patched inside the process), static ones by the\n"
-		     "ptrace engine.  The exit status is the program's own (128 + signal if a\n"
-		     "signal killed it).\n\n"
+		     "ptrace engine.  Each process started from a dynamically linked one is\n"
+		     "recorded once, by the engine that fits its own program (a shell, env or\n"
+		     "make in between changes nothing).  The exit status is the program's own\n"
+		     "(128 + signal if a signal killed it).\n\n"
 		     "options:\n"
 		     "  -o, --output FILE      trace file (default " DEFAULT_TRACE
 		     ")\n" RECORD_OPTIONS_HELP "  -h, --help             this help\n\n"
@@ -53,6 +55,24 @@ static int parse_size(const char *s, uint64_t *out)
 	if (*end)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* --program GLOB, added to the list the runtime reads. */
+static int add_program(struct record_options *o, const char *glob)
+{
+	if (!*glob || strchr(glob, ':')) {
+		cli_error("bad --program '%s' (a glob pattern, without ':')", glob);
+		return -1;
+	}
+	size_t had = o->programs ? strlen(o->programs) : 0;
+	char *list = realloc(o->programs, had + strlen(glob) + 2);
+	if (!list) {
+		cli_error("out of memory");
+		return -1;
+	}
+	snprintf(list + had, strlen(glob) + 2, "%s%s", had ? ":" : "", glob);
+	o->programs = list;
 	return 0;
 }
 
@@ -91,6 +111,8 @@ int record_option(struct record_options *o, int opt, const char *arg)
 	case RECORD_OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
+	case RECORD_OPT_PROGRAM:
+		return add_program(o, arg);
 	case RECORD_OPT_ARGS:
 		o->args = o->engine.dyn.capture_args = 1;
 		o->args_filter = arg;
@@ -125,6 +147,13 @@ void record_options_init(struct record_options *o)
 	memset(o, 0, sizeof(*o));
 	o->output = DEFAULT_TRACE;
 	o->engine.dyn.follow_forks = 1;
+}
+
+void record_options_free(struct record_options *o)
+{
+	free(o->programs);
+	o->programs = NULL;
+	cli_dynamic_free(&o->engine);
 }
 
 static int parse_options(struct record_options *o, int argc, char **argv)
@@ -177,17 +206,24 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_CAPTURE_ARGS", "1", 1);
 	if (o->args_filter)
 		setenv("CALLTRACE_ARGS_FILTER", o->args_filter, 1);
-	if (o->engine_choice == ENGINE_RUNTIME) { /* -F/-N for the hooks (record_filter.c) */
-		if (o->only)
-			setenv("CALLTRACE_FILTER", o->only, 1);
-		if (o->hide)
-			setenv("CALLTRACE_NOTRACE", o->hide, 1);
-	}
+	/* -F/-N for the programs with hooks (record_filter.c); the patched
+	 * ones take them as CALLTRACE_PATCH_ONLY/HIDE. */
+	if (o->only)
+		setenv("CALLTRACE_FILTER", o->only, 1);
+	if (o->hide)
+		setenv("CALLTRACE_NOTRACE", o->hide, 1);
+	if (!o->engine.dyn.follow_forks)
+		setenv("CALLTRACE_NO_FOLLOW", "1", 1);
+	if (o->programs)
+		setenv("CALLTRACE_PROGRAMS", o->programs, 1);
 }
 
-/* The in-process engine's settings, for the preloaded runtime. */
+/* The in-process engine's settings, for the preloaded runtime: every
+ * program without hooks is patched, unless --engine runtime said no. */
 static void set_patch_environment(const struct record_options *o)
 {
+	if (o->engine_choice == ENGINE_RUNTIME && !o->engine_picked)
+		return;
 	setenv("CALLTRACE_PATCH", "1", 1);
 	const char *settings[][2] = {{"CALLTRACE_PATCH_MODULES", o->module},
 				     {"CALLTRACE_PATCH_ONLY", o->only},
@@ -311,8 +347,7 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 			       const char *trace)
 {
 	set_preload_environment(runtime, trace, o);
-	if (o->engine_choice == ENGINE_PATCH)
-		set_patch_environment(o);
+	set_patch_environment(o);
 	pid_t child = 0;
 	int status = run_program(program, argv, &child);
 	if (status < 0)
@@ -334,10 +369,16 @@ int record_run(struct record_options *o, char **argv, int first)
 	if (unrunnable)
 		return unrunnable;
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
+	o->engine_picked = o->engine_choice == ENGINE_AUTO;
 	o->engine_choice = pick_engine(o, program, instrumented);
 	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
 	if (use_dynamic && !dynamic_record) {
 		cli_error("the ptrace engine is not built into this calltrace");
+		return 2;
+	}
+	if (use_dynamic && o->programs) {
+		cli_error("--program is for dynamically linked programs: the ptrace engine "
+			  "records every process it follows");
 		return 2;
 	}
 	char runtime[PATH_MAX];
@@ -365,7 +406,8 @@ int record_run(struct record_options *o, char **argv, int first)
 			  engine_description(o->engine_choice));
 	if (o->engine.dyn.verbose && o->engine_choice != ENGINE_PTRACE)
 		cli_error("engine: %s, since %s", engine_description(o->engine_choice),
-			  o->engine_choice == ENGINE_RUNTIME
+			  !o->engine_picked ? "--engine says so"
+			  : o->engine_choice == ENGINE_RUNTIME
 			      ? "the program is built with -finstrument-functions"
 			      : "the program is dynamically linked and not instrumented");
 	int code;
@@ -392,6 +434,6 @@ int cmd_record(int argc, char **argv)
 	record_options_init(&o);
 	int first = parse_options(&o, argc, argv);
 	int code = first < 0 ? 2 : record_run(&o, argv, first);
-	cli_dynamic_free(&o.engine);
+	record_options_free(&o);
 	return code;
 }

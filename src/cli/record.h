@@ -15,6 +15,10 @@ struct record_options {
 	int args;		 /* --args */
 	const char *args_filter; /* --args=REGEX */
 	enum record_engine engine_choice;
+	int engine_picked; /* by record (no --engine): each image gets the one that fits it */
+	/* --program: only these programs are recorded, joined by ':' for the
+	 * runtime (CALLTRACE_PROGRAMS); NULL: every one. */
+	char *programs;
 	/* The dynamic engines' filters as given, for the in-process one. */
 	const char *module, *only, *hide;
 	struct cli_dynamic engine;
@@ -26,7 +30,8 @@ enum {
 	RECORD_OPT_DEPTH,
 	RECORD_OPT_START_OFF,
 	RECORD_OPT_ENGINE,
-	RECORD_OPT_ARGS
+	RECORD_OPT_ARGS,
+	RECORD_OPT_PROGRAM
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -37,13 +42,15 @@ enum {
 	    {"buffer-size", required_argument, 0, RECORD_OPT_BUFFER},                              \
 	    {"max-depth", required_argument, 0, RECORD_OPT_DEPTH},                                 \
 	    {"start-off", no_argument, 0, RECORD_OPT_START_OFF},                                   \
-	    {"args", optional_argument, 0, RECORD_OPT_ARGS}, CLI_DYNAMIC_LONGOPTS,                 \
+	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
+	    {"program", required_argument, 0, RECORD_OPT_PROGRAM}, CLI_DYNAMIC_LONGOPTS,           \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
 #define RECORD_OPTIONS_HELP                                                                        \
 	"      --engine ENGINE    runtime, patch (in-process) or ptrace, instead of the\n"         \
-	"                         one picked for the program\n"                                    \
+	"                         one picked for each program (runtime: no process is\n"           \
+	"                         patched, only the hooks record)\n"                               \
 	"      --dynamic          the same as --engine ptrace\n"                                   \
 	"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"                 \
 	"  -D, --max-depth N      record calls at most N deep\n"                                   \
@@ -51,17 +58,26 @@ enum {
 	"      --args[=REGEX]     record arguments and return values (types from\n"                \
 	"                         DWARF: build with -g), of every function or of those\n"          \
 	"                         matching REGEX\n"                                                \
+	"      --program GLOB     record only the processes whose program matches GLOB\n"          \
+	"                         (its file name, or its path when GLOB has a '/'; as\n"           \
+	"                         started, argv[0], or as resolved); repeatable.  The\n"           \
+	"                         others run unrecorded, their children still checked.\n"          \
+	"                         Default: every process is recorded.  Not for the\n"              \
+	"                         ptrace engine\n"                                                 \
+	"      --no-follow        record only the process started (across its own\n"               \
+	"                         execs): the children it forks or spawns, with or\n"              \
+	"                         without exec, run unrecorded.  Default: every child\n"           \
+	"                         is followed, each by the engine that fits it\n"                  \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
 	"                         what they call (patch, ptrace: only those functions)\n"          \
 	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
-	"  -v, --verbose          say which engine and what it did (patches, stops)\n"             \
-	"ptrace engine only:\n"                                                                    \
-	"      --no-follow        do not follow forked children\n"
+	"  -v, --verbose          say which engine and what it did (patches, stops)\n"
 
 void record_options_init(struct record_options *o);
+void record_options_free(struct record_options *o);
 /* Stores one of the options above: 0, -1 after an error, 1 when `opt` is
  * none of them. */
 int record_option(struct record_options *o, int opt, const char *arg);

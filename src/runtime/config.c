@@ -11,6 +11,7 @@
  * CALLTRACE_SIGNAL       a signal that switches recording on and off (control.c)
  * CALLTRACE_FORMAT       "json": CALLTRACE_OUTPUT gets the JSON call tree (output.c)
  * CALLTRACE_TOOL         the calltrace program the runtime runs (tool.c)
+ * CALLTRACE_PROGRAMS, CALLTRACE_NO_FOLLOW  which processes record (image.c)
  */
 #include "runtime.h"
 

@@ -236,3 +236,13 @@ void runtime_crash_handler_install(void)
 		sigaction(fatal_signals[i], &sa, NULL);
 	}
 }
+
+void runtime_crash_handler_remove(void)
+{
+	for (size_t i = 0; i < NFATAL; i++) {
+		struct sigaction now;
+		if (sigaction(fatal_signals[i], NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+		    now.sa_sigaction == on_fatal_signal)
+			sigaction(fatal_signals[i], &previous[i], NULL);
+	}
+}

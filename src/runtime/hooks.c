@@ -130,8 +130,11 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 		runtime_defer_call(t, fn, kind, sp);
 		return kind == HOOK_ENTER; /* its exit must come, to be kept aside too */
 	}
-	if (t->phase == THREAD_DEAD)
+	if (t->phase == THREAD_DEAD) {
+		if (kind == HOOK_ENTER)
+			runtime_thread_call_after_end(t);
 		return 0;
+	}
 	int saved_errno = errno;
 	t->gen = RUNTIME_GEN_BUSY;
 	SIGNAL_FENCE();

@@ -20,7 +20,9 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -136,6 +138,56 @@ static void describe_object(const struct dl_phdr_info *info, struct found_object
 	}
 }
 
+/* The path the kernel gives the file mapped at `address`, from the line
+ * "start-end perms offset dev inode   path" of /proc/self/maps that holds it;
+ * 0, or -1 when there is none. */
+static int mapped_file_path(uint64_t address, char *out, size_t len)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[4096], line[PATH_MAX + 128];
+	size_t used = 0;
+	int found = -1;
+	ssize_t got;
+	while (found < 0 && (got = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < got && found < 0; i++) {
+			if (buf[i] != '\n') {
+				if (used < sizeof(line) - 1)
+					line[used++] = buf[i];
+				continue;
+			}
+			line[used] = '\0';
+			used = 0;
+			unsigned long start, end;
+			int path_at = 0;
+			if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &start, &end, &path_at) ==
+				2 &&
+			    path_at > 0 && address >= start && address < end &&
+			    line[path_at] == '/') {
+				snprintf(out, len, "%s", line + path_at);
+				found = 0;
+			}
+		}
+	close(fd);
+	return found;
+}
+
+/* The module's name as the dynamic linker has it, made absolute when it is
+ * not ("./plugin.so" from dlopen): the trace is read from anywhere. */
+static const char *module_path(const struct dl_phdr_info *info, uint64_t low, char *buf, size_t len)
+{
+	const char *path = info->dlpi_name;
+	if (!path || !*path) {
+		ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		return buf;
+	}
+	if (path[0] != '/' && strchr(path, '/') && mapped_file_path(low, buf, len) == 0)
+		return buf;
+	return path;
+}
+
 static struct known_module *find_known(uint64_t low, uint64_t load_bias)
 {
 	for (uint32_t i = 0; i < nmodules; i++)
@@ -159,13 +211,8 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *unused)
 	}
 	if (nmodules == MAX_MODULES)
 		return 0;
-	char exe[PATH_MAX];
-	const char *path = info->dlpi_name;
-	if (!path || !*path) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		path = exe;
-	}
+	char buf[PATH_MAX];
+	const char *path = module_path(info, o.low, buf, sizeof(buf));
 	m = &modules[nmodules++];
 	*m = (struct known_module){o.low, o.high, info->dlpi_addr, path_intern(path), 1};
 	trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high, o.build_id,

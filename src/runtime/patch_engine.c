@@ -6,13 +6,16 @@
  * the return comes through runtime_patch_return_stub and records the exit.
  * Each thread keeps the real return addresses on a shadow stack.
  *
- * Turned on by CALLTRACE_PATCH=1 (`calltrace record` sets it for programs
- * built without instrumentation); CALLTRACE_PATCH_MODULES=REGEX adds the
+ * Turned on by CALLTRACE_PATCH=1 (`calltrace record` sets it unless told
+ * --engine runtime); CALLTRACE_PATCH_MODULES=REGEX adds the
  * shared libraries whose path matches to the main executable, and
  * CALLTRACE_PATCH_ONLY / CALLTRACE_PATCH_HIDE=REGEX keep only / leave out
  * the functions whose name matches.  Modules loaded later are
  * patched when the dynamic linker says they are ready (it calls
- * _dl_debug_state, whose entry is patched too).  Patching happens while the
+ * _dl_debug_state, whose entry is patched too).  A module built with
+ * -finstrument-functions is recorded by its hooks, in every process image
+ * whatever its parent was: its entries are patched only to capture
+ * arguments, never to record the calls a second time.  Patching happens while the
  * program has one thread (the runtime's constructor) or, for a dlopen'd
  * module, before any of its code has run.
  *
@@ -42,6 +45,7 @@ struct shadow_frame {
 	uint64_t original; /* the return address */
 	uint64_t function;
 	const struct func_plan *plan; /* to read its return value, or NULL */
+	uint64_t by_hooks;	      /* its exit is the hooks' to record */
 };
 
 #define SHADOW_FIRST 1024
@@ -64,16 +68,17 @@ static int unwinder_watched;
 static int unwinder_notice(uint64_t address, uint64_t *slot);
 
 static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
-/* The program is built with -finstrument-functions: its hooks record the
- * calls, and entries are patched only to capture arguments. */
-static int capture_only;
+/* CALLTRACE_PATCH: the modules without hooks are patched to record their
+ * calls (else entries are patched only to capture arguments). */
+static int patch_calls;
 static regex_t module_pattern, only_pattern, hide_pattern;
 static int module_pattern_set, only_pattern_set, hide_pattern_set;
 static uint32_t verdicts[PATCH_VERDICTS];
 
 /* ---- the shadow stack --------------------------------------------------- */
 
-static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan *plan)
+static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan *plan,
+		       int by_hooks)
 {
 	if (shadow_depth == shadow_cap) {
 		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
@@ -86,7 +91,7 @@ static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan
 		shadow = m;
 		shadow_cap = cap;
 	}
-	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function, plan};
+	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function, plan, by_hooks};
 	return 0;
 }
 
@@ -97,7 +102,7 @@ static void end_frames_below(uint64_t limit)
 	struct thread_state *t = &runtime_thread;
 	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
 		struct shadow_frame f = shadow[--shadow_depth];
-		if (!capture_only)
+		if (!f.by_hooks)
 			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	}
 }
@@ -122,9 +127,10 @@ static int capture(struct thread_state *t, const struct patch_record *r, uint64_
 	return rc;
 }
 
-static void hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan)
+static void hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
+			  int by_hooks)
 {
-	if (shadow_push(slot, function, plan) == 0)
+	if (shadow_push(slot, function, plan, by_hooks) == 0)
 		*slot = (uint64_t)runtime_patch_return_stub;
 }
 
@@ -139,7 +145,7 @@ static void capture_for_hooks(struct thread_state *t, const struct patch_record 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->gen = RUNTIME_GEN_ARGS;
 	if (r->plan->has_return)
-		hijack_return(slot, r->address, r->plan);
+		hijack_return(slot, r->address, r->plan, 1);
 }
 
 static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
@@ -153,7 +159,7 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 		return r->resume;
 	if (unwinding) /* a call from the frame of a call it left: that one is over */
 		end_frames_below((uint64_t)slot + 1);
-	if (capture_only) {
+	if (r->by_hooks) {
 		capture_for_hooks(t, r, slot, registers);
 		return r->resume;
 	}
@@ -165,7 +171,7 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 		counted = runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot);
 	}
 	if (counted)
-		hijack_return(slot, r->address, r->plan);
+		hijack_return(slot, r->address, r->plan, 0);
 	return r->resume;
 }
 
@@ -232,7 +238,7 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	}
 	struct shadow_frame f = shadow[i - 1];
 	shadow_remove(i - 1, sp);
-	if (!capture_only)
+	if (!f.by_hooks)
 		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	if (f.plan)
 		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
@@ -332,7 +338,8 @@ static int unwinder_notice(uint64_t address, uint64_t *slot)
 struct module_job {
 	const char *path;
 	uint64_t bias;
-	uint64_t entry; /* the program's entry point (no return address there) */
+	uint64_t entry;	  /* the program's entry point (no return address there) */
+	int record_calls; /* chosen to be recorded (the program, --module) */
 	struct elf_file_facts facts;
 };
 
@@ -349,7 +356,7 @@ static int never_patched(const struct elf_function *f, const struct module_job *
  * %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`, then the
  * displaced instructions and the jump back. */
 static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
-				    const struct func_plan *plan)
+				    const struct func_plan *plan, int by_hooks)
 {
 	const uint8_t *code = (const uint8_t *)address;
 	size_t padding = patch_padding_after(code + size, room < 16 ? room : 16);
@@ -383,6 +390,7 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 	rec->address = address;
 	rec->resume = (uint64_t)p;
 	rec->plan = plan;
+	rec->by_hooks = (uint64_t)by_hooks;
 	if (patch_write_jump(address, entry_at) < 0)
 		return PATCH_NO_MEMORY;
 	if (runtime_attach_mode)
@@ -390,34 +398,49 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 	return PATCH_OK;
 }
 
+/* A module with hooks: its entries are patched for arguments only, and
+ * -F/-N are the hooks' (record_filter.c).  One without: patched when it is
+ * to be recorded, for the functions -F/-N leave. */
 static void patch_function(const struct elf_function *f, void *ctx)
 {
 	const struct module_job *m = ctx;
-	if (never_patched(f, m) ||
-	    (only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
-	    (hide_pattern_set && regexec(&hide_pattern, f->name, 0, NULL, 0) == 0))
+	int by_hooks = m->facts.instrumented && runtime_hooks_are_ours();
+	if (never_patched(f, m) || (!by_hooks && !m->record_calls))
 		return;
-	if (capture_only && !m->facts.instrumented)
-		return; /* its calls are not recorded: no arguments to add */
+	if (!by_hooks && ((only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
+			  (hide_pattern_set && regexec(&hide_pattern, f->name, 0, NULL, 0) == 0)))
+		return;
 	const struct func_plan *plan =
 	    runtime_args_wanted(f->name) ? runtime_args_plan(m->path, f->address) : NULL;
-	if (capture_only && !plan)
+	if (by_hooks && !plan)
 		return;
-	verdicts[patch_one(m->bias + f->address, (size_t)f->size, (size_t)f->padding, plan)]++;
+	verdicts[patch_one(m->bias + f->address, (size_t)f->size, (size_t)f->padding, plan,
+			   by_hooks)]++;
 }
 
-static void patch_module(const char *path, uint64_t bias, uint64_t entry)
+/* The program's hooks record it: nothing of it is patched but for
+ * arguments (said by say_verdicts). */
+static int program_by_hooks;
+
+static void patch_module(const char *path, uint64_t bias, uint64_t entry, int record_calls)
 {
-	struct module_job job = {.path = path, .bias = bias, .entry = entry};
+	struct module_job job = {
+	    .path = path, .bias = bias, .entry = entry, .record_calls = record_calls};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
 		libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
-	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0)
+	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0) {
 		runtime_debug("cannot read the functions of %s", path);
-	else
-		runtime_debug("patched %u functions of %s at %#lx", verdicts[PATCH_OK] - before,
-			      path, (unsigned long)bias);
+		return;
+	}
+	if (entry)
+		program_by_hooks = job.facts.instrumented && runtime_hooks_are_ours();
+	runtime_debug("patched %u functions of %s at %#lx%s", verdicts[PATCH_OK] - before, path,
+		      (unsigned long)bias,
+		      job.facts.instrumented && runtime_hooks_are_ours()
+			  ? " (its hooks record its calls)"
+			  : "");
 }
 
 /* ---- which modules ------------------------------------------------------- */
@@ -449,10 +472,11 @@ static void forget_unloaded(void)
 	}
 }
 
-static int chosen(const char *path, int is_main)
+/* Whether the calls of the module at `path` are to be recorded. */
+static int calls_chosen(const char *path, int is_main)
 {
-	return is_main || capture_only ||
-	       (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0);
+	return patch_calls &&
+	       (is_main || (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0));
 }
 
 static int is_runtime_itself(const struct link_map *l)
@@ -476,11 +500,14 @@ static void patch_new_modules(void)
 			path = exe;
 		}
 		if (!path || !*path || already_patched(l->l_addr) || is_runtime_itself(l) ||
-		    npatched == MAX_PATCHED_MODULES || !chosen(path, first))
+		    npatched == MAX_PATCHED_MODULES)
+			continue;
+		int record_calls = calls_chosen(path, first);
+		if (!record_calls && !runtime_args_on)
 			continue;
 		patched_bias[npatched++] = l->l_addr;
 		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
-		patch_module(path, l->l_addr, entry);
+		patch_module(path, l->l_addr, entry, record_calls);
 	}
 	patch_code_seal();
 }
@@ -508,7 +535,7 @@ static void watch_loader(void)
 	if (!address || !dladdr1((void *)address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
 		return;
 	size_t size = sym->st_size ? (size_t)sym->st_size : 1;
-	if (patch_one(address, size, 16, NULL) == PATCH_OK)
+	if (patch_one(address, size, 16, NULL, 0) == PATCH_OK)
 		loader_notice = address;
 	else
 		runtime_debug("cannot watch the dynamic linker: modules loaded later are not "
@@ -539,7 +566,7 @@ static void watch_unwinder(void)
 		    info.dli_fbase == self.dli_fbase)
 			continue;
 		size_t size = sym->st_size ? (size_t)sym->st_size : 1;
-		if (patch_one((uint64_t)address, size, 16, NULL) == PATCH_OK)
+		if (patch_one((uint64_t)address, size, 16, NULL, 0) == PATCH_OK)
 			unwinder_entries[i] = (uint64_t)address;
 		else
 			runtime_debug("cannot watch %s: exceptions may not pass traced calls",
@@ -548,8 +575,28 @@ static void watch_unwinder(void)
 	unwinder_watched = 1;
 }
 
+/* The functions of the program's .preinit_array: the dynamic linker runs
+ * them before any library's constructor, so before the runtime's, and
+ * before anything is patched. */
+static uint64_t preinit_functions(void)
+{
+	const struct link_map *program = _r_debug.r_map;
+	if (!program || !program->l_ld)
+		return 0;
+	for (const ElfW(Dyn) *d = program->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_PREINIT_ARRAYSZ)
+			return d->d_un.d_val / sizeof(void *);
+	return 0;
+}
+
 static void say_verdicts(void)
 {
+	if (program_by_hooks && patch_calls) {
+		runtime_say("runtime library: the program is built with -finstrument-functions: "
+			    "its hooks record it%s",
+			    runtime_args_on ? " (entries patched to capture arguments)" : "");
+		return;
+	}
 	uint32_t total = 0;
 	for (int v = 0; v < PATCH_VERDICTS; v++)
 		total += verdicts[v];
@@ -561,6 +608,11 @@ static void say_verdicts(void)
 					      patch_verdict_text((enum patch_verdict)v));
 	runtime_say("in-process engine: %u of %u functions patched%s", verdicts[PATCH_OK], total,
 		    why);
+	uint64_t early = preinit_functions();
+	if (early && !runtime_attach_mode)
+		runtime_say("in-process engine: the %lu .preinit_array function%s ran before it "
+			    "started: not recorded (the hooks and the ptrace engine record them)",
+			    (unsigned long)early, early == 1 ? "" : "s");
 }
 
 /* A regular expression from the environment; 1 when there is one. */
@@ -597,11 +649,9 @@ void runtime_patch_forget(void)
 void runtime_patch_init(void)
 {
 	const char *on = runtime_getenv("CALLTRACE_PATCH");
-	if (!on || !*on || strcmp(on, "0") == 0) {
-		if (!runtime_args_on)
-			return;
-		capture_only = 1;
-	}
+	patch_calls = on && *on && strcmp(on, "0") != 0;
+	if (!patch_calls && !runtime_args_on)
+		return;
 	module_pattern_set = compile_setting("CALLTRACE_PATCH_MODULES", &module_pattern);
 	only_pattern_set = compile_setting("CALLTRACE_PATCH_ONLY", &only_pattern);
 	hide_pattern_set = compile_setting("CALLTRACE_PATCH_HIDE", &hide_pattern);

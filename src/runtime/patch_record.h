@@ -17,7 +17,7 @@ struct patch_record {
 	uint64_t address;	      /* the function */
 	uint64_t resume;	      /* its displaced instructions, relocated */
 	const struct func_plan *plan; /* its arguments' capture, or NULL */
-	uint64_t reserved;
+	uint64_t by_hooks;	      /* its module's hooks record its calls */
 };
 #define PATCH_RECORD_ROOM 32 /* sizeof(struct patch_record), at a trampoline's start */
 #define PATCH_TRAMPOLINE_SIZE (PATCH_RECORD_ROOM + 12 + 14 + PATCH_RELOCATED_MAX)

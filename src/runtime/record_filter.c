@@ -52,6 +52,8 @@ static int compile(const char *name, regex_t *re)
 
 void runtime_filter_init(void)
 {
+	if (runtime_image_patched()) /* the engine's own -F/-N (patch_engine.c) */
+		return;
 	only_set = compile("CALLTRACE_FILTER", &only_re);
 	hide_set = compile("CALLTRACE_NOTRACE", &hide_re);
 	runtime_filters_on = only_set || hide_set;

@@ -180,17 +180,35 @@ void runtime_fork_child(void);
 /* threads.c */
 int runtime_thread_begin(struct thread_state *t);
 void runtime_threads_init(void);
+/* A call of a thread whose stream is closed: counted as lost. */
+void runtime_thread_call_after_end(struct thread_state *t);
 /* The thread's stream was set up for an earlier attach's session: it is
  * dropped unread (that file may be truncated now) and set up again. */
 void runtime_thread_rejoin(struct thread_state *t);
 /* crash.c */
 void runtime_crash_handler_install(void);
+/* The program's own handlers back (a process that records nothing). */
+void runtime_crash_handler_remove(void);
 /* longjmp.c */
 void runtime_longjmp_init(void);
 /* patch_engine.c (in libcalltrace.so only: weak elsewhere) */
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* image.c: whether this process image is recorded (`first`: it creates
+ * the session; else the image and pid that CALLTRACE_SESSION names), by
+ * CALLTRACE_NO_FOLLOW and CALLTRACE_PROGRAMS. */
+int runtime_image_recorded(int first, uint32_t parent_image, uint32_t parent_pid);
+/* Whether the children this process forks are recorded (not --no-follow). */
+int runtime_image_follows_children(void);
+/* Whether the -finstrument-functions hooks that modules call are the
+ * runtime's (preloaded or linked), not the C library's empty ones. */
+int runtime_hooks_are_ours(void);
+/* Whether the program's calls of the hooks record it (it is built with
+ * -finstrument-functions, and the hooks are the runtime's). */
+int runtime_image_has_hooks(void);
+/* Whether the in-process engine records the program (it has no hooks). */
+int runtime_image_patched(void);
 /* record_filter.c: CALLTRACE_FILTER (-F), CALLTRACE_NOTRACE (-N) */
 enum { FILTER_ONLY = 1, FILTER_HIDE = 2 };
 extern int runtime_filters_on;

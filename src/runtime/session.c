@@ -118,6 +118,8 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	unsigned image = 0;
 	int pid = 0, consumed = 0;
 	if (env && sscanf(env, "%u:%d:%n", &image, &pid, &consumed) == 2 && consumed > 0) {
+		if (!runtime_image_recorded(0, image, (uint32_t)pid))
+			return JOIN_REFUSED;
 		snprintf(path, PATH_MAX, "%s", env + consumed);
 		*parent_image = image;
 		*parent_pid = (uint32_t)pid;
@@ -125,6 +127,8 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	}
 	*parent_image = 0;
 	*parent_pid = 0;
+	if (!runtime_image_recorded(1, 0, 0))
+		return JOIN_REFUSED;
 	char trace[PATH_MAX];
 	if (runtime_output_plan(runtime_config.output, trace, sizeof(trace)) < 0)
 		return JOIN_REFUSED;
@@ -170,7 +174,9 @@ void runtime_fork_prepare(void)
 {
 	struct thread_state *t = &runtime_thread;
 	uint32_t gen = runtime_internal_begin(t);
-	child_lock_fd = runtime_session.header ? trace_session_lock_again(&runtime_session) : -1;
+	child_lock_fd = runtime_session.header && runtime_image_follows_children()
+			    ? trace_session_lock_again(&runtime_session)
+			    : -1;
 	runtime_internal_end(t, gen);
 }
 
@@ -181,8 +187,22 @@ void runtime_fork_parent(void)
 	child_lock_fd = -1;
 }
 
+/* --no-follow: the fork child records nothing, ever (calltrace_start and
+ * the control signal included); its session stays its parent's, which
+ * its exit leaves alone (session_end.c), and a crash is its own. */
+static void leave_child_unrecorded(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	stopped_for_good = 1;
+	runtime_crash_handler_remove();
+}
+
 void runtime_fork_child(void)
 {
+	if (!runtime_image_follows_children()) {
+		leave_child_unrecorded();
+		return;
+	}
 	struct thread_state *t = &runtime_thread;
 	uint32_t gen = runtime_internal_begin(t);
 	uint32_t parent_image = runtime_session.image;
@@ -214,7 +234,6 @@ static int open_image(void)
 	char path[PATH_MAX];
 	uint32_t parent_image, parent_pid;
 	runtime_config_load(&runtime_config);
-	runtime_filter_init();
 	runtime_max_depth = runtime_config.max_depth ? runtime_config.max_depth : UINT32_MAX;
 	int joined = join_session(&parent_image, &parent_pid, path);
 	if (joined < 0) {
@@ -222,6 +241,7 @@ static int open_image(void)
 			runtime_say("cannot write trace %s: %s", path, strerror(errno));
 		return -1;
 	}
+	runtime_filter_init(); /* in a process that records only */
 	if (trace_clock_kind == TRACE_CLOCK_TSC && !runtime_filters_on)
 		runtime_fast_depth = runtime_max_depth; /* filters: every call asks them */
 	uint32_t pid = (uint32_t)getpid();
@@ -248,7 +268,6 @@ static int init_once(void)
 	/* An attached process keeps its own signal handlers, children and
 	 * exit: the runtime only records between the tool's start and stop. */
 	if (!runtime_attach_mode) {
-		runtime_spawn_init();
 		runtime_wait_init();
 		runtime_tool_find();
 		runtime_crash_handler_install();
@@ -292,6 +311,9 @@ int runtime_init(void)
 __attribute__((constructor(101))) static void runtime_constructor(void)
 {
 	int saved = errno;
+	/* The exec and spawn wrappers work in an image that is not recorded
+	 * too (spawn.c). */
+	runtime_spawn_init();
 	/* Brought in by `calltrace attach`: nothing until the tool says. */
 	if (runtime_getenv("CALLTRACE_INJECT"))
 		__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);

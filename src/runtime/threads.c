@@ -4,6 +4,9 @@
  * the thread exits, so that memory stays bounded however many threads come
  * and go.
  *
+ * A call that comes after that (the C library's own clean-up calls the
+ * program's free()) is counted as lost.
+ *
  * Each thread also gets the small things the rest of the runtime needs: the
  * queue for calls its signal handlers make while a hook writes
  * (deferred.c), and an alternate signal stack when it has none, so that a
@@ -124,6 +127,23 @@ static void thread_end(void *state)
 	altstack_take_back(t);
 	runtime_args_thread_end(t);
 	t->gen = gen;
+}
+
+/* The C library cleans up after every destructor (__libc_thread_freeres),
+ * and may call the program's own free() then: such a call comes after the
+ * stream is closed, and is counted as lost, one record each. */
+void runtime_thread_call_after_end(struct thread_state *t)
+{
+	if (!runtime_session.header || stream_is_stale(t) || RUNTIME_LOAD(runtime_state) == 0)
+		return;
+	int saved = errno;
+	uint32_t gen = t->gen;
+	t->gen = RUNTIME_GEN_INTERNAL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	trace_write_thread(&runtime_session, t->stream.tid, THREAD_LOST_CALLS, "1");
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->gen = gen;
+	errno = saved;
 }
 
 void runtime_threads_init(void)
