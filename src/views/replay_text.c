@@ -129,7 +129,7 @@ static uint32_t name_info(struct replay *rp, const struct symbol *sym)
 		abort();
 	if (!*slot)
 		*slot = (void *)(uintptr_t)(((uint32_t)strlen(sym->name) + 1) |
-					    (strchr(sym->name, '(') ? NAME_HAS_PARAMS : 0));
+					    (view_name_params(sym->name) ? NAME_HAS_PARAMS : 0));
 	return (uint32_t)(uintptr_t)*slot;
 }
 
@@ -215,7 +215,7 @@ static void put_values_line(struct replay *rp, uint32_t depth, const uint64_t *d
 			    const struct symbol *sym, const char *suffix)
 {
 	uint32_t info = name_info(rp, sym);
-	const char *paren = (info & NAME_HAS_PARAMS) ? strchr(sym->name, '(') : NULL;
+	const char *paren = (info & NAME_HAS_PARAMS) ? view_name_params(sym->name) : NULL;
 	size_t len = paren ? (size_t)(paren - sym->name) : (info & ~NAME_HAS_PARAMS) - 1;
 	put_line_named(rp, depth, duration, "", sym->name, len, suffix);
 }

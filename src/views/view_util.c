@@ -138,6 +138,21 @@ const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len
 	return buf;
 }
 
+const char *view_name_params(const char *name)
+{
+	const char *close = strrchr(name, ')');
+	if (!close)
+		return NULL;
+	int depth = 0;
+	for (const char *p = close; p >= name; p--) {
+		depth += *p == ')';
+		depth -= *p == '(';
+		if (depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
 uint32_t view_hash(const char *s)
 {
 	uint32_t h = 2166136261u;
