@@ -630,7 +630,10 @@ static bool makes_nontrivial(Dwarf_Die *fn, Dwarf_Die *class_die)
 	const char *name = die_name(fn), *class_name = die_name(class_die);
 	if (name[0] == '~')
 		return true;
-	if (!*class_name || strcmp(name, class_name) != 0)
+	/* a constructor is named as its class without template arguments:
+	 * C for C<int> */
+	size_t plain = strcspn(class_name, "<");
+	if (plain == 0 || strlen(name) != plain || strncmp(name, class_name, plain) != 0)
 		return false;
 	Dwarf_Die p, ref, target;
 	if (dwarf_child(fn, &p) != 0)
@@ -821,6 +824,7 @@ enum arg_pass {
 	PASS_X87,	/* long double: stack as an argument, st(0) as a result */
 	PASS_REFERENCE, /* C++ non-trivial class: a pointer to it */
 	PASS_VECTOR,	/* a vector type: one xmm register, not read here */
+	PASS_UNKNOWN,	/* an incomplete type: where it goes is not known here */
 };
 
 static enum abi_class merge_class(enum abi_class a, enum abi_class b)
@@ -901,6 +905,8 @@ static enum arg_pass classify(const struct ctype *t, enum abi_class cls[2])
 		return PASS_X87;
 	if (t->kind == CTYPE_UNKNOWN && t->size > 0 && t->size <= 16)
 		return PASS_VECTOR;
+	if (t->kind == CTYPE_UNKNOWN && t->size == 0)
+		return PASS_UNKNOWN;
 	if (t->size > 16 || t->unaligned)
 		return PASS_MEMORY;
 	classify_at(t, 0, cls, 0);
@@ -985,6 +991,9 @@ static void place_argument(struct reg_state *rs, const struct ctype *t, struct v
 		set_unsupported(loc, "vector type");
 		rs->next_sse++;
 		return;
+	case PASS_UNKNOWN:
+		set_unsupported(loc, "incomplete type");
+		return;
 	case PASS_REGS:
 		if (place_in_regs(rs, t, cls, loc))
 			return;
@@ -1006,10 +1015,18 @@ static void place_return(const struct ctype *t, struct value_location *loc, bool
 		loc->where = t->kind == CTYPE_VOID ? WHERE_NONE : WHERE_PIECES;
 		return;
 	case PASS_X87:
-		set_unsupported(loc, "long double is returned in st(0)");
+		if (t->kind != CTYPE_FLOAT) {
+			set_unsupported(loc, "complex long double is returned in st(0) and st(1)");
+			return;
+		}
+		loc->where = WHERE_PIECES;
+		add_piece(loc, PIECE_REG, VREG_ST0, t->size, 0, 0);
 		return;
 	case PASS_VECTOR:
 		set_unsupported(loc, "vector type");
+		return;
+	case PASS_UNKNOWN:
+		set_unsupported(loc, "incomplete type");
 		return;
 	case PASS_REGS: {
 		unsigned ints = 0, sses = 0;
@@ -1154,21 +1171,48 @@ static void parameter_owner(Dwarf_Die *fn, Dwarf_Die *owner)
 	*owner = *fn;
 }
 
-static uint32_t read_params(struct sig_ctx *c, Dwarf_Die *owner, struct func_signature *sig,
-			    struct func_param *params, uint32_t max)
+/* Whether the concrete copy `fn` takes the abstract parameter `param`: a
+ * constructor's or destructor's copies do not all take its artificial
+ * ones (GCC's __in_chrg, __vtt_parm); a copy that lists parameters lists
+ * those it takes. */
+static bool copy_takes(Dwarf_Die *fn, Dwarf_Die *param)
+{
+	Dwarf_Die child, origin;
+	Dwarf_Attribute attr;
+	bool lists = false;
+	if (dwarf_child(fn, &child) != 0)
+		return true;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		lists = true;
+		if (dwarf_attr(&child, DW_AT_abstract_origin, &attr) &&
+		    dwarf_formref_die(&attr, &origin) &&
+		    dwarf_dieoffset(&origin) == dwarf_dieoffset(param))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return !lists;
+}
+
+static uint32_t read_params(struct sig_ctx *c, Dwarf_Die *fn, Dwarf_Die *owner,
+			    struct func_signature *sig, struct func_param *params, uint32_t max)
 {
 	uint32_t n = 0;
 	Dwarf_Die child, type;
 	if (dwarf_child(owner, &child) != 0)
 		return 0;
+	bool a_copy = dwarf_dieoffset(fn) != dwarf_dieoffset(owner);
 	do {
 		if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
 			sig->variadic = true;
 		if (dwarf_tag(&child) != DW_TAG_formal_parameter || n >= max)
 			continue;
+		bool artificial = die_flag(&child, DW_AT_artificial);
+		if (artificial && a_copy && !copy_takes(fn, &child))
+			continue;
 		struct func_param *p = &params[n++];
 		p->name = arena_strdup(c->arena, die_name(&child));
-		p->artificial = die_flag(&child, DW_AT_artificial);
+		p->artificial = artificial;
 		bool typed = die_type(&child, &type);
 		/* `this` is shown as Foo *, not Foo *const */
 		if (typed && p->artificial && dwarf_tag(&type) == DW_TAG_const_type)
@@ -1212,7 +1256,7 @@ static struct func_signature *describe_function(struct sig_ctx *c, Dwarf_Die *cu
 	struct func_param *params = arena_alloc(c->arena, (max ? max : 1) * sizeof(*params));
 	if (!params)
 		return NULL;
-	sig->nparams = read_params(c, &owner, sig, params, max);
+	sig->nparams = read_params(c, fn, &owner, sig, params, max);
 	sig->params = params;
 	place_all(sig, params);
 	build_plan(sig);
@@ -1253,7 +1297,7 @@ const char *value_reg_name(unsigned reg)
 {
 	static const char *const names[VREG_COUNT] = {
 	    "rdi",  "rsi",  "rdx",  "rcx",  "r8",   "r9",   "rax",  "xmm0",
-	    "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+	    "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "st0",
 	};
 	return reg < VREG_COUNT ? names[reg] : "?";
 }
@@ -1396,7 +1440,7 @@ static bool step_valid(const struct plan_step *s, uint16_t value_size, unsigned 
 		return count == 1 && value_size == 0;
 	if (s->size == 0 || s->value_offset + s->size > value_size)
 		return false;
-	return s->op != PLAN_REG || s->size <= 8;
+	return s->op != PLAN_REG || s->size <= (s->reg == VREG_ST0 ? 16 : 8);
 }
 
 static bool value_valid(const struct func_plan *plan, const struct plan_value *v)

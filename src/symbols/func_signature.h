@@ -91,6 +91,7 @@ enum value_reg {
 	VREG_XMM5,
 	VREG_XMM6,
 	VREG_XMM7,
+	VREG_ST0, /* the x87 stack's top: a long double result, 10 bytes */
 	VREG_COUNT
 };
 
@@ -131,7 +132,8 @@ struct value_location {
 #define FUNC_PLAN_MAX_COPY 512 /* bytes of a value copied at most */
 
 enum plan_op {
-	PLAN_REG,	   /* copy `size` low bytes of register `reg` */
+	PLAN_REG,	   /* copy `size` low bytes of register `reg` (at most 8, or
+			      16 of st0) */
 	PLAN_STACK,	   /* copy `size` bytes at rsp + offset */
 	PLAN_MEMORY,	   /* copy `size` bytes at (register reg) + offset */
 	PLAN_STRING_REG,   /* the string the pointer in register reg points to */
@@ -149,7 +151,9 @@ struct plan_step {
 };
 
 /* One value: steps[first .. first + count); copies fill a VALUE_BYTES of
- * `size` bytes; a string step or PLAN_UNAVAILABLE is the value's only one. */
+ * `size` bytes; a string step or PLAN_UNAVAILABLE is the value's only one.
+ * No step: a value that takes no register and no stack (an empty class),
+ * an empty VALUE_BYTES. */
 struct plan_value {
 	uint8_t first, count;
 	uint16_t size;
