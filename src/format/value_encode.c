@@ -109,6 +109,16 @@ static int copy_step(uint8_t *value, const struct value_registers *r, const stru
 	return 0;
 }
 
+/* A reference's object, at the address in the value's first 8 bytes; 0
+ * when it could not be read. */
+static int copy_referent(uint8_t *value, const struct value_registers *r, const struct plan_step *s)
+{
+	uint64_t address;
+	copy_bytes(&address, value, 8);
+	return address && r->read(r->read_ctx, address + (uint64_t)(int64_t)s->offset,
+				  value + s->value_offset, s->size) == s->size;
+}
+
 /* One value at p (room for FUNC_PLAN_MAX_COPY + 16 bytes); returns the end. */
 uint8_t *value_encode(uint8_t *p, const struct func_plan *plan, const struct plan_value *v,
 		      const struct value_registers *r)
@@ -126,14 +136,27 @@ uint8_t *value_encode(uint8_t *p, const struct func_plan *plan, const struct pla
 	if (s->op == PLAN_STRING_REG || s->op == PLAN_STRING_STACK)
 		return put_string(p, r, s);
 	uint8_t value[FUNC_PLAN_MAX_COPY];
-	zero_bytes(value, v->size);
-	for (unsigned i = 0; i < v->count; i++)
-		if (s[i].value_offset + s[i].size > v->size || !copy_step(value, r, &s[i])) {
+	size_t size = v->size;
+	zero_bytes(value, size);
+	for (unsigned i = 0; i < v->count; i++) {
+		if (s[i].value_offset + s[i].size > v->size) {
 			*p++ = VALUE_UNAVAILABLE;
 			return p;
 		}
+		if (s[i].op == PLAN_DEREF) {
+			if (s[i].value_offset >= 8 && !copy_referent(value, r, &s[i])) {
+				size = s[i].value_offset; /* the pointer alone */
+				break;
+			}
+			continue;
+		}
+		if (!copy_step(value, r, &s[i])) {
+			*p++ = VALUE_UNAVAILABLE;
+			return p;
+		}
+	}
 	*p++ = VALUE_BYTES;
-	p = put_varint(p, v->size);
-	copy_bytes(p, value, v->size);
-	return p + v->size;
+	p = put_varint(p, size);
+	copy_bytes(p, value, size);
+	return p + size;
 }

@@ -559,6 +559,8 @@ static void describe_enum(struct sig_ctx *c, struct ctype *t, Dwarf_Die *core)
 static void describe_pointer(struct ctype *t, Dwarf_Die *core)
 {
 	t->kind = CTYPE_POINTER;
+	t->is_reference = dwarf_tag(core) == DW_TAG_reference_type ||
+			  dwarf_tag(core) == DW_TAG_rvalue_reference_type;
 	if (t->size == 0)
 		t->size = 8;
 	t->align = 8;
@@ -1053,6 +1055,21 @@ static void place_return(const struct ctype *t, struct value_location *loc, bool
 
 /* --- the capture plan --- */
 
+/* A reference's object, read after its pointer when it fits in the value
+ * whole. */
+static void plan_referent(struct plan_value *v, const struct ctype *t,
+			  const struct value_location *loc, struct plan_step *s)
+{
+	const struct ctype *object = t->is_reference ? t->element : NULL;
+	if (!object || object->size == 0 || object->size > FUNC_PLAN_MAX_COPY - 8 ||
+	    loc->npieces != 1 || loc->pieces[0].kind == PIECE_INDIRECT || v->size != 8)
+		return;
+	*s =
+	    (struct plan_step){.op = PLAN_DEREF, .size = (uint16_t)object->size, .value_offset = 8};
+	v->count++;
+	v->size = (uint16_t)(8 + object->size);
+}
+
 static void plan_value(struct func_plan *plan, struct plan_value *v, const struct ctype *t,
 		       const struct value_location *loc)
 {
@@ -1092,6 +1109,7 @@ static void plan_value(struct func_plan *plan, struct plan_value *v, const struc
 			if (p->value_offset + size > v->size)
 				v->size = (uint16_t)(p->value_offset + size);
 		}
+		plan_referent(v, t, loc, &s[v->count]);
 	}
 	plan->nsteps += v->count;
 }
@@ -1171,6 +1189,23 @@ static void parameter_owner(Dwarf_Die *fn, Dwarf_Die *owner)
 	*owner = *fn;
 }
 
+/* A parameter's or result's type (`die`); a reference's with the type it
+ * refers to, whose object is read at the call.  (A copy of the reference's
+ * descriptor: the references of members are not followed.) */
+static const struct ctype *value_type(struct sig_ctx *c, Dwarf_Die *die)
+{
+	const struct ctype *t = type_of(c, die, 0);
+	Dwarf_Die core, target;
+	if (!t->is_reference || dwarf_peel_type(die, &core) != 0 || !die_type(&core, &target))
+		return t;
+	struct ctype *copy = arena_alloc(c->arena, sizeof(*copy));
+	if (!copy)
+		return t;
+	*copy = *t;
+	copy->element = type_of(c, &target, 1);
+	return copy;
+}
+
 /* Whether the concrete copy `fn` takes the abstract parameter `param`: a
  * constructor's or destructor's copies do not all take its artificial
  * ones (GCC's __in_chrg, __vtt_parm); a copy that lists parameters lists
@@ -1217,7 +1252,7 @@ static uint32_t read_params(struct sig_ctx *c, Dwarf_Die *fn, Dwarf_Die *owner,
 		/* `this` is shown as Foo *, not Foo *const */
 		if (typed && p->artificial && dwarf_tag(&type) == DW_TAG_const_type)
 			typed = die_type(&type, &type);
-		p->type = type_of(c, typed ? &type : NULL, 0);
+		p->type = typed ? value_type(c, &type) : type_of(c, NULL, 0);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return n;
 }
@@ -1251,7 +1286,7 @@ static struct func_signature *describe_function(struct sig_ctx *c, Dwarf_Die *cu
 	sig->name = arena_strdup(c->arena, die_name(fn));
 	sig->address = address;
 	sig->abi_known = !is_compiler_clone(c->m, address, fn);
-	sig->return_type = type_of(c, die_type(fn, &type) ? &type : NULL, 0);
+	sig->return_type = die_type(fn, &type) ? value_type(c, &type) : type_of(c, NULL, 0);
 	uint32_t max = count_children(&owner, DW_TAG_formal_parameter);
 	struct func_param *params = arena_alloc(c->arena, (max ? max : 1) * sizeof(*params));
 	if (!params)
@@ -1440,6 +1475,8 @@ static bool step_valid(const struct plan_step *s, uint16_t value_size, unsigned 
 		return count == 1 && value_size == 0;
 	if (s->size == 0 || s->value_offset + s->size > value_size)
 		return false;
+	if (s->op == PLAN_DEREF)
+		return s->value_offset >= 8;
 	return s->op != PLAN_REG || s->size <= (s->reg == VREG_ST0 ? 16 : 8);
 }
 

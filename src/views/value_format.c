@@ -419,6 +419,32 @@ static void put_pointer(struct fmt *f, uint64_t v)
 		out_char(f->o, '"');
 }
 
+/* A C++ reference as gdb writes it: "@0x7ffe5c: {id=7}", the object when
+ * it was read at the call (a parameter's, a result's); in JSON the object,
+ * else the address. */
+static void put_reference(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n,
+			  int depth)
+{
+	const struct ctype *object = t->element;
+	bool read = object && object->size && n >= 8 + object->size;
+	if (f->json && read) {
+		put_value(f, object, p + 8, n - 8, depth + 1);
+		return;
+	}
+	if (f->json) {
+		out_char(f->o, '"');
+		out_hex(f->o, (uint64_t)read_le(p, 8));
+		out_char(f->o, '"');
+		return;
+	}
+	out_char(f->o, '@');
+	out_hex(f->o, (uint64_t)read_le(p, 8));
+	if (read) {
+		out_str(f->o, ": ");
+		put_value(f, object, p + 8, n - 8, depth + 1);
+	}
+}
+
 static void put_enum(struct fmt *f, const struct ctype *t, const uint8_t *p)
 {
 	__int128 v = read_int(p, t->size, t->is_signed);
@@ -591,7 +617,10 @@ static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 	case CTYPE_STRING:
 		if (t->size != 8)
 			break;
-		put_pointer(f, (uint64_t)read_le(p, 8));
+		if (t->is_reference)
+			put_reference(f, t, p, n, depth);
+		else
+			put_pointer(f, (uint64_t)read_le(p, 8));
 		return;
 	case CTYPE_STRUCT:
 	case CTYPE_UNION:
@@ -644,6 +673,16 @@ static void put_tagged(struct fmt *f, const struct ctype *t, const struct tagged
 		return;
 	}
 	out_str(f->o, f->json ? "\"<bad value>\"" : "<bad value>");
+}
+
+bool value_reference_address(const struct ctype *type, const struct tagged_value *v,
+			     uint64_t *address)
+{
+	if (!type || !type->is_reference || !type->element || v->tag != VALUE_BYTES ||
+	    v->len < 8 + (size_t)type->element->size || type->element->size == 0)
+		return false;
+	*address = (uint64_t)read_le(v->bytes, 8);
+	return true;
 }
 
 void value_format_c(struct value_out *o, const struct ctype *type, const struct tagged_value *v)

@@ -85,7 +85,8 @@ ct json -o "$WORK/preload.json" "$WORK/preload.trace"
 python3 "$ROOT/tests/e2e/args_check.py" "$WORK/preload.json" >"$WORK/preload.check" ||
 	fail "preloaded: $(head -n 3 "$WORK/preload.check")"
 
-# C++: this, a reference, a method's return value; a class template with
+# C++: this, references (with the object they refer to), a method's
+# return value; a class template with
 # a copy constructor of its own (through the hidden pointer); a
 # destructor without GCC's __in_chrg; an empty class; long double; a
 # template argument with parentheses in the name.  Under every engine.
@@ -93,8 +94,9 @@ need_cmd g++
 cxx_expect() { # NAME: the replay lines of $WORK/NAME.trace
 	local name=$1 line
 	ct replay "$WORK/$name.trace" >"$WORK/$name.txt"
-	for line in 'Counter::add\(this=0x[0-9a-f]+, by=4, times=0x[0-9a-f]+\) = 17;' \
-		'twice\(x=0x[0-9a-f]+\) = 42;' 'make_box\(v=7\)' '= \{val=7, extra=9\};( /\* make_box)?' \
+	for line in 'Counter::add\(this=0x[0-9a-f]+, by=4, times=@0x[0-9a-f]+: 3\) = 17;' \
+		'twice\(x=@0x[0-9a-f]+: 21\) = 42;' 'total\(it=@0x[0-9a-f]+: \{id=7, price=2\.25\}\) = 15\.75;' \
+		'make_box\(v=7\)' '= \{val=7, extra=9\};( /\* make_box)?' \
 		'take_box\(b=\{val=7, extra=10\}\) = 17;' 'Guard::~Guard\(this=0x[0-9a-f]+\);' \
 		'with_empty\(e=\{\}, x=4\) = 5;' 'scale_ld\(x=1\.5, by=3\) = 4\.5;' \
 		'int apply<bool \(\*\)\(int, int\)>\(a=1, b=2, f=0x[0-9a-f]+\) \{'; do
@@ -112,6 +114,23 @@ for how in instrumented plain static; do
 		fail "cxx_$how: wrong output: $(cat "$WORK/cxx_$how.out")"
 	cxx_expect "cxx_$how"
 done
+# JSON: a reference's value is its object, its address beside it
+ct json -o "$WORK/cxx_plain.json" "$WORK/cxx_plain.trace"
+python3 - "$WORK/cxx_plain.json" <<'PY' || fail "cxx_plain: JSON of the reference"
+import json, sys
+def calls(c):
+    yield c
+    for k in c["children"]:
+        yield from calls(k)
+doc = json.load(open(sys.argv[1]))
+found = [c for t in doc["call_trees"].values() for m in t["calls"] for c in calls(m)
+         if c["function"].startswith("total(")]
+assert len(found) == 1, found
+arg = found[0]["arguments"][0]
+assert arg["name"] == "it" and arg["type"] == "const Item &", arg
+assert arg["value"] == {"id": 7, "price": 2.25}, arg
+assert arg["address"].startswith("0x") and int(arg["address"], 16) != 0, arg
+PY
 # the seq label of a name with parentheses in its template arguments
 ct seq --format mermaid "$WORK/cxx_plain.trace" >"$WORK/cxx_seq.txt"
 grep -qF 'int apply#60;bool (*)(int, int)#62;(a=1, b=2, f=0x' "$WORK/cxx_seq.txt" ||

@@ -348,6 +348,16 @@ static void test_cxx(const char *opt)
 	}
 	s = lookup(t, bin, "_Z13tracked_value7TrackedRd");
 	CHECK(s && s->params[0].type->by_reference, "Tracked is passed by reference");
+	/* a reference's object is read after its pointer */
+	s = lookup(t, bin, "_ZN7Counter3addEiRKi");
+	char got[4096] = "(none)";
+	if (s)
+		plan_text(&s->plan, got, sizeof(got));
+	const char *want = "3 args ret: 0/0/8/0/0 0/1/4/0/0 0/2/8/0/0 6/0/4/8/0 0/6/4/0/0 [0+1:8] "
+			   "[1+1:4] [2+2:12] [4+1:4]";
+	CHECK(strcmp(got, want) == 0, "Counter::add plan:\n  got  %s\n  want %s", got, want);
+	if (s)
+		check_plan_bytes(s, "Counter::add");
 	signature_table_free(t);
 }
 
