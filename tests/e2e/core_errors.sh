@@ -144,13 +144,19 @@ for bad in "-t nan" "-t 0x10ms" "-t -1ms" "-t 1e" "-t 10 us" "-D -1" "-D 4294967
 		[ "$RC" = 2 ] || fail "$cmd $bad: exit $RC, not 2"
 	done
 done
-# A time filter longer than any call shows none, however it is written;
-# exact decimals select the same calls as their integer forms.
-for long in inf 1e30s 99999999999999999999s 1e6m; do
+# A time filter no call can reach (past 2^63 ns) is refused, not taken as
+# "hide every call"; a long one that fits shows none; exact decimals select
+# the same calls as their integer forms.
+for long in inf 1e300 99999999999999999999 1e30s 99999999999999999999s; do
 	run_ct inf replay -t "$long" "$good"
-	[ "$RC" = 0 ] || fail "replay -t $long: exit $RC"
-	! grep -q '|' "$WORK/inf.out" || fail "replay -t $long shows calls: $(grep -m1 '|' "$WORK/inf.out")"
+	one_error inf "replay -t $long"
+	[ "$RC" = 2 ] || fail "replay -t $long: exit $RC, not 2"
+	[ "$long" = inf ] || grep -q "longer than any call can last" "$WORK/inf.err" ||
+		fail "replay -t $long: $(cat "$WORK/inf.err")"
 done
+run_ct long replay -t 1e6m "$good"
+[ "$RC" = 0 ] || fail "replay -t 1e6m: exit $RC"
+! grep -q '|' "$WORK/long.out" || fail "replay -t 1e6m shows calls: $(grep -m1 '|' "$WORK/long.out")"
 run_ct t1 replay -t 1.5e3ns "$good"
 run_ct t2 replay -t 1500 "$good"
 cmp -s "$WORK/t1.out" "$WORK/t2.out" || fail "-t 1.5e3ns and -t 1500 differ"
