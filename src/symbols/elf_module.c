@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbols_internal.h"
+#include "../format/printable.h"
 
 enum module_state { MODULE_UNOPENED, MODULE_OPEN, MODULE_UNREADABLE };
 enum index_state { INDEX_UNBUILT, INDEX_BUILT, INDEX_FAILED };
@@ -91,10 +92,11 @@ static void check_build_id(struct elf_module *m)
 	int len = dwfl_module_build_id(m->mod, &bits, &vaddr);
 	if (len == (int)m->build_id_len && memcmp(bits, m->build_id, m->build_id_len) == 0)
 		return;
+	char path[PRINTABLE_PATH_MAX];
 	fprintf(stderr,
 		"calltrace: warning: %s has changed since it was traced (build-id differs); "
 		"its names and lines may be wrong\n",
-		m->path);
+		printable(m->path, path, sizeof(path)));
 }
 
 /* Names of mappings that are not files, such as the kernel's vDSO. */
@@ -114,9 +116,10 @@ static int module_open(struct elf_module *m)
 		dwfl_report_end(m->dwfl, NULL, NULL);
 	}
 	if (!m->mod) {
+		char path[PRINTABLE_PATH_MAX];
 		if (m->warn && !is_pseudo_path(m->path))
-			fprintf(stderr, "calltrace: warning: cannot read %s: %s\n", m->path,
-				dwfl_errmsg(-1));
+			fprintf(stderr, "calltrace: warning: cannot read %s: %s\n",
+				printable(m->path, path, sizeof(path)), dwfl_errmsg(-1));
 		return -1;
 	}
 	m->state = MODULE_OPEN;

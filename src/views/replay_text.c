@@ -14,6 +14,7 @@
 #include "text_views.h"
 #include "call_values.h"
 #include "view_util.h"
+#include "../format/printable.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -241,8 +242,10 @@ static void on_begin_thread(void *ctx, const struct walk_thread *t)
 	char label[256];
 	out_flush(rp);
 	rp->tid_len = (size_t)snprintf(rp->tid_column, sizeof(rp->tid_column), "[%6u] ", t->tid);
-	fprintf(rp->out, "#\n# %s%s%s\n", view_thread_label(t, label, sizeof(label)),
-		t->image && *t->image->command ? ": " : "", t->image ? t->image->command : "");
+	fprintf(rp->out, "#\n# %s%s", view_thread_label(t, label, sizeof(label)),
+		t->image && *t->image->command ? ": " : "");
+	printable_put(rp->out, t->image ? t->image->command : "");
+	fputc('\n', rp->out);
 	fprintf(rp->out, "#%s%s FUNCTION\n", rp->opt.show_duration ? "   DURATION " : "",
 		rp->opt.show_tid ? "    TID  " : "");
 }

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../format/printable.h"
 #include "../format/trace_format.h"
 
 #define NEST_MAX 8	   /* struct and array nesting written */
@@ -239,24 +240,6 @@ static bool float_text(char *buf, size_t len, const uint8_t *p, uint32_t size)
 }
 
 /* --- characters and strings --- */
-
-/* The length of the valid UTF-8 sequence of 2 to 4 bytes at p, or 0. */
-static size_t utf8_sequence(const uint8_t *p, size_t n)
-{
-	size_t need = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-	if (need == 0 || need > n || (p[0] >= 0xf8))
-		return 0;
-	for (size_t i = 1; i < need; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	uint32_t cp = p[0] & (0x7f >> need);
-	for (size_t i = 1; i < need; i++)
-		cp = cp << 6 | (p[i] & 0x3f);
-	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
-	if (cp < least[need] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return need;
-}
 
 /* The C escape of byte c inside quotes `quote`, or NULL when it is written
  * as it is. */

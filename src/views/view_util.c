@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "view_util.h"
+#include "../format/printable.h"
 
 void view_json_string(FILE *f, const char *s)
 {
@@ -131,8 +132,10 @@ const char *view_duration(uint64_t ns, char *buf, size_t len)
 
 const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len)
 {
+	char name[256];
 	if (t->name && *t->name)
-		snprintf(buf, len, "pid %u tid %u %s", t->pid, t->tid, t->name);
+		snprintf(buf, len, "pid %u tid %u %s", t->pid, t->tid,
+			 printable(t->name, name, sizeof(name)));
 	else
 		snprintf(buf, len, "pid %u tid %u", t->pid, t->tid);
 	return buf;
