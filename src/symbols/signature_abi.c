@@ -115,6 +115,10 @@ static enum arg_pass classify(const struct ctype *t, enum abi_class cls[2])
 	classify_at(t, 0, cls, 0);
 	if (cls[0] == CLS_MEMORY || cls[1] == CLS_MEMORY)
 		return PASS_MEMORY;
+	/* a struct of one long double is X87 (st(0) as a result); X87 beside
+	 * anything else is memory */
+	if (cls[0] == CLS_X87 || cls[1] == CLS_X87)
+		return cls[0] == CLS_X87 && cls[1] == CLS_X87 ? PASS_X87 : PASS_MEMORY;
 	return cls[0] == CLS_NONE && cls[1] == CLS_NONE ? PASS_NONE : PASS_REGS;
 }
 
@@ -218,7 +222,7 @@ static void place_return(const struct ctype *t, struct value_location *loc, bool
 		loc->where = t->kind == CTYPE_VOID ? WHERE_NONE : WHERE_PIECES;
 		return;
 	case PASS_X87:
-		if (t->kind != CTYPE_FLOAT) {
+		if (t->size != 16) {
 			set_unsupported(loc, "complex long double is returned in st(0) and st(1)");
 			return;
 		}
