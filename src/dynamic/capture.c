@@ -59,7 +59,7 @@ static void fill_registers(struct thread *t, const struct func_plan *plan,
 		ptrace(PTRACE_GETFPREGS, t->tid, 0, fp);
 	v->xmm = (const uint8_t *)fp->xmm_space;
 	/* FXSAVE's layout: st(0) first, 16 bytes a register (10 used) */
-	v->st0 = (const uint8_t *)fp->st_space;
+	v->st = (const uint8_t *)fp->st_space;
 }
 
 void capture_arguments(struct thread *t, const struct func_plan *plan,

@@ -24,13 +24,14 @@ static void zero_bytes(void *to, size_t n)
 		d[i] = 0;
 }
 
-/* The register's bytes (16 for xmm and st0); NULL when st0 was not read. */
+/* The register's bytes (16 for xmm, st0 and st1); NULL when the x87 ones
+ * were not read. */
 static const uint8_t *register_bytes(const struct value_registers *r, unsigned reg)
 {
 	if (reg <= VREG_RAX)
 		return (const uint8_t *)&r->gp[reg];
-	if (reg == VREG_ST0)
-		return r->st0;
+	if (reg >= VREG_ST0)
+		return r->st ? r->st + 16 * (reg - VREG_ST0) : NULL;
 	return r->xmm + 16 * (reg - VREG_XMM0);
 }
 

@@ -95,6 +95,7 @@ enum value_reg {
 	VREG_XMM6,
 	VREG_XMM7,
 	VREG_ST0, /* the x87 stack's top: a long double result, 10 bytes */
+	VREG_ST1, /* below it: a complex long double's imaginary part */
 	VREG_COUNT
 };
 
@@ -138,7 +139,7 @@ struct value_location {
 
 enum plan_op {
 	PLAN_REG,	   /* copy `size` low bytes of register `reg` (at most 8, or
-			      16 of st0) */
+			      16 of st0 and st1) */
 	PLAN_STACK,	   /* copy `size` bytes at rsp + offset */
 	PLAN_MEMORY,	   /* copy `size` bytes at (register reg) + offset */
 	PLAN_STRING_REG,   /* the string the pointer in register reg points to */

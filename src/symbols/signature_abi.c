@@ -221,13 +221,11 @@ static void place_return(const struct ctype *t, struct value_location *loc, bool
 	case PASS_NONE:
 		loc->where = t->kind == CTYPE_VOID ? WHERE_NONE : WHERE_PIECES;
 		return;
-	case PASS_X87:
-		if (t->size != 16) {
-			set_unsupported(loc, "complex long double is returned in st(0) and st(1)");
-			return;
-		}
+	case PASS_X87: /* st(0); a complex long double's imaginary part in st(1) */
 		loc->where = WHERE_PIECES;
-		add_piece(loc, PIECE_REG, VREG_ST0, t->size, 0, 0);
+		add_piece(loc, PIECE_REG, VREG_ST0, 16, 0, 0);
+		if (t->size == 32)
+			add_piece(loc, PIECE_REG, VREG_ST1, 16, 16, 0);
 		return;
 	case PASS_VECTOR:
 		set_unsupported(loc, "vector type");

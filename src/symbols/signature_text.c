@@ -13,8 +13,8 @@
 const char *value_reg_name(unsigned reg)
 {
 	static const char *const names[VREG_COUNT] = {
-	    "rdi",  "rsi",  "rdx",  "rcx",  "r8",   "r9",   "rax",  "xmm0",
-	    "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "st0",
+	    "rdi",  "rsi",  "rdx",  "rcx",  "r8",   "r9",   "rax", "xmm0", "xmm1",
+	    "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "st0", "st1",
 	};
 	return reg < VREG_COUNT ? names[reg] : "?";
 }
@@ -159,7 +159,7 @@ static bool step_valid(const struct plan_step *s, uint16_t value_size, unsigned 
 		return false;
 	if (s->op == PLAN_DEREF)
 		return s->value_offset >= 8;
-	return s->op != PLAN_REG || s->size <= (s->reg == VREG_ST0 ? 16 : 8);
+	return s->op != PLAN_REG || s->size <= (s->reg >= VREG_ST0 ? 16 : 8);
 }
 
 static bool value_valid(const struct func_plan *plan, const struct plan_value *v)

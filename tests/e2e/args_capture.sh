@@ -99,6 +99,7 @@ cxx_expect() { # NAME: the replay lines of $WORK/NAME.trace
 		'make_box\(v=7\)' '= \{val=7, extra=9\};( /\* make_box)?' \
 		'take_box\(b=\{val=7, extra=10\}\) = 17;' 'Guard::~Guard\(this=0x[0-9a-f]+\);' \
 		'with_empty\(e=\{\}, x=4\) = 5;' 'scale_ld\(x=1\.5, by=3\) = 4\.5;' \
+		'ld_pair\(re=1\.25\) = 1\.25 \+ 2\.5i;' \
 		'int apply<bool \(\*\)\(int, int\)>\(a=1, b=2, f=0x[0-9a-f]+\) \{'; do
 		grep -Eq -- "$line" "$WORK/$name.txt" ||
 			fail "$name: no line matching $line in: $(grep -v '^#' "$WORK/$name.txt" | head -c 1500)"
@@ -110,7 +111,7 @@ for how in instrumented plain static; do
 	[ $how = static ] && flags+=(-static)
 	g++ "${flags[@]}" -o "$WORK/cxx_$how" "$src/args_cxx.cc" || fail "cannot compile cxx_$how"
 	record "cxx_$how" --args "$WORK/cxx_$how"
-	[ "$(cat "$WORK/cxx_$how.out")" = "17 42 17 5 4.5 15.75 1" ] ||
+	[ "$(cat "$WORK/cxx_$how.out")" = "17 42 17 5 4.5 15.75 1 2.5" ] ||
 		fail "cxx_$how: wrong output: $(cat "$WORK/cxx_$how.out")"
 	cxx_expect "cxx_$how"
 done

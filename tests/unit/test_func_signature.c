@@ -99,6 +99,7 @@ static const char *const c_descriptions[][2] = {
     {"sum_all", "int sum_all(int count @rdi:4, ...) @rax:4"},
     {"ld_twice", "long double ld_twice(long double x @stack+8:16, int after @rdi:4) @st0:16"},
     {"wrap_ld", "struct wrapped_ld wrap_ld(long double x @stack+8:16) @st0:16"},
+    {"ld_complex", "complex long double ld_complex(long double re @stack+8:16) @st0:16,st1:16"},
     {"flags_level", "int flags_level(struct flags f @rdi:4) @rax:4"},
     {"floats_sum", "float floats_sum(struct two_floats t @xmm0:8) @xmm0:4"},
     {"named_id", "short int named_id(struct named n @rdi:8,rsi:2) @rax:2"},

@@ -2,7 +2,8 @@
 // references (shown with what they refer to), a method's return value, a
 // class template that is not trivially copyable (passed and returned
 // through a hidden pointer), a destructor's artificial parameters, an
-// empty class, long double, and a template argument with parentheses.
+// empty class, long double (complex too), and a template argument with
+// parentheses.
 #include <cstdio>
 
 #define KEEP __attribute__((noinline, noclone, used))
@@ -36,6 +37,13 @@ struct Empty {};
 KEEP int with_empty(Empty e, int x) { (void)e; return x + 1; }
 
 KEEP long double scale_ld(long double x, int by) { return x * by; }
+KEEP _Complex long double ld_pair(long double re)
+{
+	_Complex long double c;
+	__real__ c = re;
+	__imag__ c = 2 * re;
+	return c;
+}
 
 struct Item {
 	int id;
@@ -59,9 +67,10 @@ int main()
 	}
 	int e = with_empty(Empty{}, 4);
 	long double ld = scale_ld(1.5L, 3);
+	long double im = __imag__ ld_pair(1.25L);
 	Item it{7, 2.25};
 	double price = total(it);
 	int less = apply<bool (*)(int, int)>(1, 2, less_than);
-	std::printf("%ld %d %ld %d %Lg %g %d\n", r, z, boxed, e, ld, price, less);
+	std::printf("%ld %d %ld %d %Lg %g %d %Lg\n", r, z, boxed, e, ld, price, less, im);
 	return 0;
 }
