@@ -7,6 +7,7 @@
 # in-process, ptrace), at -O0 and -O2, C++ ones too (below); --args=REGEX
 # keeps to matching functions;
 # CALLTRACE_CAPTURE_ARGS=1 with the runtime preloaded by hand.
+# shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
 src=$ROOT/tests/programs/args
