@@ -399,18 +399,37 @@ static struct func_signature *describe_function(struct sig_ctx *c, Dwarf_Die *cu
 	return c->arena->failed ? NULL : sig;
 }
 
+/* The compile unit whose ranges hold `pc` (a DWARF address), found by
+ * walking them: libdw finds a unit by .debug_aranges, which clang does not
+ * write. */
+static bool unit_holding(Dwarf *dwarf, Dwarf_Addr pc, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t header;
+	while (dwarf_nextcu(dwarf, off, &next, &header, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dwarf, off + header, cu) && dwarf_haspc(cu, pc) == 1)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
 static const struct func_signature *lookup_uncached(struct signature_table *t, struct sig_module *m,
 						    uint64_t address)
 {
 	if (!m->dwarf)
 		return NULL;
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, address, &bias);
+	Dwarf_Addr bias = m->bias;
+	Dwarf_Die *found = dwfl_module_addrdie(m->mod, address, &bias), cu;
+	if (found)
+		cu = *found;
+	else if (!unit_holding(m->dwarf, address - bias, &cu))
+		return NULL;
 	Dwarf_Die fn;
-	if (!cu || !find_function(cu, address - bias, &fn, 0))
+	if (!find_function(&cu, address - bias, &fn, 0))
 		return NULL;
 	struct sig_ctx c = {.arena = &t->arena, .m = m};
-	return describe_function(&c, cu, &fn, address);
+	return describe_function(&c, &cu, &fn, address);
 }
 
 const struct func_signature *signature_table_lookup(struct signature_table *t, const char *path,

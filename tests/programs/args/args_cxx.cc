@@ -6,7 +6,11 @@
 // parentheses.
 #include <cstdio>
 
+#ifdef __clang__
+#define KEEP __attribute__((noinline, used))
+#else
 #define KEEP __attribute__((noinline, noclone, used))
+#endif
 
 struct Counter {
 	long total = 5;
