@@ -56,6 +56,10 @@ struct sig_module {
 	Dwarf_Addr bias;
 	struct u64_map types;	   /* DIE key -> struct ctype */
 	struct u64_map signatures; /* address -> signature or &no_signature */
+	struct unit_range *units;  /* the compile units' ranges, by address; read
+				      when libdw finds no unit (no .debug_aranges) */
+	size_t nunits;
+	bool units_read;
 };
 
 /* What describing one signature needs. */
