@@ -47,7 +47,7 @@ RUNTIME_A  := $(BUILD)/lib/libcalltrace.a
 # Loaded by the runtime only when it captures arguments: DWARF through libdw.
 DWARF_SO   := $(BUILD)/lib/libcalltrace-dwarf.so
 DWARF_SRC  := src/symbols/func_signature.c src/symbols/ctype_dwarf.c src/symbols/signature_abi.c \
-	      src/symbols/signature_text.c src/symbols/dwarf_plans.c
+	      src/symbols/signature_text.c src/symbols/unit_ranges.c src/symbols/dwarf_plans.c
 DWARF_OBJ  := $(patsubst src/symbols/%.c,$(BUILD)/dw/src/symbols/%.o,$(DWARF_SRC))
 
 all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)

@@ -147,7 +147,7 @@ static void module_free(struct sig_module *m)
 		dwfl_end(m->dwfl);
 	free(m->types.slots);
 	free(m->signatures.slots);
-	free(m->units);
+	unit_ranges_free(&m->units);
 	free(m->path);
 	free(m);
 }
@@ -400,69 +400,6 @@ static struct func_signature *describe_function(struct sig_ctx *c, Dwarf_Die *cu
 	return c->arena->failed ? NULL : sig;
 }
 
-/* One address range of a compile unit. */
-struct unit_range {
-	Dwarf_Addr low, high;
-	Dwarf_Off offset; /* of the unit's DIE */
-};
-
-static int by_low(const void *a, const void *b)
-{
-	const struct unit_range *x = a, *y = b;
-	return x->low < y->low ? -1 : x->low > y->low;
-}
-
-static void add_unit_ranges(struct sig_module *m, Dwarf_Die *cu, size_t *cap)
-{
-	Dwarf_Addr base, low, high;
-	ptrdiff_t at = 0;
-	while ((at = dwarf_ranges(cu, at, &base, &low, &high)) > 0) {
-		if (m->nunits == *cap) {
-			size_t grown = *cap ? *cap * 2 : 64;
-			struct unit_range *units = realloc(m->units, grown * sizeof(*units));
-			if (!units)
-				return;
-			m->units = units;
-			*cap = grown;
-		}
-		m->units[m->nunits++] = (struct unit_range){low, high, dwarf_dieoffset(cu)};
-	}
-}
-
-/* Every compile unit's ranges, sorted, read once. */
-static void read_unit_ranges(struct sig_module *m)
-{
-	Dwarf_Off off = 0, next;
-	size_t header, cap = 0;
-	Dwarf_Die cu;
-	m->units_read = true;
-	while (dwarf_nextcu(m->dwarf, off, &next, &header, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(m->dwarf, off + header, &cu))
-			add_unit_ranges(m, &cu, &cap);
-		off = next;
-	}
-	if (m->nunits)
-		qsort(m->units, m->nunits, sizeof(*m->units), by_low);
-}
-
-/* The compile unit whose ranges hold `pc` (a DWARF address): libdw finds a
- * unit by .debug_aranges, which clang does not write. */
-static bool unit_holding(struct sig_module *m, Dwarf_Addr pc, Dwarf_Die *cu)
-{
-	if (!m->units_read)
-		read_unit_ranges(m);
-	size_t lo = 0, hi = m->nunits; /* the last range starting at or below pc */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->units[mid].low <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 0 && pc < m->units[lo - 1].high &&
-	       dwarf_offdie(m->dwarf, m->units[lo - 1].offset, cu) != NULL;
-}
-
 static const struct func_signature *lookup_uncached(struct signature_table *t, struct sig_module *m,
 						    uint64_t address)
 {
@@ -472,7 +409,7 @@ static const struct func_signature *lookup_uncached(struct signature_table *t, s
 	Dwarf_Die *found = dwfl_module_addrdie(m->mod, address, &bias), cu;
 	if (found)
 		cu = *found;
-	else if (!unit_holding(m, address - bias, &cu))
+	else if (!unit_ranges_find(&m->units, m->dwarf, address - bias, &cu))
 		return NULL;
 	Dwarf_Die fn;
 	if (!find_function(&cu, address - bias, &fn, 0))

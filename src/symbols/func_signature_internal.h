@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include "func_signature.h"
+#include "unit_ranges.h"
 
 #define TYPE_DEPTH_MAX 12 /* nesting of types described (malformed DWARF) */
 
@@ -56,10 +57,7 @@ struct sig_module {
 	Dwarf_Addr bias;
 	struct u64_map types;	   /* DIE key -> struct ctype */
 	struct u64_map signatures; /* address -> signature or &no_signature */
-	struct unit_range *units;  /* the compile units' ranges, by address; read
-				      when libdw finds no unit (no .debug_aranges) */
-	size_t nunits;
-	bool units_read;
+	struct unit_ranges units;  /* when libdw finds no unit (no .debug_aranges) */
 };
 
 /* What describing one signature needs. */

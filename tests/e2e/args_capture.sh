@@ -133,14 +133,16 @@ assert arg["name"] == "it" and arg["type"] == "const Item &", arg
 assert arg["value"] == {"id": 7, "price": 2.25}, arg
 assert arg["address"].startswith("0x") and int(arg["address"], 16) != 0, arg
 PY
-# Programs built by clang (DWARF 5, no .debug_aranges: their functions are
-# found by walking the compile units), C and C++.
+# Programs built by clang (DWARF 5, no .debug_aranges: their functions and
+# lines are found through the compile units' ranges), C and C++.
 if command -v clang >/dev/null 2>&1; then
 	clang -g -O2 -o "$WORK/kinds_clang" "$src/args_kinds.c" || fail "cannot compile kinds_clang"
 	record kinds_clang --args "$WORK/kinds_clang"
 	ct json -o "$WORK/kinds_clang.json" "$WORK/kinds_clang.trace"
 	python3 "$ROOT/tests/e2e/args_check.py" "$WORK/kinds_clang.json" >"$WORK/kinds_clang.check" ||
 		fail "kinds_clang: $(head -n 3 "$WORK/kinds_clang.check")"
+	# their source lines too, as addr2line gives them
+	check_tree lines "$WORK/kinds_clang.json" "$WORK/kinds_clang"
 	clang++ -g -O2 -o "$WORK/cxx_clang" "$src/args_cxx.cc" || fail "cannot compile cxx_clang"
 	record cxx_clang --args "$WORK/cxx_clang"
 	cxx_expect cxx_clang
