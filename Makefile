@@ -2,7 +2,8 @@
 #
 #   make          build/bin/calltrace, build/lib/libcalltrace.so and .a
 #   make demo     install what is needed, build, trace examples/, write every view
-#   make check    install what is needed, build (also with ASan/UBSan), run every test
+#   make check    install what is needed, build (also with ASan/UBSan and with clang), run
+#                 every test
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
 #   make torture  the reliability, reader-fuzz and attach-storm tests, bigger and longer (TORTURE=1)
 #   make install  PREFIX (default /usr/local) and DESTDIR: the tool, the runtime, the header,
@@ -46,7 +47,9 @@ RUNTIME_SO := $(BUILD)/lib/libcalltrace.so
 RUNTIME_A  := $(BUILD)/lib/libcalltrace.a
 # Loaded by the runtime only when it captures arguments: DWARF through libdw.
 DWARF_SO   := $(BUILD)/lib/libcalltrace-dwarf.so
-DWARF_OBJ  := $(BUILD)/dw/src/symbols/func_signature.o $(BUILD)/dw/src/symbols/dwarf_plans.o
+DWARF_SRC  := src/symbols/func_signature.c src/symbols/ctype_dwarf.c src/symbols/signature_abi.c \
+	      src/symbols/signature_text.c src/symbols/unit_ranges.c src/symbols/dwarf_plans.c
+DWARF_OBJ  := $(patsubst src/symbols/%.c,$(BUILD)/dw/src/symbols/%.o,$(DWARF_SRC))
 
 all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 
@@ -54,9 +57,15 @@ all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 # the traced program), and exports only the hooks and the public API.
 # Loops stay loops (-fno-tree-loop-distribute-patterns): a memcpy the
 # compiler made up could be a patched function of the program's.
-RT_CFLAGS = $(filter-out -fsanitize=%,$(CFLAGS)) -O2 -fPIC -fvisibility=hidden \
-	-fno-instrument-functions -ftls-model=initial-exec -fno-tree-loop-distribute-patterns \
-	-Iinclude
+RT_CFLAGS = $(filter-out -fsanitize=% -finstrument-functions,$(CFLAGS)) -O2 -fPIC \
+	-fvisibility=hidden -ftls-model=initial-exec $(RT_NO_LIBC_LOOPS) -Iinclude
+# gcc: no hooks, loops kept; clang has neither option (and no hooks unless
+# asked): -fno-builtin keeps it from turning loops into library calls.
+ifeq ($(shell $(CC) --version 2>/dev/null | grep -c clang),0)
+RT_NO_LIBC_LOOPS = -fno-instrument-functions -fno-tree-loop-distribute-patterns
+else
+RT_NO_LIBC_LOOPS = -fno-builtin
+endif
 
 $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -107,9 +116,15 @@ install: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A)
 asan:
 	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" OPT=-O1
 
+# The tools and the runtime built with clang as well: run_tests.sh runs the
+# unit tests and the value and view tests with them too.
+clang:
+	$(MAKE) BUILD=build-clang CC=clang all
+
 check: deps
 	$(MAKE) all
 	$(MAKE) asan
+	$(MAKE) clang
 	bash tests/run_tests.sh
 
 demo: demo-deps
@@ -131,8 +146,8 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-clang
 
-.PHONY: all deps demo-deps install asan check demo bench torture format clean
+.PHONY: all deps demo-deps install asan clang check demo bench torture format clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -157,9 +157,11 @@ int cli_output_close(FILE *f, const char *path);
 int cli_bad_option(const char *command, int argc, char **argv);
 
 /* Parses "10us", "2ms", "1.5s", "2e3ms", "300" (ns), exactly (rounded to
- * the nearest ns); longer than CLI_DURATION_MAX (and "inf") is that.  -1 on
- * anything else: a sign, hex, nan, spaces, an unknown unit. */
+ * the nearest ns).  -2 when it is longer than CLI_DURATION_MAX (no call
+ * lasts that long: 1e30s, 99999999999999999999); -1 on anything else: inf,
+ * a sign, hex, nan, spaces, an unknown unit. */
 #define CLI_DURATION_MAX ((uint64_t)INT64_MAX)
+#define CLI_DURATION_MAX_TEXT "292 years"
 int cli_parse_duration(const char *s, uint64_t *ns);
 /* Parses a decimal number that fits 32 bits (digits only); -1 if not. */
 int cli_parse_count(const char *s, uint32_t *out);

@@ -77,8 +77,10 @@ static int parse_decimal(const char **s, uint64_t *mantissa, int *exponent)
 	return 0;
 }
 
-/* mantissa * factor * 10^exponent rounded to nearest, at most `max`. */
-static uint64_t scale_decimal(uint64_t mantissa, uint64_t factor, int exponent, uint64_t max)
+/* mantissa * factor * 10^exponent rounded to nearest into *out; -1 when
+ * that is more than `max`. */
+static int scale_decimal(uint64_t mantissa, uint64_t factor, int exponent, uint64_t max,
+			 uint64_t *out)
 {
 	unsigned __int128 v = (unsigned __int128)mantissa * factor;
 	for (; exponent > 0 && v && v <= max; exponent--)
@@ -88,7 +90,10 @@ static uint64_t scale_decimal(uint64_t mantissa, uint64_t factor, int exponent, 
 			v /= 10;
 		v = (v + 5) / 10; /* half up: the digits dropped before cannot change it */
 	}
-	return v > max ? max : (uint64_t)v;
+	if (v > max)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
 }
 
 int cli_parse_duration(const char *s, uint64_t *ns)
@@ -100,20 +105,15 @@ int cli_parse_duration(const char *s, uint64_t *ns)
 	} units[] = {{"", 1, 0},   {"ns", 1, 0}, {"us", 1, 3},
 		     {"ms", 1, 6}, {"s", 1, 9},	 {"m", 60, 9}};
 	uint64_t mantissa = 1;
-	int exponent = 0, infinite = strncmp(s, "inf", 3) == 0;
-	if (infinite)
-		s += 3;
-	else if (parse_decimal(&s, &mantissa, &exponent) < 0)
+	int exponent = 0;
+	if (parse_decimal(&s, &mantissa, &exponent) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(s, units[i].unit) == 0) {
-			*ns = infinite
-				  ? CLI_DURATION_MAX
-				  : scale_decimal(mantissa, units[i].factor,
-						  exponent + units[i].exponent, CLI_DURATION_MAX);
-			return 0;
-		}
-	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(s, units[i].unit) == 0)
+			return scale_decimal(mantissa, units[i].factor,
+					     exponent + units[i].exponent, CLI_DURATION_MAX, ns) < 0
+				   ? -2
+				   : 0;
 	return -1;
 }
 
@@ -204,12 +204,15 @@ int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 			return -1;
 		}
 		return 1;
-	case 't':
-		if (cli_parse_duration(arg, &f->min_duration_ns) < 0) {
+	case 't': {
+		int rc = cli_parse_duration(arg, &f->min_duration_ns);
+		if (rc == -2)
+			cli_error("bad duration '%s': longer than any call can last (at most %s)",
+				  arg, CLI_DURATION_MAX_TEXT);
+		else if (rc < 0)
 			cli_error("bad duration '%s' (e.g. 500ns, 10us, 2ms, 1s)", arg);
-			return -1;
-		}
-		return 1;
+		return rc < 0 ? -1 : 1;
+	}
 	case CLI_OPT_TID:
 		return parse_id_list(arg, f->tids, &f->ntids, "--tid") < 0 ? -1 : 1;
 	case CLI_OPT_PID:

@@ -141,8 +141,8 @@ static void say_hooks(const struct elf_facts *f)
 	    [HOOKS_NONE] = "",
 	    [HOOKS_CALLED] = "-finstrument-functions (calls __cyg_profile_func_enter)",
 	    [HOOKS_RUNTIME] = "-finstrument-functions, with the runtime linked in",
-	    [HOOKS_EMPTY] = "-finstrument-functions, but linked with glibc's empty hooks, "
-			    "not the runtime",
+	    [HOOKS_EMPTY] = ("-finstrument-functions, but linked with glibc's empty hooks, "
+			     "not the runtime"),
 	    [HOOKS_PROVIDED] = "",
 	};
 	const char *sep = "";
@@ -198,10 +198,11 @@ static const char *engine_cost(enum record_engine e, const struct elf_facts *f)
 		return "the runtime library (-finstrument-functions hooks): every call of "
 		       "instrumented code, ~20 ns a call";
 	case ENGINE_PATCH:
-		return f->has_symtab ? "the in-process engine (function entries patched): ~0.1-0.3 us a "
-				       "call, and functions too short to patch are left out"
-				     : "the in-process engine (function entries patched; stripped: "
-				       "functions found through .eh_frame): ~0.1-0.3 us a call";
+		return f->has_symtab
+			   ? "the in-process engine (function entries patched): ~0.1-0.3 us a "
+			     "call, and functions too short to patch are left out"
+			   : "the in-process engine (function entries patched; stripped: "
+			     "functions found through .eh_frame): ~0.1-0.3 us a call";
 	default:
 		return "the ptrace engine (statically linked: the runtime cannot be preloaded): "
 		       "~50-90 us a call, two stops per call";

@@ -2,6 +2,7 @@
  * cmd_info.c - `calltrace info`: what a trace holds.
  */
 #include "cli.h"
+#include "../format/printable.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,7 +40,9 @@ static void print_header(const struct trace_reader *r, const struct walk_stats *
 	localtime_r(&secs, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
 	printf("trace:      %s (%zu bytes, format %u)\n", r->path, r->size, r->header.version);
-	printf("command:    %s\n", r->command);
+	printf("command:    ");
+	printable_put(stdout, r->command);
+	putchar('\n');
 	printf("recorded:   %s, for %s\n", when, cli_format_duration(last_ns, dur, sizeof(dur)));
 	printf("clock:      %s, %.3f MHz\n",
 	       r->header.clock == TRACE_CLOCK_TSC ? "TSC" : "CLOCK_MONOTONIC",
@@ -57,18 +60,23 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 		printf(" from image %u", im->parent_image);
 	if (im->has_exit)
 		printf(", exit status %d", im->exit_status);
-	printf("\n    command: %s\n", *im->command ? im->command : im->exe);
+	printf("\n    command: ");
+	printable_put(stdout, *im->command ? im->command : im->exe);
+	putchar('\n');
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct trace_thread *t = &r->threads[i];
+		char name[256];
 		if (t->image == im->id)
 			printf("    thread %u%s%s: %zu event window%s\n", t->tid,
-			       *t->name ? " " : "", t->name, t->nwindows,
-			       t->nwindows == 1 ? "" : "s");
+			       *t->name ? " " : "", printable(t->name, name, sizeof(name)),
+			       t->nwindows, t->nwindows == 1 ? "" : "s");
 	}
 	for (size_t m = 0; m < im->nmodules; m++) {
 		const struct trace_module *mod = &im->modules[m];
+		char path[PRINTABLE_PATH_MAX];
 		printf("    module %#" PRIx64 "-%#" PRIx64 " %s%s\n", mod->low, mod->high,
-		       mod->path, mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
+		       printable(mod->path, path, sizeof(path)),
+		       mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
 	}
 }
 

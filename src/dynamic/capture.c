@@ -34,8 +34,8 @@ static size_t read_tracee(void *ctx, uint64_t address, void *out, size_t len)
 	return mem_read_some(ctx, address, out, len);
 }
 
-/* Whether any value of the plan is read from an xmm register. */
-static int uses_xmm(const struct func_plan *plan)
+/* Whether any value of the plan is read from an xmm or x87 register. */
+static int uses_fp_registers(const struct func_plan *plan)
 {
 	for (unsigned i = 0; i < plan->nsteps; i++)
 		if (plan->steps[i].reg >= VREG_XMM0 &&
@@ -55,9 +55,11 @@ static void fill_registers(struct thread *t, const struct func_plan *plan,
 	    .read_ctx = t->proc,
 	};
 	memset(fp, 0, sizeof(*fp));
-	if (uses_xmm(plan))
+	if (uses_fp_registers(plan))
 		ptrace(PTRACE_GETFPREGS, t->tid, 0, fp);
 	v->xmm = (const uint8_t *)fp->xmm_space;
+	/* FXSAVE's layout: st(0) first, 16 bytes a register (10 used) */
+	v->st = (const uint8_t *)fp->st_space;
 }
 
 void capture_arguments(struct thread *t, const struct func_plan *plan,

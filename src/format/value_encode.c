@@ -24,10 +24,14 @@ static void zero_bytes(void *to, size_t n)
 		d[i] = 0;
 }
 
+/* The register's bytes (16 for xmm, st0 and st1); NULL when the x87 ones
+ * were not read. */
 static const uint8_t *register_bytes(const struct value_registers *r, unsigned reg)
 {
 	if (reg <= VREG_RAX)
 		return (const uint8_t *)&r->gp[reg];
+	if (reg >= VREG_ST0)
+		return r->st ? r->st + 16 * (reg - VREG_ST0) : NULL;
 	return r->xmm + 16 * (reg - VREG_XMM0);
 }
 
@@ -35,9 +39,11 @@ static const uint8_t *register_bytes(const struct value_registers *r, unsigned r
 static uint64_t step_pointer(const struct value_registers *r, const struct plan_step *s)
 {
 	uint64_t p = 0;
-	if (s->op == PLAN_STRING_REG)
-		copy_bytes(&p, register_bytes(r, s->reg), 8);
-	else if (r->read(r->read_ctx, r->sp + (uint64_t)(int64_t)s->offset, &p, 8) != 8)
+	const uint8_t *bytes = s->op == PLAN_STRING_REG ? register_bytes(r, s->reg) : NULL;
+	if (bytes)
+		copy_bytes(&p, bytes, 8);
+	else if (s->op == PLAN_STRING_STACK &&
+		 r->read(r->read_ctx, r->sp + (uint64_t)(int64_t)s->offset, &p, 8) != 8)
 		p = 0;
 	return p;
 }
@@ -84,9 +90,13 @@ static int copy_step(uint8_t *value, const struct value_registers *r, const stru
 {
 	uint8_t *to = value + s->value_offset;
 	switch (s->op) {
-	case PLAN_REG:
-		copy_bytes(to, register_bytes(r, s->reg), s->size <= 16 ? s->size : 16);
+	case PLAN_REG: {
+		const uint8_t *bytes = register_bytes(r, s->reg);
+		if (!bytes)
+			return 0;
+		copy_bytes(to, bytes, s->size <= 16 ? s->size : 16);
 		return 1;
+	}
 	case PLAN_STACK:
 		return r->read(r->read_ctx, r->sp + (uint64_t)(int64_t)s->offset, to, s->size) ==
 		       s->size;
@@ -100,26 +110,54 @@ static int copy_step(uint8_t *value, const struct value_registers *r, const stru
 	return 0;
 }
 
+/* A reference's object, at the address in the value's first 8 bytes; 0
+ * when it could not be read. */
+static int copy_referent(uint8_t *value, const struct value_registers *r, const struct plan_step *s)
+{
+	uint64_t address;
+	copy_bytes(&address, value, 8);
+	return address && r->read(r->read_ctx, address + (uint64_t)(int64_t)s->offset,
+				  value + s->value_offset, s->size) == s->size;
+}
+
 /* One value at p (room for FUNC_PLAN_MAX_COPY + 16 bytes); returns the end. */
 uint8_t *value_encode(uint8_t *p, const struct func_plan *plan, const struct plan_value *v,
 		      const struct value_registers *r)
 {
 	const struct plan_step *s = &plan->steps[v->first];
-	if (v->count == 0 || s->op == PLAN_UNAVAILABLE || v->size > FUNC_PLAN_MAX_COPY) {
+	if (v->count == 0) { /* nothing passed: an empty class */
+		*p++ = VALUE_BYTES;
+		*p++ = 0;
+		return p;
+	}
+	if (s->op == PLAN_UNAVAILABLE || v->size > FUNC_PLAN_MAX_COPY) {
 		*p++ = VALUE_UNAVAILABLE;
 		return p;
 	}
 	if (s->op == PLAN_STRING_REG || s->op == PLAN_STRING_STACK)
 		return put_string(p, r, s);
 	uint8_t value[FUNC_PLAN_MAX_COPY];
-	zero_bytes(value, v->size);
-	for (unsigned i = 0; i < v->count; i++)
-		if (s[i].value_offset + s[i].size > v->size || !copy_step(value, r, &s[i])) {
+	size_t size = v->size;
+	zero_bytes(value, size);
+	for (unsigned i = 0; i < v->count; i++) {
+		if (s[i].value_offset + s[i].size > v->size) {
 			*p++ = VALUE_UNAVAILABLE;
 			return p;
 		}
+		if (s[i].op == PLAN_DEREF) {
+			if (s[i].value_offset >= 8 && !copy_referent(value, r, &s[i])) {
+				size = s[i].value_offset; /* the pointer alone */
+				break;
+			}
+			continue;
+		}
+		if (!copy_step(value, r, &s[i])) {
+			*p++ = VALUE_UNAVAILABLE;
+			return p;
+		}
+	}
 	*p++ = VALUE_BYTES;
-	p = put_varint(p, v->size);
-	copy_bytes(p, value, v->size);
-	return p + v->size;
+	p = put_varint(p, size);
+	copy_bytes(p, value, size);
+	return p + size;
 }

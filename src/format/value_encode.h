@@ -20,6 +20,9 @@ typedef size_t (*value_memory_reader)(void *ctx, uint64_t address, void *out, si
 struct value_registers {
 	uint64_t gp[VREG_RAX + 1]; /* enum value_reg order: rdi ... r9, rax */
 	const uint8_t *xmm;	   /* xmm0..7, 16 bytes each */
+	const uint8_t *st;	   /* at a return: st(0) and st(1), 16 bytes each (10
+				      used); NULL when not read (the plan does not
+				      use them) */
 	uint64_t sp;		   /* at the entry: where the return address is */
 	value_memory_reader read;
 	void *read_ctx;

@@ -8,12 +8,15 @@
  * A file that cannot be read is warned about once (a pseudo path such as
  * "[vdso]" never) and then answers nothing.
  */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbols_internal.h"
+#include "unit_ranges.h"
+#include "../format/printable.h"
 
 enum module_state { MODULE_UNOPENED, MODULE_OPEN, MODULE_UNREADABLE };
 enum index_state { INDEX_UNBUILT, INDEX_BUILT, INDEX_FAILED };
@@ -28,6 +31,7 @@ struct elf_module {
 	Dwfl_Module *mod;
 	enum index_state index_state;
 	struct func_index functions;
+	struct unit_ranges units; /* when libdw finds no unit (clang: no .debug_aranges) */
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -62,6 +66,7 @@ void elf_module_free(struct elf_module *m)
 	if (!m)
 		return;
 	func_index_free(&m->functions);
+	unit_ranges_free(&m->units);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	free(m->path);
@@ -91,10 +96,11 @@ static void check_build_id(struct elf_module *m)
 	int len = dwfl_module_build_id(m->mod, &bits, &vaddr);
 	if (len == (int)m->build_id_len && memcmp(bits, m->build_id, m->build_id_len) == 0)
 		return;
+	char path[PRINTABLE_PATH_MAX];
 	fprintf(stderr,
 		"calltrace: warning: %s has changed since it was traced (build-id differs); "
 		"its names and lines may be wrong\n",
-		m->path);
+		printable(m->path, path, sizeof(path)));
 }
 
 /* Names of mappings that are not files, such as the kernel's vDSO. */
@@ -114,9 +120,10 @@ static int module_open(struct elf_module *m)
 		dwfl_report_end(m->dwfl, NULL, NULL);
 	}
 	if (!m->mod) {
+		char path[PRINTABLE_PATH_MAX];
 		if (m->warn && !is_pseudo_path(m->path))
-			fprintf(stderr, "calltrace: warning: cannot read %s: %s\n", m->path,
-				dwfl_errmsg(-1));
+			fprintf(stderr, "calltrace: warning: cannot read %s: %s\n",
+				printable(m->path, path, sizeof(path)), dwfl_errmsg(-1));
 		return -1;
 	}
 	m->state = MODULE_OPEN;
@@ -143,23 +150,45 @@ const char *elf_module_function(struct elf_module *m, uint64_t file_address)
 	return func_index_find(&m->functions, file_address);
 }
 
+/* The line of `file_address` found through its unit's ranges, when libdw
+ * finds no unit for it (a clang-built file: no .debug_aranges); its
+ * compilation directory in *comp_dir. */
+static const char *source_by_units(struct elf_module *m, uint64_t file_address, int *lineno,
+				   const char **comp_dir)
+{
+	Dwarf_Addr bias;
+	Dwarf *dwarf = dwfl_module_getdwarf(m->mod, &bias);
+	Dwarf_Die cu;
+	Dwarf_Attribute attr;
+	if (!dwarf || !unit_ranges_find(&m->units, dwarf, file_address - bias, &cu))
+		return NULL;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, file_address - bias);
+	if (!l || dwarf_lineno(l, lineno) != 0)
+		return NULL;
+	*comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+	return dwarf_linesrc(l, NULL, NULL);
+}
+
 const char *elf_module_source(struct elf_module *m, uint64_t file_address, uint32_t *line,
 			      char *buf, size_t buflen)
 {
 	*line = 0;
 	if (!module_ready(m))
 		return NULL;
-	Dwfl_Line *l = dwfl_module_getsrc(m->mod, file_address);
-	if (!l)
-		return NULL;
 	int lineno = 0;
-	const char *file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	const char *file = NULL, *comp_dir = NULL;
+	Dwfl_Line *l = dwfl_module_getsrc(m->mod, file_address);
+	if (l) {
+		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+		comp_dir = dwfl_line_comp_dir(l);
+	} else {
+		file = source_by_units(m, file_address, &lineno, &comp_dir);
+	}
 	if (!file)
 		return NULL;
 	*line = lineno > 0 ? (uint32_t)lineno : 0;
 	/* A path relative to the compilation directory is shown joined to it,
 	 * as addr2line does. */
-	const char *comp_dir = dwfl_line_comp_dir(l);
 	if (file[0] == '/' || !comp_dir || !*comp_dir)
 		return file;
 	int n = snprintf(buf, buflen, "%s/%s", comp_dir, file);

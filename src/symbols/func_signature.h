@@ -64,8 +64,11 @@ struct ctype {
 	bool by_reference;	     /* C++: not trivially copyable, so passed and
 					returned through a hidden pointer */
 	bool unaligned;		     /* a packed member: passed in memory */
+	bool is_reference;	     /* POINTER: a C++ reference (& or &&) */
 	const char *text;	     /* "const char *", "struct point", "int &", "u32" */
-	const struct ctype *element; /* ARRAY */
+	const struct ctype *element; /* ARRAY; a parameter's or result's
+					reference: the type it refers to, whose
+					object is read at the call (else NULL) */
 	uint32_t count;		     /* ARRAY */
 	const struct ctype_enumerator *enumerators;
 	uint32_t n_enumerators;
@@ -91,6 +94,8 @@ enum value_reg {
 	VREG_XMM5,
 	VREG_XMM6,
 	VREG_XMM7,
+	VREG_ST0, /* the x87 stack's top: a long double result, 10 bytes */
+	VREG_ST1, /* below it: a complex long double's imaginary part */
 	VREG_COUNT
 };
 
@@ -126,17 +131,23 @@ struct value_location {
 
 /* --- the capture plan: what an engine does per call --- */
 
-#define FUNC_PLAN_MAX_ARGS 32  /* later parameters are not captured */
-#define FUNC_PLAN_MAX_STEPS 80 /* at most 2 per value */
+#define FUNC_PLAN_MAX_ARGS 32 /* later parameters are not captured */
+#define FUNC_PLAN_MAX_STEPS                                                                        \
+	80		       /* at most 2 per value (a reference: its pointer                    \
+				  and the object it refers to) */
 #define FUNC_PLAN_MAX_COPY 512 /* bytes of a value copied at most */
 
 enum plan_op {
-	PLAN_REG,	   /* copy `size` low bytes of register `reg` */
+	PLAN_REG,	   /* copy `size` low bytes of register `reg` (at most 8, or
+			      16 of st0 and st1) */
 	PLAN_STACK,	   /* copy `size` bytes at rsp + offset */
 	PLAN_MEMORY,	   /* copy `size` bytes at (register reg) + offset */
 	PLAN_STRING_REG,   /* the string the pointer in register reg points to */
 	PLAN_STRING_STACK, /* the string the pointer at rsp + offset points to */
 	PLAN_UNAVAILABLE,  /* write VALUE_UNAVAILABLE */
+	PLAN_DEREF,	   /* copy `size` bytes at the address the value's first 8
+			      bytes hold (copied by an earlier step) + offset; when
+			      they cannot be read, the value ends before them */
 	PLAN_OP_COUNT
 };
 
@@ -149,7 +160,9 @@ struct plan_step {
 };
 
 /* One value: steps[first .. first + count); copies fill a VALUE_BYTES of
- * `size` bytes; a string step or PLAN_UNAVAILABLE is the value's only one. */
+ * `size` bytes; a string step or PLAN_UNAVAILABLE is the value's only one.
+ * No step: a value that takes no register and no stack (an empty class),
+ * an empty VALUE_BYTES. */
 struct plan_value {
 	uint8_t first, count;
 	uint16_t size;

@@ -6,6 +6,7 @@
  */
 #include "call_values.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include "../symbols/func_signature.h"
 
@@ -90,12 +91,20 @@ void call_values_return_c(struct call_values *cv, struct value_out *o, const str
 	value_format_c(o, sig ? sig->return_type : NULL, &v);
 }
 
+/* "type", "value" and, for a reference whose object was read, "address". */
 static void typed_json(struct value_out *o, const struct ctype *type, const struct tagged_value *v)
 {
+	uint64_t address;
 	value_out_text_put(o, "\"type\": ");
 	value_out_json_text(o, type && type->text ? type->text : "?");
 	value_out_text_put(o, ", \"value\": ");
 	value_format_json(o, type, v);
+	if (value_reference_address(type, v, &address)) {
+		char text[32];
+		snprintf(text, sizeof(text), "0x%llx", (unsigned long long)address);
+		value_out_text_put(o, ", \"address\": ");
+		value_out_json_text(o, text);
+	}
 }
 
 static void arg_json(struct value_out *o, const struct func_param *p, const struct tagged_value *v,

@@ -37,12 +37,15 @@ struct json_tree {
 	struct call_values *values; /* NULL until a call has some */
 };
 
-static struct value_out *values_out(struct json_tree *jt, struct value_out *o)
+/* The values' writer, made on first use, and `o` set to write to the
+ * output.  (Called before the call that takes both: C leaves the order in
+ * which a call's arguments are evaluated open.) */
+static struct call_values *values_writer(struct json_tree *jt, struct value_out *o)
 {
 	if (!jt->values && !(jt->values = call_values_new()))
 		abort();
 	value_out_init_file(o, jt->out);
-	return o;
+	return jt->values;
 }
 
 struct json_tree *json_tree_new(FILE *out, const struct trace_reader *r, int pretty)
@@ -189,7 +192,8 @@ static void on_call(void *ctx, const struct walk_event *e)
 	if (e->args) {
 		struct value_out o;
 		fputs_unlocked(", \"arguments\": ", out);
-		call_values_args_json(jt->values, values_out(jt, &o), e->sym, e->args, e->args_len);
+		struct call_values *cv = values_writer(jt, &o);
+		call_values_args_json(cv, &o, e->sym, e->args, e->args_len);
 	}
 	fputs_unlocked(", \"children\": [", out);
 }
@@ -208,7 +212,8 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	if (e->ret) {
 		struct value_out o;
 		fputs_unlocked(", \"return_value\": ", jt->out);
-		call_values_return_json(jt->values, values_out(jt, &o), e->sym, e->ret, e->ret_len);
+		struct call_values *cv = values_writer(jt, &o);
+		call_values_return_json(cv, &o, e->sym, e->ret, e->ret_len);
 	}
 	fputs_unlocked(e->unfinished ? ", \"unfinished\": true}" : "}", jt->out);
 }

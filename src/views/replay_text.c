@@ -14,6 +14,7 @@
 #include "text_views.h"
 #include "call_values.h"
 #include "view_util.h"
+#include "../format/printable.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,7 @@ static uint32_t name_info(struct replay *rp, const struct symbol *sym)
 		abort();
 	if (!*slot)
 		*slot = (void *)(uintptr_t)(((uint32_t)strlen(sym->name) + 1) |
-					    (strchr(sym->name, '(') ? NAME_HAS_PARAMS : 0));
+					    (view_name_params(sym->name) ? NAME_HAS_PARAMS : 0));
 	return (uint32_t)(uintptr_t)*slot;
 }
 
@@ -215,7 +216,7 @@ static void put_values_line(struct replay *rp, uint32_t depth, const uint64_t *d
 			    const struct symbol *sym, const char *suffix)
 {
 	uint32_t info = name_info(rp, sym);
-	const char *paren = (info & NAME_HAS_PARAMS) ? strchr(sym->name, '(') : NULL;
+	const char *paren = (info & NAME_HAS_PARAMS) ? view_name_params(sym->name) : NULL;
 	size_t len = paren ? (size_t)(paren - sym->name) : (info & ~NAME_HAS_PARAMS) - 1;
 	put_line_named(rp, depth, duration, "", sym->name, len, suffix);
 }
@@ -241,8 +242,10 @@ static void on_begin_thread(void *ctx, const struct walk_thread *t)
 	char label[256];
 	out_flush(rp);
 	rp->tid_len = (size_t)snprintf(rp->tid_column, sizeof(rp->tid_column), "[%6u] ", t->tid);
-	fprintf(rp->out, "#\n# %s%s%s\n", view_thread_label(t, label, sizeof(label)),
-		t->image && *t->image->command ? ": " : "", t->image ? t->image->command : "");
+	fprintf(rp->out, "#\n# %s%s", view_thread_label(t, label, sizeof(label)),
+		t->image && *t->image->command ? ": " : "");
+	printable_put(rp->out, t->image ? t->image->command : "");
+	fputc('\n', rp->out);
 	fprintf(rp->out, "#%s%s FUNCTION\n", rp->opt.show_duration ? "   DURATION " : "",
 		rp->opt.show_tid ? "    TID  " : "");
 }

@@ -65,7 +65,7 @@ static const char *call_text(struct seq_model *m, const struct symbol *s)
 		return NULL;
 	if (!*slot) {
 		char *text;
-		if (asprintf(&text, strchr(s->name, '(') ? "%s" : "%s()", s->name) < 0)
+		if (asprintf(&text, view_name_params(s->name) ? "%s" : "%s()", s->name) < 0)
 			return NULL;
 		*slot = text;
 	}
@@ -83,7 +83,7 @@ static char *call_text_with_args(struct seq_model *m, const struct walk_event *e
 	value_out_init_buffer(&o);
 	call_values_args_c(m->values, &o, e->sym, e->args, e->args_len);
 	const char *args = value_out_text(&o);
-	const char *paren = strchr(e->sym->name, '(');
+	const char *paren = view_name_params(e->sym->name);
 	int name_len = paren ? (int)(paren - e->sym->name) : (int)strlen(e->sym->name);
 	char *text = NULL;
 	int cut = strlen(args) > SEQ_ARGS_SHOWN;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../format/printable.h"
 #include "../format/trace_format.h"
 
 #define NEST_MAX 8	   /* struct and array nesting written */
@@ -240,24 +241,6 @@ static bool float_text(char *buf, size_t len, const uint8_t *p, uint32_t size)
 
 /* --- characters and strings --- */
 
-/* The length of the valid UTF-8 sequence of 2 to 4 bytes at p, or 0. */
-static size_t utf8_sequence(const uint8_t *p, size_t n)
-{
-	size_t need = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-	if (need == 0 || need > n || (p[0] >= 0xf8))
-		return 0;
-	for (size_t i = 1; i < need; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	uint32_t cp = p[0] & (0x7f >> need);
-	for (size_t i = 1; i < need; i++)
-		cp = cp << 6 | (p[i] & 0x3f);
-	static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
-	if (cp < least[need] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return need;
-}
-
 /* The C escape of byte c inside quotes `quote`, or NULL when it is written
  * as it is. */
 static const char *c_escape(uint8_t c, char quote)
@@ -417,6 +400,32 @@ static void put_pointer(struct fmt *f, uint64_t v)
 	out_hex(f->o, v);
 	if (f->json)
 		out_char(f->o, '"');
+}
+
+/* A C++ reference as gdb writes it: "@0x7ffe5c: {id=7}", the object when
+ * it was read at the call (a parameter's, a result's); in JSON the object,
+ * else the address. */
+static void put_reference(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n,
+			  int depth)
+{
+	const struct ctype *object = t->element;
+	bool read = object && object->size && n >= 8 + object->size;
+	if (f->json && read) {
+		put_value(f, object, p + 8, n - 8, depth + 1);
+		return;
+	}
+	if (f->json) {
+		out_char(f->o, '"');
+		out_hex(f->o, (uint64_t)read_le(p, 8));
+		out_char(f->o, '"');
+		return;
+	}
+	out_char(f->o, '@');
+	out_hex(f->o, (uint64_t)read_le(p, 8));
+	if (read) {
+		out_str(f->o, ": ");
+		put_value(f, object, p + 8, n - 8, depth + 1);
+	}
 }
 
 static void put_enum(struct fmt *f, const struct ctype *t, const uint8_t *p)
@@ -591,7 +600,10 @@ static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 	case CTYPE_STRING:
 		if (t->size != 8)
 			break;
-		put_pointer(f, (uint64_t)read_le(p, 8));
+		if (t->is_reference)
+			put_reference(f, t, p, n, depth);
+		else
+			put_pointer(f, (uint64_t)read_le(p, 8));
 		return;
 	case CTYPE_STRUCT:
 	case CTYPE_UNION:
@@ -644,6 +656,16 @@ static void put_tagged(struct fmt *f, const struct ctype *t, const struct tagged
 		return;
 	}
 	out_str(f->o, f->json ? "\"<bad value>\"" : "<bad value>");
+}
+
+bool value_reference_address(const struct ctype *type, const struct tagged_value *v,
+			     uint64_t *address)
+{
+	if (!type || !type->is_reference || !type->element || v->tag != VALUE_BYTES ||
+	    v->len < 8 + (size_t)type->element->size || type->element->size == 0)
+		return false;
+	*address = (uint64_t)read_le(v->bytes, 8);
+	return true;
 }
 
 void value_format_c(struct value_out *o, const struct ctype *type, const struct tagged_value *v)

@@ -47,12 +47,19 @@ void value_out_free(struct value_out *o);
 void value_out_text_put(struct value_out *o, const char *s);
 void value_out_json_text(struct value_out *o, const char *s);
 
-/* The value as C text.  `type` may be NULL (unknown: the bytes in hex). */
+/* A C++ reference whose object was read: its address, and true (JSON
+ * gives the object as the value, the address beside it). */
+bool value_reference_address(const struct ctype *type, const struct tagged_value *v,
+			     uint64_t *address);
+
+/* The value as C text.  `type` may be NULL (unknown: the bytes in hex);
+ * a reference is "@0x...: object", as gdb writes it. */
 void value_format_c(struct value_out *o, const struct ctype *type, const struct tagged_value *v);
 /* The value as one JSON value: integers exact, floats shortest, bool,
  * null for a NULL pointer, strings for text, enum names, pointers ("0x..."),
  * things that are not numbers ("<optimized out>", "inf"); objects for
- * structs, arrays for arrays.  A cut string ends with "...". */
+ * structs, arrays for arrays; a reference's object (else its address).  A
+ * cut string ends with "...". */
 void value_format_json(struct value_out *o, const struct ctype *type, const struct tagged_value *v);
 
 #endif

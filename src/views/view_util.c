@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "view_util.h"
+#include "../format/printable.h"
 
 void view_json_string(FILE *f, const char *s)
 {
@@ -131,11 +132,28 @@ const char *view_duration(uint64_t ns, char *buf, size_t len)
 
 const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len)
 {
+	char name[256];
 	if (t->name && *t->name)
-		snprintf(buf, len, "pid %u tid %u %s", t->pid, t->tid, t->name);
+		snprintf(buf, len, "pid %u tid %u %s", t->pid, t->tid,
+			 printable(t->name, name, sizeof(name)));
 	else
 		snprintf(buf, len, "pid %u tid %u", t->pid, t->tid);
 	return buf;
+}
+
+const char *view_name_params(const char *name)
+{
+	const char *close = strrchr(name, ')');
+	if (!close)
+		return NULL;
+	int depth = 0;
+	for (const char *p = close; p >= name; p--) {
+		depth += *p == ')';
+		depth -= *p == '(';
+		if (depth == 0)
+			return p;
+	}
+	return NULL;
 }
 
 uint32_t view_hash(const char *s)

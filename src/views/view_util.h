@@ -39,6 +39,11 @@ const char *view_duration(uint64_t ns, char *buf, size_t len);
 /* "pid 12 tid 13 name" (name left out when empty). */
 const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len);
 
+/* Where a demangled C++ name's parameter list starts: the '(' that
+ * matches its last ')' ("apply<bool (*)(int)>(int, bool (*)(int)) const"
+ * gives the one after '>'); NULL when the name has no parameter list. */
+const char *view_name_params(const char *name);
+
 /* FNV-1a. */
 uint32_t view_hash(const char *s);
 /* A warm flame colour for a function name, "#rrggbb". */

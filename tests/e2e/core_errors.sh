@@ -6,7 +6,8 @@
 # a directory, a file that is not a trace, truncated and corrupted traces
 # (where an error or an output that still parses are both right), bad
 # filter values, unknown options and commands; --help of every command
-# exits 0 with the usage on stdout.
+# exits 0 with the usage on stdout; control characters of a trace are
+# never printed raw.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -144,13 +145,19 @@ for bad in "-t nan" "-t 0x10ms" "-t -1ms" "-t 1e" "-t 10 us" "-D -1" "-D 4294967
 		[ "$RC" = 2 ] || fail "$cmd $bad: exit $RC, not 2"
 	done
 done
-# A time filter longer than any call shows none, however it is written;
-# exact decimals select the same calls as their integer forms.
-for long in inf 1e30s 99999999999999999999s 1e6m; do
+# A time filter no call can reach (past 2^63 ns) is refused, not taken as
+# "hide every call"; a long one that fits shows none; exact decimals select
+# the same calls as their integer forms.
+for long in inf 1e300 99999999999999999999 1e30s 99999999999999999999s; do
 	run_ct inf replay -t "$long" "$good"
-	[ "$RC" = 0 ] || fail "replay -t $long: exit $RC"
-	! grep -q '|' "$WORK/inf.out" || fail "replay -t $long shows calls: $(grep -m1 '|' "$WORK/inf.out")"
+	one_error inf "replay -t $long"
+	[ "$RC" = 2 ] || fail "replay -t $long: exit $RC, not 2"
+	[ "$long" = inf ] || grep -q "longer than any call can last" "$WORK/inf.err" ||
+		fail "replay -t $long: $(cat "$WORK/inf.err")"
 done
+run_ct long replay -t 1e6m "$good"
+[ "$RC" = 0 ] || fail "replay -t 1e6m: exit $RC"
+! grep -q '|' "$WORK/long.out" || fail "replay -t 1e6m shows calls: $(grep -m1 '|' "$WORK/long.out")"
 run_ct t1 replay -t 1.5e3ns "$good"
 run_ct t2 replay -t 1500 "$good"
 cmp -s "$WORK/t1.out" "$WORK/t2.out" || fail "-t 1.5e3ns and -t 1500 differ"
@@ -211,4 +218,23 @@ for cmd in replay report; do
 	grep -q tick "$WORK/modfifo.out" && fail "$cmd named tick() without its module"
 	grep -q '0x' "$WORK/modfifo.out" || fail "$cmd with a FIFO for a module: no addresses shown"
 done
+
+# Text from a trace (a module's path, the command line, a thread's name)
+# never reaches the terminal as control characters: a warning, replay's
+# headers and info write them as \xHH.
+evil=$'ev\e[31mil\a'
+cp "$WORK/longrun.moved" "$WORK/$evil"
+record evil "$WORK/$evil" $'3\e]0;title\a'
+rm "$WORK/$evil"
+run_ct evil_replay replay "$WORK/evil.trace"
+run_ct evil_info info "$WORK/evil.trace"
+for f in evil_replay.out evil_replay.err evil_info.out evil_info.err; do
+	! grep -q $'[\e\a]' "$WORK/$f" || fail "$f: control characters printed raw: $(head -c 300 "$WORK/$f" | cat -v)"
+done
+grep -qF 'warning: cannot read '"$WORK"'/ev\x1b[31mil\x07: ' "$WORK/evil_replay.err" ||
+	fail "the warning of an unreadable module: $(cat "$WORK/evil_replay.err")"
+grep -qF 'ev\x1b[31mil\x07 3\x1b]0;title\x07' "$WORK/evil_replay.out" ||
+	fail "replay's thread header: $(grep -m1 pid "$WORK/evil_replay.out")"
+grep -qF 'command:    '"$WORK"'/ev\x1b[31mil\x07 3\x1b]0;title\x07' "$WORK/evil_info.out" ||
+	fail "info's command: $(grep -m1 command "$WORK/evil_info.out")"
 pass

@@ -29,7 +29,7 @@ clang -fsanitize=fuzzer "$probe.c" -o "$probe" 2>/dev/null || {
 	exit 77
 }
 
-sources=(src/format/trace_reader.c src/format/proto_wire.c src/analysis/*.c src/symbols/*.c src/views/*.c)
+sources=(src/format/trace_reader.c src/format/proto_wire.c src/format/printable.c src/analysis/*.c src/symbols/*.c src/views/*.c)
 stale=1
 if [ -x "$bin" ]; then
 	stale=0

@@ -3,6 +3,7 @@
  * reads back exactly; a truncated, corrupted or foreign file gives a clear
  * error or a reported problem, never a crash.
  */
+#include "../../src/format/printable.h"
 #include "../../src/format/trace_reader.h"
 #include "../../src/format/trace_writer.h"
 
@@ -437,6 +438,30 @@ static void test_foreign(const char *other)
 	      "missing file: '%s'", err);
 }
 
+/* Text from a trace made safe for a terminal: control characters (C0,
+ * DEL, C1) and bytes that are not UTF-8 as \xHH, UTF-8 kept, cut with
+ * "..." only when it does not fit. */
+static void test_printable(void)
+{
+	static const char *const cases[][2] = {
+	    {"plain /path", "plain /path"},
+	    {"a\x1b[2J\a\x7f", "a\\x1b[2J\\x07\\x7f"},
+	    {"caf\xc3\xa9", "caf\xc3\xa9"},
+	    {"\xc2\x9b"
+	     "1m",
+	     "\\xc2\\x9b1m"}, /* C1 CSI */
+	    {"\xff\xc3", "\\xff\\xc3"},
+	};
+	char buf[64];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(strcmp(printable(cases[i][0], buf, sizeof(buf)), cases[i][1]) == 0,
+		      "printable case %zu: got %s", i, buf);
+	CHECK(strcmp(printable("abcde", buf, 6), "abcde") == 0, "fits exactly: %s", buf);
+	CHECK(strcmp(printable("abcdef", buf, 6), "ab...") == 0, "cut: %s", buf);
+	CHECK(strcmp(printable("ab\x01", buf, 6), "ab...") == 0, "cut before an escape: %s", buf);
+	CHECK(strcmp(printable("abc", buf, 2), "") == 0, "too small for anything: '%s'", buf);
+}
+
 int main(void)
 {
 	char path[4200], cut[4200], other[4200];
@@ -458,6 +483,7 @@ int main(void)
 	test_fid_cache(other);
 	test_corrupted(path, cut);
 	test_foreign(other);
+	test_printable();
 	unlink(path);
 	unlink(cut);
 	unlink(other);

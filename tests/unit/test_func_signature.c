@@ -97,8 +97,9 @@ static const char *const c_descriptions[][2] = {
      "double e @xmm4:8, double f @xmm5:8, double g @xmm6:8, double h @xmm7:8, "
      "double i @stack+8:8) @xmm0:8"},
     {"sum_all", "int sum_all(int count @rdi:4, ...) @rax:4"},
-    {"ld_twice", "long double ld_twice(long double x @stack+8:16, int after @rdi:4) "
-		 "@?(long double is returned in st(0))"},
+    {"ld_twice", "long double ld_twice(long double x @stack+8:16, int after @rdi:4) @st0:16"},
+    {"wrap_ld", "struct wrapped_ld wrap_ld(long double x @stack+8:16) @st0:16"},
+    {"ld_complex", "complex long double ld_complex(long double re @stack+8:16) @st0:16,st1:16"},
     {"flags_level", "int flags_level(struct flags f @rdi:4) @rax:4"},
     {"floats_sum", "float floats_sum(struct two_floats t @xmm0:8) @xmm0:4"},
     {"named_id", "short int named_id(struct named n @rdi:8,rsi:2) @rax:2"},
@@ -120,6 +121,9 @@ static const char *const cxx_descriptions[][2] = {
     {"_Z13tracked_value7TrackedRd",
      "long int tracked_value(Tracked t @[rdi]:8, double &out @rsi:8) @rax:8"},
     {"_Z9swap_refsRiOi", "void swap_refs(int &a @rdi:8, int &&b @rsi:8)"},
+    {"_Z8make_boxl", "Box<long int> make_box(long int v @rsi:8) hidden:rdi @[rax]:8"},
+    {"_Z8take_box3BoxIlE", "long int take_box(Box<long int> b @[rdi]:8) @rax:8"},
+    {"_Z10with_empty5Emptyi", "int with_empty(Empty e @-, int x @rdi:4) @rax:4"},
 };
 
 /* Formats bytes as a VALUE_BYTES of type t, as C and as JSON. */
@@ -253,7 +257,7 @@ static void check_plans(struct signature_table *t, const char *bin)
 	    {"mixed_sum", "1 args ret: 0/7/8/0/0 0/0/8/8/0 0/7/8/0/0 [0+2:16] [2+1:8]"},
 	    {"make_big", "3 args ret: 0/1/8/0/0 0/2/8/0/0 0/3/8/0/0 2/6/24/0/0 [0+1:8] [1+1:8] "
 			 "[2+1:8] [3+1:24]"},
-	    {"ld_twice", "2 args ret: 1/0/16/0/8 0/0/4/0/0 5/0/0/0/0 [0+1:16] [1+1:4] [2+1:0]"},
+	    {"ld_twice", "2 args ret: 1/0/16/0/8 0/0/4/0/0 0/15/16/0/0 [0+1:16] [1+1:4] [2+1:16]"},
 	    {"nothing", "0 args: [0+0:0]"},
 	};
 	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
@@ -346,6 +350,16 @@ static void test_cxx(const char *opt)
 	}
 	s = lookup(t, bin, "_Z13tracked_value7TrackedRd");
 	CHECK(s && s->params[0].type->by_reference, "Tracked is passed by reference");
+	/* a reference's object is read after its pointer */
+	s = lookup(t, bin, "_ZN7Counter3addEiRKi");
+	char got[4096] = "(none)";
+	if (s)
+		plan_text(&s->plan, got, sizeof(got));
+	const char *want = "3 args ret: 0/0/8/0/0 0/1/4/0/0 0/2/8/0/0 6/0/4/8/0 0/6/4/0/0 [0+1:8] "
+			   "[1+1:4] [2+2:12] [4+1:4]";
+	CHECK(strcmp(got, want) == 0, "Counter::add plan:\n  got  %s\n  want %s", got, want);
+	if (s)
+		check_plan_bytes(s, "Counter::add");
 	signature_table_free(t);
 }
 

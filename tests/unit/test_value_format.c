@@ -194,6 +194,34 @@ static void test_aggregates(void)
 	       "{\"p\": {\"x\": 1, \"y\": 2}, \"v\": [10, 20, 30], \"i\": 1069547520, "
 	       "\"f\": 1.5}");
 	expect(NULL, VALUE_BYTES, "\x01\xab", 2, "<bytes 01 ab>", "\"<bytes 01 ab>\"");
+	static const struct ctype t_empty = {.kind = CTYPE_STRUCT, .size = 1, .text = "Empty"};
+	expect(&t_empty, VALUE_BYTES, NULL, 0, "{}", "{}");
+}
+
+/* A reference: its address, and the object when it was read. */
+static void test_references(void)
+{
+	static const struct ctype t_ref = {.kind = CTYPE_POINTER,
+					   .size = 8,
+					   .align = 8,
+					   .is_reference = true,
+					   .element = &t_point,
+					   .text = "const point &"};
+	uint8_t bytes[16];
+	uint64_t at = 0x7ffd1230;
+	int32_t point[2] = {7, -2};
+	memcpy(bytes, &at, 8);
+	memcpy(bytes + 8, point, 8);
+	expect(&t_ref, VALUE_BYTES, bytes, 16, "@0x7ffd1230: {x=7, y=-2}", "{\"x\": 7, \"y\": -2}");
+	/* its object could not be read */
+	expect(&t_ref, VALUE_BYTES, bytes, 8, "@0x7ffd1230", "\"0x7ffd1230\"");
+	struct tagged_value v = {VALUE_BYTES, bytes, 16};
+	uint64_t address = 0;
+	CHECK(value_reference_address(&t_ref, &v, &address) && address == at,
+	      "the address of a reference read with its object");
+	v.len = 8;
+	CHECK(!value_reference_address(&t_ref, &v, &address),
+	      "no address beside a reference whose object was not read");
 }
 
 /* Decodes `n` bytes into values; returns how many, or -1 at a bad one. */
@@ -297,6 +325,7 @@ int main(void)
 	test_floats();
 	test_strings_and_pointers();
 	test_aggregates();
+	test_references();
 	test_decode();
 	test_file_output();
 	return CHECK_SUMMARY("test_value_format");

@@ -140,6 +140,18 @@ KEEP long double ld_twice(long double x, int after)
 {
 	return x * 2 + after;
 }
+struct wrapped_ld {
+	long double v;
+};
+KEEP struct wrapped_ld wrap_ld(long double x)
+{
+	struct wrapped_ld w = {x / 2};
+	return w;
+}
+KEEP _Complex long double ld_complex(long double re)
+{
+	return re + 2.0Li * re;
+}
 KEEP int flags_level(struct flags f)
 {
 	return f.level + f.mode + f.ready;
@@ -197,7 +209,8 @@ int main(void)
 	sink += (long)nine_doubles(vd, 1, 2, 3, 4, 5, 6, 7, 8) + sum_all(3, vi, 2, 3);
 	sink += (long)ld_twice(vd, vi) + flags_level(f) + (long)floats_sum(t) + named_id(n);
 	sink += array_param(values, add_ints) + big_then_regs(b, vi, p);
-	sink += regs_full_struct(vi, 2, 3, 4, 5, p, 7);
+	sink += regs_full_struct(vi, 2, 3, 4, 5, p, 7) + (long)wrap_ld(vd).v +
+		(long)__real__ ld_complex(vd);
 	sink += scaled(vi, 3) + scaled(vi + 1, 3);
 	nothing();
 	return 0;

@@ -1,7 +1,7 @@
 // args_cxx.cpp - C++ calls for tests/unit/test_func_signature.c: a method
 // (this is the first argument), reference parameters, an enum class and a
 // class returned through the hidden pointer because it is not trivially
-// copyable.
+// copyable, a class template that is not either, an empty class.
 #define KEEP __attribute__((noinline, noclone, used))
 
 enum class Shade : unsigned char { Light = 1, Dark = 2 };
@@ -46,6 +46,32 @@ KEEP void swap_refs(int &a, int &&b)
 	a = b;
 }
 
+// Not trivially copyable through its copy constructor alone, which is
+// named Box, not Box<int>.
+template <typename T> struct Box {
+	T value;
+	Box(T v) : value(v) {}
+	Box(const Box &other) : value(other.value) {}
+};
+
+KEEP Box<long> make_box(long v)
+{
+	return Box<long>(v);
+}
+
+KEEP long take_box(Box<long> b)
+{
+	return b.value;
+}
+
+struct Empty {};
+
+KEEP int with_empty(Empty e, int x)
+{
+	(void)e;
+	return x;
+}
+
 volatile int vi = 3;
 
 int main()
@@ -58,5 +84,7 @@ int main()
 	long v = tracked_value(make_tracked(vi), out);
 	int x = vi;
 	swap_refs(x, vi + 1);
-	return (int)(v + x + (long)out) & 0;
+	long b = take_box(make_box(vi));
+	int e = with_empty(Empty{}, vi);
+	return (int)(v + x + (long)out + b + e) & 0;
 }
