@@ -51,12 +51,20 @@ struct patched_entry {
 	uint64_t entry;	  /* its trampoline's entry */
 	uint8_t displaced;
 	uint8_t jumped; /* the jump is written now */
+	/* The bytes the jump covers and those displaced: a function shorter
+	 * than the jump displaces fewer bytes than the jump overwrites. */
 	uint8_t original[PATCH_DISPLACED_MAX];
 };
 
 static struct patched_entry *table; /* open addressing, a power of two */
 static size_t table_size, table_used;
 static struct patched_entry pending; /* the function being patched */
+
+/* How many bytes of an entry that displaces `displaced` a patch changes. */
+static size_t bytes_changed(size_t displaced)
+{
+	return displaced > PATCH_JUMP_LEN ? displaced : PATCH_JUMP_LEN;
+}
 
 static size_t slot_of(uint64_t address, size_t size)
 {
@@ -127,7 +135,7 @@ static int thread_inside(uint64_t address, size_t len)
 static int jump_again(struct patched_entry *e, size_t displaced)
 {
 	if (!e || e->jumped || e->displaced != displaced ||
-	    memcmp((const void *)e->address, e->original, displaced) != 0 ||
+	    memcmp((const void *)e->address, e->original, bytes_changed(displaced)) != 0 ||
 	    patch_write_jump(e->address, e->entry) < 0)
 		return 0;
 	e->jumped = 1;
@@ -149,7 +157,7 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced)
 		return PATCH_OK;
 	pending.address = address;
 	pending.displaced = (uint8_t)displaced;
-	memcpy(pending.original, (const void *)address, displaced);
+	memcpy(pending.original, (const void *)address, bytes_changed(displaced));
 	return -1;
 }
 
