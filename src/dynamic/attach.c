@@ -58,22 +58,23 @@ static long status_field(pid_t pid, const char *field)
 
 #define PF_KTHREAD 0x00200000 /* the kernel's flag of its own threads */
 
-/* The flags field of /proc/PID/stat; 0 when unreadable. */
-static unsigned long process_flags(pid_t pid)
+/* The state letter and the flags field of /proc/PID/stat; state '?' and
+ * flags 0 when unreadable. */
+static void process_state(pid_t pid, char *state, unsigned long *flags)
 {
 	char path[64], buf[1024];
-	unsigned long flags = 0;
+	*state = '?';
+	*flags = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return;
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	char *after_name = strrchr(buf, ')');
 	if (after_name)
-		sscanf(after_name + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
-	return flags;
+		sscanf(after_name + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags);
 }
 
 int dynamic_attach_check(pid_t pid)
@@ -86,8 +87,17 @@ int dynamic_attach_check(pid_t pid)
 		engine_error("no process with PID %d", (int)pid);
 		return -1;
 	}
-	if (process_flags(pid) & PF_KTHREAD) {
+	char state;
+	unsigned long flags;
+	process_state(pid, &state, &flags);
+	if (flags & PF_KTHREAD) {
 		engine_error("process %d is a kernel thread: it cannot be traced", (int)pid);
+		return -1;
+	}
+	if (state == 'Z' || state == 'X') {
+		engine_error("process %d is a zombie: it has exited and waits for its parent to "
+			     "collect its status; nothing runs there to trace",
+			     (int)pid);
 		return -1;
 	}
 	long tracer = status_field(pid, "TracerPid");
