@@ -222,6 +222,9 @@ static int start_tracing(struct engine *e, struct process *p)
 	return 0;
 }
 
+static sigset_t mask_before;
+
+/* SIGINT and SIGTERM end the tracing (also one that came blocked before). */
 static void set_stop_signals(struct sigaction *old)
 {
 	struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART */
@@ -232,12 +235,19 @@ static void set_stop_signals(struct sigaction *old)
 	/* A periodic tick also ends a waitpid that started just after a signal. */
 	struct itimerval tick = {{0, 100000}, {0, 100000}};
 	setitimer(ITIMER_REAL, &tick, NULL);
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &stops, &mask_before);
 }
 
 static void restore_signals(struct sigaction *old)
 {
 	struct itimerval off = {{0, 0}, {0, 0}};
 	setitimer(ITIMER_REAL, &off, NULL);
+	sigprocmask(SIG_SETMASK, &mask_before, NULL);
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
 	sigaction(SIGALRM, &old[2], NULL);

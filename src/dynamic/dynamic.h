@@ -69,6 +69,11 @@ int inprocess_attach_possible(pid_t pid, const char *runtime, char *why, size_t 
  * enum attach_result. */
 int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_session *s);
 
+/* After the attach's tracer died: stops the recording the runtime in
+ * process o->pid (and its fork children) may still make, and puts every
+ * entry back, as a detach does; 0 (also when nothing recorded), or -1. */
+int dynamic_attach_inprocess_rescue(const struct inprocess_options *o);
+
 /* The command line of process `pid`, its arguments NUL-separated, as the
  * trace header keeps it; its length (0 when unreadable). */
 size_t dynamic_read_cmdline(pid_t pid, char *buf, size_t len);

@@ -542,6 +542,26 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 	return rc;
 }
 
+int dynamic_attach_inprocess_rescue(const struct inprocess_options *o)
+{
+	struct attach_run *a = calloc(1, sizeof(*a));
+	uint64_t bias;
+	int rc = 0;
+	if (!a || !realpath(o->runtime, a->runtime)) {
+		free(a);
+		return -1;
+	}
+	a->o = o;
+	a->p.pid = o->pid;
+	if (runtime_bias(a, &bias) == 0 && find_agent(a, bias) == 0) {
+		rc = stop_child(a, o->pid) < 0 ? -1 : 0;
+		if (read_info(a) == 0 && stop_children(a) < 0)
+			rc = -1;
+	}
+	free(a);
+	return rc;
+}
+
 int inprocess_attach_possible(pid_t pid, const char *runtime, char *why, size_t len)
 {
 	static const char *const ours[] = {"libcalltrace", NULL};
