@@ -21,6 +21,7 @@
 #define MAX_DURATION_NS (1ull << 62) /* about 146 years */
 
 #define OPT_ENGINE 0x1101
+#define OPT_ARGS 0x1102
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -29,6 +30,7 @@ struct attach_options {
 	struct cli_dynamic engine;
 	enum attach_engine engine_choice;
 	const char *module, *only, *hide; /* as given, for the in-process engine */
+	const char *args_filter;	  /* --args=REGEX as given */
 };
 
 static void attach_usage(FILE *out)
@@ -58,6 +60,9 @@ static void attach_usage(FILE *out)
 		"      --module REGEX     also instrument shared libraries matching REGEX\n"
 		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
 		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		"      --args[=REGEX]     record arguments and return values (types from\n"
+		"                         DWARF: build with -g), of every function or of\n"
+		"                         those matching REGEX\n"
 		"      --engine ENGINE    patch (in-process) or ptrace, instead of the choice\n"
 		"                         above\n"
 		"      --no-follow        do not follow forked children\n"
@@ -123,6 +128,13 @@ static int parse_option(struct attach_options *o, int opt)
 			return -1;
 		}
 		return 0;
+	case OPT_ARGS:
+		o->engine.dyn.capture_args = 1;
+		o->args_filter = optarg;
+		return optarg && cli_compile_regex(&o->engine.args_re, &o->engine.dyn.args_only,
+						   optarg, "--args") < 0
+			   ? -1
+			   : 0;
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
@@ -147,6 +159,7 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 						 {"output", required_argument, 0, 'o'},
 						 {"duration", required_argument, 0, 'd'},
 						 {"engine", required_argument, 0, OPT_ENGINE},
+						 {"args", optional_argument, 0, OPT_ARGS},
 						 CLI_DYNAMIC_LONGOPTS,
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -241,6 +254,8 @@ static struct inprocess_options inprocess_options(const struct attach_options *o
 					  .only = o->only,
 					  .hide = o->hide,
 					  .follow_forks = o->engine.dyn.follow_forks,
+					  .capture_args = o->engine.dyn.capture_args,
+					  .args_filter = o->args_filter,
 					  .verbose = o->engine.dyn.verbose};
 }
 

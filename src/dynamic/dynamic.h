@@ -57,6 +57,8 @@ struct inprocess_options {
 	const char *module;	 /* --module REGEX as given, or NULL */
 	const char *only, *hide; /* -F, -N as given, or NULL */
 	int follow_forks;	 /* children forked meanwhile record too */
+	int capture_args;	 /* --args */
+	const char *args_filter; /* --args=REGEX as given, or NULL */
 	int verbose;
 };
 

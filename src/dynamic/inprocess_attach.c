@@ -253,7 +253,9 @@ static size_t settings_block(const struct attach_run *a, const char *trace, char
 				  {"CALLTRACE_PATCH_MODULES", a->o->module},
 				  {"CALLTRACE_PATCH_ONLY", a->o->only},
 				  {"CALLTRACE_PATCH_HIDE", a->o->hide},
-				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"}};
+				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
+				  {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
+				  {"CALLTRACE_ARGS_FILTER", a->o->args_filter}};
 	size_t n = (size_t)snprintf(out, len, "CALLTRACE_SESSION=0:0:%s", trace) + 1;
 	for (size_t i = 1; i < sizeof(pairs) / sizeof(pairs[0]) && n < len; i++)
 		if (pairs[i][1])

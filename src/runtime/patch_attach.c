@@ -54,6 +54,7 @@ struct patched_entry {
 	/* The bytes the jump covers and those displaced: a function shorter
 	 * than the jump displaces fewer bytes than the jump overwrites. */
 	uint8_t original[PATCH_DISPLACED_MAX];
+	const struct func_plan *plan; /* the arguments its trampoline captures */
 };
 
 static struct patched_entry *table; /* open addressing, a power of two */
@@ -131,10 +132,11 @@ static int thread_inside(uint64_t address, size_t len)
 }
 
 /* The earlier trampoline of the function at `address`, when the bytes it
- * displaced are still those: the jump to it written again. */
-static int jump_again(struct patched_entry *e, size_t displaced)
+ * displaced are still those and it captures the arguments this attach
+ * wants: the jump to it written again. */
+static int jump_again(struct patched_entry *e, size_t displaced, const struct func_plan *plan)
 {
-	if (!e || e->jumped || e->displaced != displaced ||
+	if (!e || e->jumped || e->displaced != displaced || e->plan != plan ||
 	    memcmp((const void *)e->address, e->original, bytes_changed(displaced)) != 0 ||
 	    patch_write_jump(e->address, e->entry) < 0)
 		return 0;
@@ -143,7 +145,7 @@ static int jump_again(struct patched_entry *e, size_t displaced)
 	return 1;
 }
 
-int runtime_patch_attach_vet(uint64_t address, size_t displaced)
+int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct func_plan *plan)
 {
 	if (thread_inside(address, displaced)) {
 		calltrace_attach_info.thread_inside++;
@@ -153,11 +155,12 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced)
 		calltrace_attach_info.returns_inside++;
 		return PATCH_RETURNS_INSIDE;
 	}
-	if (jump_again(table_find(address), displaced))
+	if (jump_again(table_find(address), displaced, plan))
 		return PATCH_OK;
 	pending.address = address;
 	pending.displaced = (uint8_t)displaced;
 	memcpy(pending.original, (const void *)address, bytes_changed(displaced));
+	pending.plan = plan;
 	return -1;
 }
 

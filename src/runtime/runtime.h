@@ -234,8 +234,9 @@ const uint32_t *runtime_patch_verdicts(void);
 /* patch_attach.c: in an attached process, whether the first `displaced`
  * bytes at `address` may be rewritten now (no thread stands inside them,
  * no return address points into them): -1 to patch (their original bytes
- * noted), else the verdict (PATCH_OK: its earlier trampoline took it again). */
-int runtime_patch_attach_vet(uint64_t address, size_t displaced);
+ * noted), else the verdict (PATCH_OK: its earlier trampoline, capturing the
+ * arguments of `plan`, took it again). */
+int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct func_plan *plan);
 /* The function at `address` now jumps to its trampoline at `entry`. */
 void runtime_patch_attach_note(uint64_t address, uint64_t entry);
 /* control.c: CALLTRACE_SIGNAL */

@@ -319,6 +319,7 @@ int runtime_attach_session_open(void)
 	runtime_modules_forget(); /* written again into the new session */
 	int rc = open_image();
 	if (rc == 0) {
+		runtime_args_init(); /* this attach's --args */
 		if (runtime_patch_init)
 			runtime_patch_init();
 	}
