@@ -55,6 +55,7 @@ struct attach_run {
 	struct attach_info info;
 	char runtime[PATH_MAX];
 	char why[512];
+	char session_fd[16]; /* the trace's number in the process, "" if it opens it */
 };
 
 /* A line on stderr with --verbose. */
@@ -247,15 +248,17 @@ static size_t busy_pcs(struct attach_run *a, uint64_t *pcs, size_t max)
 /* "NAME=value" strings, each NUL-ended, an empty one last. */
 static size_t settings_block(const struct attach_run *a, const char *trace, char *out, size_t len)
 {
-	const char *pairs[][2] = {{"CALLTRACE_SESSION", NULL},
-				  {"CALLTRACE_OUTPUT", trace},
-				  {"CALLTRACE_PATCH", "1"},
-				  {"CALLTRACE_PATCH_MODULES", a->o->module},
-				  {"CALLTRACE_PATCH_ONLY", a->o->only},
-				  {"CALLTRACE_PATCH_HIDE", a->o->hide},
-				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
-				  {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
-				  {"CALLTRACE_ARGS_FILTER", a->o->args_filter}};
+	const char *pairs[][2] = {
+	    {"CALLTRACE_SESSION", NULL},
+	    {"CALLTRACE_OUTPUT", trace},
+	    {"CALLTRACE_PATCH", "1"},
+	    {"CALLTRACE_PATCH_MODULES", a->o->module},
+	    {"CALLTRACE_PATCH_ONLY", a->o->only},
+	    {"CALLTRACE_PATCH_HIDE", a->o->hide},
+	    {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
+	    {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
+	    {"CALLTRACE_ARGS_FILTER", a->o->args_filter},
+	    {"CALLTRACE_SESSION_FD", a->session_fd[0] ? a->session_fd : NULL}};
 	size_t n = (size_t)snprintf(out, len, "CALLTRACE_SESSION=0:0:%s", trace) + 1;
 	for (size_t i = 1; i < sizeof(pairs) / sizeof(pairs[0]) && n < len; i++)
 		if (pairs[i][1])
@@ -309,7 +312,7 @@ static void say_patched(const struct attach_run *a)
 		     i->patched, i->functions, i->reused, i->thread_inside, i->returns_inside);
 }
 
-static int inject_and_start(struct attach_run *a, const char *trace)
+static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 {
 	struct held_process *p = &a->p;
 	held_read_ranges(p, a->runtime);
@@ -328,7 +331,8 @@ static int inject_and_start(struct attach_run *a, const char *trace)
 			return -1;
 		held_read_ranges(p, a->runtime);
 	}
-	if (start_agent(a, t, trace) < 0)
+	if (remote_hand_over_trace(&a->p, t, fd, a->session_fd, sizeof(a->session_fd)) < 0 ||
+	    start_agent(a, t, trace) < 0)
 		return -1;
 	say_patched(a);
 	return 0;
@@ -523,7 +527,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 	sigprocmask(SIG_BLOCK, &waited, &old);
 	int rc = ATTACH_REFUSED;
 	if (held_seize(&a->p, o->pid) == 0) {
-		if (inject_and_start(a, trace) == 0) {
+		if (inject_and_start(a, trace, s->fd) == 0) {
 			held_resume_all(&a->p);
 			record_until_stop(a, &waited);
 			uint64_t t0 = now_ns();
