@@ -284,16 +284,18 @@ int dynamic_attach(const struct dynamic_options *o)
 	if (!p)
 		return ATTACH_FAILED;
 	set_stop_signals(old);
+	trace_guard_install(&e);
 	int rc = ATTACH_REFUSED;
 	if (seize_all(&e, p) == 0) {
 		rc = ATTACH_FAILED;
 		if (start_tracing(&e, p) == 0) {
 			deadline_ns = o->duration_ns ? now_ns() + o->duration_ns : 0;
-			rc = event_loop(&e) < 0 ? ATTACH_FAILED : ATTACH_DETACHED;
+			rc = event_loop(&e) < 0 || e.trace_lost ? ATTACH_FAILED : ATTACH_DETACHED;
 		}
 	}
 	if (e.procs && engine_detach_all(&e) < 0 && rc == ATTACH_DETACHED)
 		rc = ATTACH_FAILED;
+	trace_guard_remove();
 	restore_signals(old);
 	rc = outcome(&e, rc);
 	engine_print_stats(&e);
