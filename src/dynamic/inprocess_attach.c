@@ -56,6 +56,7 @@ struct attach_run {
 	char runtime[PATH_MAX];
 	char why[512];
 	char session_fd[16]; /* the trace's number in the process, "" if it opens it */
+	char tool_pid[16];   /* ours, which the runtime watches */
 };
 
 /* A line on stderr with --verbose. */
@@ -248,17 +249,17 @@ static size_t busy_pcs(struct attach_run *a, uint64_t *pcs, size_t max)
 /* "NAME=value" strings, each NUL-ended, an empty one last. */
 static size_t settings_block(const struct attach_run *a, const char *trace, char *out, size_t len)
 {
-	const char *pairs[][2] = {
-	    {"CALLTRACE_SESSION", NULL},
-	    {"CALLTRACE_OUTPUT", trace},
-	    {"CALLTRACE_PATCH", "1"},
-	    {"CALLTRACE_PATCH_MODULES", a->o->module},
-	    {"CALLTRACE_PATCH_ONLY", a->o->only},
-	    {"CALLTRACE_PATCH_HIDE", a->o->hide},
-	    {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
-	    {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
-	    {"CALLTRACE_ARGS_FILTER", a->o->args_filter},
-	    {"CALLTRACE_SESSION_FD", a->session_fd[0] ? a->session_fd : NULL}};
+	const char *pairs[][2] = {{"CALLTRACE_SESSION", NULL},
+				  {"CALLTRACE_OUTPUT", trace},
+				  {"CALLTRACE_PATCH", "1"},
+				  {"CALLTRACE_PATCH_MODULES", a->o->module},
+				  {"CALLTRACE_PATCH_ONLY", a->o->only},
+				  {"CALLTRACE_PATCH_HIDE", a->o->hide},
+				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
+				  {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
+				  {"CALLTRACE_ARGS_FILTER", a->o->args_filter},
+				  {"CALLTRACE_SESSION_FD", a->session_fd[0] ? a->session_fd : NULL},
+				  {"CALLTRACE_ATTACH_TOOL", a->tool_pid}};
 	size_t n = (size_t)snprintf(out, len, "CALLTRACE_SESSION=0:0:%s", trace) + 1;
 	for (size_t i = 1; i < sizeof(pairs) / sizeof(pairs[0]) && n < len; i++)
 		if (pairs[i][1])
@@ -519,6 +520,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 		return ATTACH_REFUSED;
 	}
 	a->o = o;
+	snprintf(a->tool_pid, sizeof(a->tool_pid), "%d", (int)getpid());
 	sigset_t waited, old;
 	sigemptyset(&waited);
 	sigaddset(&waited, SIGINT);

@@ -331,6 +331,7 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 		return -1;
 	}
 	runtime_patch_forget();
+	runtime_attach_watch_tool();
 	int rc = runtime_attach_session_open();
 	nbusy = 0;
 	count_verdicts();
@@ -356,6 +357,7 @@ RUNTIME_EXPORT int calltrace_attach_stop(void)
 RUNTIME_EXPORT int calltrace_attach_finish(void)
 {
 	int saved = errno;
+	runtime_attach_unwatch_tool();
 	runtime_attach_session_close();
 	errno = saved;
 	return 0;

@@ -165,6 +165,12 @@ void runtime_env_override(const char *block);
 extern int runtime_attach_mode;
 /* Attach mode: the runtime's last line, kept for the tool, not written. */
 extern char runtime_said[256];
+/* tool_watch.c: the attach's calltrace, watched from its start to its
+ * finish (CALLTRACE_ATTACH_TOOL); whether it is gone, recording then
+ * stopped. */
+void runtime_attach_watch_tool(void);
+void runtime_attach_unwatch_tool(void);
+int runtime_attach_tool_gone(void);
 /* Changes at every attach: a thread whose stream is older drops it. */
 extern volatile uint32_t runtime_session_epoch;
 /* Opens the session the settings name (a new process image in it) and
