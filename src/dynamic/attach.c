@@ -40,6 +40,12 @@ static void on_stop_signal(int sig)
 		engine_stop_requested = 1;
 }
 
+void dynamic_attach_stop(int sig)
+{
+	(void)sig;
+	engine_stop_requested = 1;
+}
+
 static long status_field(pid_t pid, const char *field)
 {
 	char path[64], line[256];
@@ -278,7 +284,6 @@ int dynamic_attach(const struct dynamic_options *o)
 	engine_init(&e, o);
 	e.attach_mode = 1;
 	e.main_pid = o->pid;
-	engine_stop_requested = 0;
 	affinity_pin_tracer(&e);
 	struct process *p = process_new(&e, o->pid);
 	if (!p)

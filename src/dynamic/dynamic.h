@@ -71,6 +71,10 @@ int inprocess_attach_possible(pid_t pid, const char *runtime, char *why, size_t 
  * enum attach_result. */
 int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_session *s);
 
+/* A handler for the signals that end an attach (SIGINT, SIGTERM): the
+ * attach under way, or the next one as soon as it has started, detaches. */
+void dynamic_attach_stop(int sig);
+
 /* After the attach's tracer died: stops the recording the runtime in
  * process o->pid (and its fork children) may still make, and puts every
  * entry back, as a detach does; 0 (also when nothing recorded), or -1. */

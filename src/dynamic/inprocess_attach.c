@@ -359,7 +359,7 @@ static void record_until_stop(struct attach_run *a, const sigset_t *waited)
 {
 	uint64_t deadline = a->o->duration_ns ? now_ns() + a->o->duration_ns : 0;
 	for (;;) {
-		if (take_statuses(&a->p))
+		if (take_statuses(&a->p) || engine_stop_requested)
 			return;
 		uint64_t now = now_ns(), wait_ns = 100000000u;
 		if (deadline && now >= deadline)
