@@ -44,8 +44,8 @@ static void pass_on(int sig)
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
-/* Sets `handler` for the stop signals, the old ones into `old` (or NULL:
- * puts `old` back). */
+/* Sets `handler` for the stop signals, keeping the old ones in `old`; with
+ * `restore`, puts `old` back instead. */
 static void handle_stops(void (*handler)(int), struct sigaction *old, int restore)
 {
 	struct sigaction sa;
