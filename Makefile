@@ -5,7 +5,7 @@
 #   make check    install what is needed, build (also with ASan/UBSan and with clang), run
 #                 every test
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
-#   make torture  the reliability, reader-fuzz and attach-storm tests, bigger and longer (TORTURE=1)
+#   make torture  the reliability, reader-fuzz, attach-storm and killed-attach tests, bigger and longer (TORTURE=1)
 #   make install  PREFIX (default /usr/local) and DESTDIR: the tool, the runtime, the header,
 #                 pkg-config and CMake files, man pages, bash completion (scripts/install.sh)
 
@@ -135,7 +135,7 @@ bench: deps
 	$(MAKE) all
 	bash bench/run_bench.sh
 
-TORTURE_TESTS = reliability_ reader_fuzz dynamic_attach_storm patch_attach
+TORTURE_TESTS = reliability_ reader_fuzz dynamic_attach_storm dynamic_attach_killed patch_attach
 torture: deps
 	$(MAKE) all asan
 	@failed=0; for t in $(TORTURE_TESTS); do \

@@ -208,4 +208,9 @@ int cmd_chrome(int argc, char **argv) __attribute__((weak));
 int cmd_speedscope(int argc, char **argv) __attribute__((weak));
 int cmd_attach(int argc, char **argv) __attribute__((weak));
 
+/* attach_guard.c: runs work(arg) in a child process that detaches when
+ * this one is killed, and rescue(arg, signal) here when the child is
+ * killed instead; the exit status of the one that ran last. */
+int attach_guarded(int (*work)(void *), int (*rescue)(void *, int), void *arg);
+
 #endif

@@ -21,6 +21,7 @@
 #define MAX_DURATION_NS (1ull << 62) /* about 146 years */
 
 #define OPT_ENGINE 0x1101
+#define OPT_ARGS 0x1102
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -29,6 +30,7 @@ struct attach_options {
 	struct cli_dynamic engine;
 	enum attach_engine engine_choice;
 	const char *module, *only, *hide; /* as given, for the in-process engine */
+	const char *args_filter;	  /* --args=REGEX as given */
 };
 
 static void attach_usage(FILE *out)
@@ -46,6 +48,10 @@ static void attach_usage(FILE *out)
 		"ptrace engine:\n"
 		"breakpoints, forked children followed; the process and calltrace then\n"
 		"share one CPU (CALLTRACE_NO_PIN=1 keeps the affinities as they are).\n\n"
+		"Killing calltrace (kill -9 too) leaves the process as it was: a child of\n"
+		"it traces, and detaches when calltrace dies; if that child is killed\n"
+		"instead, calltrace puts the in-process engine's entries back (the\n"
+		"ptrace engine's breakpoints only their tracer can remove).\n\n"
 		"options:\n"
 		"  -p, --pid PID          the process to trace\n"
 		"  -o, --output FILE      trace file (default " DEFAULT_TRACE ")\n"
@@ -54,6 +60,9 @@ static void attach_usage(FILE *out)
 		"      --module REGEX     also instrument shared libraries matching REGEX\n"
 		"  -F, --filter REGEX     instrument only functions matching REGEX\n"
 		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
+		"      --args[=REGEX]     record arguments and return values (types from\n"
+		"                         DWARF: build with -g), of every function or of\n"
+		"                         those matching REGEX\n"
 		"      --engine ENGINE    patch (in-process) or ptrace, instead of the choice\n"
 		"                         above\n"
 		"      --no-follow        do not follow forked children\n"
@@ -119,6 +128,13 @@ static int parse_option(struct attach_options *o, int opt)
 			return -1;
 		}
 		return 0;
+	case OPT_ARGS:
+		o->engine.dyn.capture_args = 1;
+		o->args_filter = optarg;
+		return optarg && cli_compile_regex(&o->engine.args_re, &o->engine.dyn.args_only,
+						   optarg, "--args") < 0
+			   ? -1
+			   : 0;
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
@@ -143,6 +159,7 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 						 {"output", required_argument, 0, 'o'},
 						 {"duration", required_argument, 0, 'd'},
 						 {"engine", required_argument, 0, OPT_ENGINE},
+						 {"args", optional_argument, 0, OPT_ARGS},
 						 CLI_DYNAMIC_LONGOPTS,
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -227,29 +244,83 @@ static int pick_inprocess(const struct attach_options *o, char *runtime, size_t 
 	return possible == 0;
 }
 
-static int run_engine(struct attach_options *o, struct trace_session *s, int inprocess,
-		      const char *runtime)
+static struct inprocess_options inprocess_options(const struct attach_options *o,
+						  const char *runtime)
 {
-	if (!inprocess) {
-		o->engine.dyn.session = s;
-		return dynamic_attach(&o->engine.dyn);
+	return (struct inprocess_options){.pid = o->engine.dyn.pid,
+					  .duration_ns = o->engine.dyn.duration_ns,
+					  .runtime = runtime,
+					  .module = o->module,
+					  .only = o->only,
+					  .hide = o->hide,
+					  .follow_forks = o->engine.dyn.follow_forks,
+					  .capture_args = o->engine.dyn.capture_args,
+					  .args_filter = o->args_filter,
+					  .verbose = o->engine.dyn.verbose};
+}
+
+/* What the attach's two processes share (attach_guard.c). */
+struct attach_job {
+	struct attach_options *o;
+	int inprocess;
+	char runtime[PATH_MAX];
+};
+
+/* The attach itself: creates the trace, records, detaches, says how it
+ * went; the command's exit status. */
+static int attach_work(void *arg)
+{
+	struct attach_job *job = arg;
+	struct attach_options *o = job->o;
+	struct trace_session s;
+	char command[2048];
+	size_t command_len = dynamic_read_cmdline(o->engine.dyn.pid, command, sizeof(command));
+	if (trace_session_create(&s, o->output, command, command_len, 0) < 0) {
+		cli_error("cannot write trace %s: %s", o->output, strerror(errno));
+		return 2;
 	}
-	struct inprocess_options io = {.pid = o->engine.dyn.pid,
-				       .duration_ns = o->engine.dyn.duration_ns,
-				       .runtime = runtime,
-				       .module = o->module,
-				       .only = o->only,
-				       .hide = o->hide,
-				       .follow_forks = o->engine.dyn.follow_forks,
-				       .verbose = o->engine.dyn.verbose};
-	return dynamic_attach_inprocess(&io, s);
+	int rc;
+	if (job->inprocess) {
+		struct inprocess_options io = inprocess_options(o, job->runtime);
+		rc = dynamic_attach_inprocess(&io, &s);
+	} else {
+		o->engine.dyn.session = &s;
+		rc = dynamic_attach(&o->engine.dyn);
+	}
+	trace_session_close(&s);
+	return report(o, rc);
+}
+
+/* The process that attached was killed: the process it traced is put
+ * back as far as it can be. */
+static int attach_rescue(void *arg, int sig)
+{
+	struct attach_job *job = arg;
+	const struct attach_options *o = job->o;
+	int pid = (int)o->engine.dyn.pid;
+	if (!job->inprocess) {
+		cli_error("the tracer of process %d was killed by signal %d (%s): the breakpoints "
+			  "it left there may kill it",
+			  pid, sig, strsignal(sig));
+		return 1;
+	}
+	struct inprocess_options io = inprocess_options(o, job->runtime);
+	if (dynamic_attach_inprocess_rescue(&io) < 0) {
+		cli_error("the attach to process %d was killed by signal %d (%s), and its entries "
+			  "could not all be put back",
+			  pid, sig, strsignal(sig));
+		return 1;
+	}
+	cli_error("the attach to process %d was killed by signal %d (%s): recording stopped "
+		  "and every entry put back; trace (as far as it got) written to %s",
+		  pid, sig, strsignal(sig), o->output);
+	return 1;
 }
 
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_options o;
-	struct trace_session s;
-	char command[2048];
+	struct attach_job job;
 	memset(&o, 0, sizeof(o));
 	if (parse_options(&o, argc, argv) < 0) {
 		cli_dynamic_free(&o.engine);
@@ -259,20 +330,13 @@ int cmd_attach(int argc, char **argv)
 		cli_dynamic_free(&o.engine);
 		return 1;
 	}
-	char runtime[PATH_MAX];
-	int inprocess = pick_inprocess(&o, runtime, sizeof(runtime));
-	if (inprocess < 0) {
+	job.o = &o;
+	job.inprocess = pick_inprocess(&o, job.runtime, sizeof(job.runtime));
+	if (job.inprocess < 0) {
 		cli_dynamic_free(&o.engine);
 		return 1;
 	}
-	size_t command_len = dynamic_read_cmdline(o.engine.dyn.pid, command, sizeof(command));
-	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
-		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
-		cli_dynamic_free(&o.engine);
-		return 2;
-	}
-	int rc = run_engine(&o, &s, inprocess, runtime);
-	trace_session_close(&s);
+	int rc = attach_guarded(attach_work, attach_rescue, &job);
 	cli_dynamic_free(&o.engine);
-	return report(&o, rc);
+	return rc;
 }

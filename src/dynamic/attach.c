@@ -40,6 +40,12 @@ static void on_stop_signal(int sig)
 		engine_stop_requested = 1;
 }
 
+void dynamic_attach_stop(int sig)
+{
+	(void)sig;
+	engine_stop_requested = 1;
+}
+
 static long status_field(pid_t pid, const char *field)
 {
 	char path[64], line[256];
@@ -58,22 +64,23 @@ static long status_field(pid_t pid, const char *field)
 
 #define PF_KTHREAD 0x00200000 /* the kernel's flag of its own threads */
 
-/* The flags field of /proc/PID/stat; 0 when unreadable. */
-static unsigned long process_flags(pid_t pid)
+/* The state letter and the flags field of /proc/PID/stat; state '?' and
+ * flags 0 when unreadable. */
+static void process_state(pid_t pid, char *state, unsigned long *flags)
 {
 	char path[64], buf[1024];
-	unsigned long flags = 0;
+	*state = '?';
+	*flags = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return;
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	char *after_name = strrchr(buf, ')');
 	if (after_name)
-		sscanf(after_name + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags);
-	return flags;
+		sscanf(after_name + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags);
 }
 
 int dynamic_attach_check(pid_t pid)
@@ -86,8 +93,17 @@ int dynamic_attach_check(pid_t pid)
 		engine_error("no process with PID %d", (int)pid);
 		return -1;
 	}
-	if (process_flags(pid) & PF_KTHREAD) {
+	char state;
+	unsigned long flags;
+	process_state(pid, &state, &flags);
+	if (flags & PF_KTHREAD) {
 		engine_error("process %d is a kernel thread: it cannot be traced", (int)pid);
+		return -1;
+	}
+	if (state == 'Z' || state == 'X') {
+		engine_error("process %d is a zombie: it has exited and waits for its parent to "
+			     "collect its status; nothing runs there to trace",
+			     (int)pid);
 		return -1;
 	}
 	long tracer = status_field(pid, "TracerPid");
@@ -212,6 +228,9 @@ static int start_tracing(struct engine *e, struct process *p)
 	return 0;
 }
 
+static sigset_t mask_before;
+
+/* SIGINT and SIGTERM end the tracing (also one that came blocked before). */
 static void set_stop_signals(struct sigaction *old)
 {
 	struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART */
@@ -222,12 +241,19 @@ static void set_stop_signals(struct sigaction *old)
 	/* A periodic tick also ends a waitpid that started just after a signal. */
 	struct itimerval tick = {{0, 100000}, {0, 100000}};
 	setitimer(ITIMER_REAL, &tick, NULL);
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGALRM);
+	sigprocmask(SIG_UNBLOCK, &stops, &mask_before);
 }
 
 static void restore_signals(struct sigaction *old)
 {
 	struct itimerval off = {{0, 0}, {0, 0}};
 	setitimer(ITIMER_REAL, &off, NULL);
+	sigprocmask(SIG_SETMASK, &mask_before, NULL);
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
 	sigaction(SIGALRM, &old[2], NULL);
@@ -258,22 +284,23 @@ int dynamic_attach(const struct dynamic_options *o)
 	engine_init(&e, o);
 	e.attach_mode = 1;
 	e.main_pid = o->pid;
-	engine_stop_requested = 0;
 	affinity_pin_tracer(&e);
 	struct process *p = process_new(&e, o->pid);
 	if (!p)
 		return ATTACH_FAILED;
 	set_stop_signals(old);
+	trace_guard_install(&e);
 	int rc = ATTACH_REFUSED;
 	if (seize_all(&e, p) == 0) {
 		rc = ATTACH_FAILED;
 		if (start_tracing(&e, p) == 0) {
 			deadline_ns = o->duration_ns ? now_ns() + o->duration_ns : 0;
-			rc = event_loop(&e) < 0 ? ATTACH_FAILED : ATTACH_DETACHED;
+			rc = event_loop(&e) < 0 || e.trace_lost ? ATTACH_FAILED : ATTACH_DETACHED;
 		}
 	}
 	if (e.procs && engine_detach_all(&e) < 0 && rc == ATTACH_DETACHED)
 		rc = ATTACH_FAILED;
+	trace_guard_remove();
 	restore_signals(old);
 	rc = outcome(&e, rc);
 	engine_print_stats(&e);

@@ -57,6 +57,8 @@ struct inprocess_options {
 	const char *module;	 /* --module REGEX as given, or NULL */
 	const char *only, *hide; /* -F, -N as given, or NULL */
 	int follow_forks;	 /* children forked meanwhile record too */
+	int capture_args;	 /* --args */
+	const char *args_filter; /* --args=REGEX as given, or NULL */
 	int verbose;
 };
 
@@ -68,6 +70,15 @@ int inprocess_attach_possible(pid_t pid, const char *runtime, char *why, size_t 
  * ends, SIGINT/SIGTERM, or the process exits; leaves it as it was.  An
  * enum attach_result. */
 int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_session *s);
+
+/* A handler for the signals that end an attach (SIGINT, SIGTERM): the
+ * attach under way, or the next one as soon as it has started, detaches. */
+void dynamic_attach_stop(int sig);
+
+/* After the attach's tracer died: stops the recording the runtime in
+ * process o->pid (and its fork children) may still make, and puts every
+ * entry back, as a detach does; 0 (also when nothing recorded), or -1. */
+int dynamic_attach_inprocess_rescue(const struct inprocess_options *o);
 
 /* The command line of process `pid`, its arguments NUL-separated, as the
  * trace header keeps it; its length (0 when unreadable). */

@@ -147,9 +147,10 @@ struct engine {
 	int main_signal; /* the signal that killed it, 0 if it exited */
 	int have_main_status;
 	int attach_mode;
-	int holding; /* collecting stops (attach, detach): resume nothing */
-	int verbose; /* --verbose or CALLTRACE_DEBUG */
-	int cpu;     /* the CPU tracer and tracee share; -1: not pinned */
+	int trace_lost; /* a session lost its space: recording stopped (said) */
+	int holding;	/* collecting stops (attach, detach): resume nothing */
+	int verbose;	/* --verbose or CALLTRACE_DEBUG */
+	int cpu;	/* the CPU tracer and tracee share; -1: not pinned */
 	/* statistics */
 	uint64_t stops, calls, jumped, emulated, out_of_line, functions, skipped;
 	/* attach: where the threads stood when seized: no jump patch over these */
@@ -377,6 +378,15 @@ void process_exit(struct engine *e, struct process *p, int status);
 void special_hit(struct engine *e, struct thread *t, const struct breakpoint *bp,
 		 struct user_regs_struct *r);
 
+/* ---- trace_guard.c -------------------------------------------------------- */
+/* While installed, a SIGBUS on the trace's windows or headers (the file
+ * truncated, its disk full) no longer kills the tracer: the session is
+ * marked broken instead. */
+void trace_guard_install(struct engine *e);
+void trace_guard_remove(void);
+/* Whether a session lost its space (said once, then e->trace_lost). */
+int trace_guard_lost(struct engine *e);
+
 /* ---- follow.c ------------------------------------------------------------- */
 /* The new thread (of the parent's process, or of a new process), NULL if
  * none could be made; the caller handles a stop it reported early. */
@@ -388,8 +398,8 @@ void follow_let_go(struct engine *e, struct thread *t);
 
 /* ---- event_loop.c --------------------------------------------------------- */
 extern volatile int engine_stop_requested;
-/* Runs until every traced process is gone (or a stop is requested in
- * attach mode).  0, or -1 on a fatal error. */
+/* Runs until every traced process is gone (0), a stop is requested in
+ * attach mode or the trace lost its space (1), or a fatal error (-1). */
 int event_loop(struct engine *e);
 /* Handles one wait status of thread `t`. */
 void event_handle(struct engine *e, struct thread *t, int status);

@@ -229,6 +229,10 @@ int event_loop(struct engine *e)
 			event_handle(e, t, status);
 		else
 			keep_unknown_stop(e, tid, status);
+		if (trace_guard_lost(e)) { /* said: the caller lets the processes go */
+			progress_end(&line);
+			return 1;
+		}
 	}
 	progress_end(&line);
 	return 0;

@@ -105,6 +105,16 @@ int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned b
  * when some stay within `budget_ms`. */
 int bring_out_of_runtime(struct held_process *p, unsigned budget_ms);
 
+/* ---- remote_fd.c ------------------------------------------------------------ */
+/* Hands our open file `fd` to the process, thread `t` (stopped at a safe
+ * spot) receiving it: its number there, or -1 (`why` says why). */
+int remote_give_fd(struct held_process *p, struct held_thread *t, int fd, char *why, size_t len);
+/* The trace file `fd` for a process that runs as another user (who may
+ * not open it): handed over, its number there in `number`; "" when the
+ * process opens it itself.  0, or -1 after saying why. */
+int remote_hand_over_trace(struct held_process *p, struct held_thread *t, int fd, char *number,
+			   size_t len);
+
 /* ---- remote_call.c --------------------------------------------------------- */
 /* Data for a remote call, on the thread's stack below its red zone. */
 struct remote_stack {

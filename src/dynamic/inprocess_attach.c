@@ -55,6 +55,8 @@ struct attach_run {
 	struct attach_info info;
 	char runtime[PATH_MAX];
 	char why[512];
+	char session_fd[16]; /* the trace's number in the process, "" if it opens it */
+	char tool_pid[16];   /* ours, which the runtime watches */
 };
 
 /* A line on stderr with --verbose. */
@@ -253,7 +255,11 @@ static size_t settings_block(const struct attach_run *a, const char *trace, char
 				  {"CALLTRACE_PATCH_MODULES", a->o->module},
 				  {"CALLTRACE_PATCH_ONLY", a->o->only},
 				  {"CALLTRACE_PATCH_HIDE", a->o->hide},
-				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"}};
+				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
+				  {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
+				  {"CALLTRACE_ARGS_FILTER", a->o->args_filter},
+				  {"CALLTRACE_SESSION_FD", a->session_fd[0] ? a->session_fd : NULL},
+				  {"CALLTRACE_ATTACH_TOOL", a->tool_pid}};
 	size_t n = (size_t)snprintf(out, len, "CALLTRACE_SESSION=0:0:%s", trace) + 1;
 	for (size_t i = 1; i < sizeof(pairs) / sizeof(pairs[0]) && n < len; i++)
 		if (pairs[i][1])
@@ -307,7 +313,7 @@ static void say_patched(const struct attach_run *a)
 		     i->patched, i->functions, i->reused, i->thread_inside, i->returns_inside);
 }
 
-static int inject_and_start(struct attach_run *a, const char *trace)
+static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 {
 	struct held_process *p = &a->p;
 	held_read_ranges(p, a->runtime);
@@ -326,7 +332,8 @@ static int inject_and_start(struct attach_run *a, const char *trace)
 			return -1;
 		held_read_ranges(p, a->runtime);
 	}
-	if (start_agent(a, t, trace) < 0)
+	if (remote_hand_over_trace(&a->p, t, fd, a->session_fd, sizeof(a->session_fd)) < 0 ||
+	    start_agent(a, t, trace) < 0)
 		return -1;
 	say_patched(a);
 	return 0;
@@ -352,7 +359,7 @@ static void record_until_stop(struct attach_run *a, const sigset_t *waited)
 {
 	uint64_t deadline = a->o->duration_ns ? now_ns() + a->o->duration_ns : 0;
 	for (;;) {
-		if (take_statuses(&a->p))
+		if (take_statuses(&a->p) || engine_stop_requested)
 			return;
 		uint64_t now = now_ns(), wait_ns = 100000000u;
 		if (deadline && now >= deadline)
@@ -513,6 +520,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 		return ATTACH_REFUSED;
 	}
 	a->o = o;
+	snprintf(a->tool_pid, sizeof(a->tool_pid), "%d", (int)getpid());
 	sigset_t waited, old;
 	sigemptyset(&waited);
 	sigaddset(&waited, SIGINT);
@@ -521,7 +529,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 	sigprocmask(SIG_BLOCK, &waited, &old);
 	int rc = ATTACH_REFUSED;
 	if (held_seize(&a->p, o->pid) == 0) {
-		if (inject_and_start(a, trace) == 0) {
+		if (inject_and_start(a, trace, s->fd) == 0) {
 			held_resume_all(&a->p);
 			record_until_stop(a, &waited);
 			uint64_t t0 = now_ns();
@@ -538,6 +546,26 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	held_free(&a->p);
+	free(a);
+	return rc;
+}
+
+int dynamic_attach_inprocess_rescue(const struct inprocess_options *o)
+{
+	struct attach_run *a = calloc(1, sizeof(*a));
+	uint64_t bias;
+	int rc = 0;
+	if (!a || !realpath(o->runtime, a->runtime)) {
+		free(a);
+		return -1;
+	}
+	a->o = o;
+	a->p.pid = o->pid;
+	if (runtime_bias(a, &bias) == 0 && find_agent(a, bias) == 0) {
+		rc = stop_child(a, o->pid) < 0 ? -1 : 0;
+		if (read_info(a) == 0 && stop_children(a) < 0)
+			rc = -1;
+	}
 	free(a);
 	return rc;
 }

@@ -106,6 +106,18 @@ static int trace_first_image(struct engine *e, pid_t pid)
 	return thread_resume(e, t, 0);
 }
 
+/* Detaches from every process and waits for the program's end; its exit
+ * status (128 + signal if a signal killed it). */
+static int let_go_and_wait(struct engine *e, pid_t pid)
+{
+	int status;
+	engine_detach_all(e);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static void set_signals(struct sigaction *old_int, struct sigaction *old_quit,
 			struct sigaction *old_term, struct sigaction *old_hup)
 {
@@ -131,15 +143,21 @@ int dynamic_record(const struct dynamic_options *o)
 		return -1;
 	forward_to = pid;
 	set_signals(&old_int, &old_quit, &old_term, &old_hup);
+	trace_guard_install(&e);
 	int rc = -1;
 	if (wait_exec(pid) < 0) {
 		waitpid(pid, NULL, __WALL);
 	} else if (trace_first_image(&e, pid) < 0) {
 		kill(pid, SIGKILL);
 		event_loop(&e);
-	} else if (event_loop(&e) == 0 && e.have_main_status) {
-		rc = e.main_status;
+	} else {
+		int loop = event_loop(&e);
+		if (loop == 1) /* the trace lost its space: the program goes on untraced */
+			rc = let_go_and_wait(&e, pid);
+		else if (loop == 0 && e.have_main_status)
+			rc = e.main_status;
 	}
+	trace_guard_remove();
 	engine_print_stats(&e);
 	engine_fini(&e);
 	forward_to = 0;

@@ -180,9 +180,14 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 
 int trace_session_open(struct trace_session *s, const char *path)
 {
+	return trace_session_open_fd(s, path, open(path, O_RDWR | O_CLOEXEC));
+}
+
+int trace_session_open_fd(struct trace_session *s, const char *path, int fd)
+{
 	memset(s, 0, sizeof(*s));
 	snprintf(s->path, sizeof(s->path), "%s", path);
-	if (adopt_fd(s, open(path, O_RDWR | O_CLOEXEC)) < 0)
+	if (adopt_fd(s, fd) < 0)
 		return -1;
 	lock_session(s->fd, F_RDLCK);
 	struct stat st;

@@ -40,6 +40,9 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 			 size_t command_len, uint32_t window_size);
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
 int trace_session_open(struct trace_session *s, const char *path);
+/* The same with the file open already as `fd` (taken, closed on failure):
+ * a process that may not open `path` itself is handed it. */
+int trace_session_open_fd(struct trace_session *s, const char *path, int fd);
 void trace_session_close(struct trace_session *s);
 /* A fork child shares its parent's open file description, and so its lock
  * (mappings of the file keep that description alive, even after the child

@@ -32,6 +32,9 @@ static uint8_t *arena, *arena_end;
 void runtime_args_init(void)
 {
 	const char *on = runtime_getenv("CALLTRACE_CAPTURE_ARGS");
+	if (filter_set) /* an earlier attach's */
+		regfree(&filter);
+	filter_set = 0;
 	runtime_args_on = on && *on && strcmp(on, "0") != 0 && strcmp(on, "off") != 0;
 	const char *re = runtime_getenv("CALLTRACE_ARGS_FILTER");
 	if (!runtime_args_on || !re || !*re)

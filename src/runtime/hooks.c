@@ -141,6 +141,10 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	uint32_t state;
 	if (runtime_init() < 0 || (state = RUNTIME_LOAD(runtime_state)) == 0)
 		goto out;
+	/* Attached, at a full window: is the calltrace that attached still there? */
+	if (unlikely(runtime_attach_mode) && t->stream.pos >= t->stream.limit &&
+	    runtime_attach_tool_gone())
+		goto out;
 	/* Read once the clock is set up (the first call of a process starts
 	 * it), before the calls a handler left aside are written. */
 	uint64_t tick = trace_clock_tick();

@@ -51,12 +51,21 @@ struct patched_entry {
 	uint64_t entry;	  /* its trampoline's entry */
 	uint8_t displaced;
 	uint8_t jumped; /* the jump is written now */
+	/* The bytes the jump covers and those displaced: a function shorter
+	 * than the jump displaces fewer bytes than the jump overwrites. */
 	uint8_t original[PATCH_DISPLACED_MAX];
+	const struct func_plan *plan; /* the arguments its trampoline captures */
 };
 
 static struct patched_entry *table; /* open addressing, a power of two */
 static size_t table_size, table_used;
 static struct patched_entry pending; /* the function being patched */
+
+/* How many bytes of an entry that displaces `displaced` a patch changes. */
+static size_t bytes_changed(size_t displaced)
+{
+	return displaced > PATCH_JUMP_LEN ? displaced : PATCH_JUMP_LEN;
+}
 
 static size_t slot_of(uint64_t address, size_t size)
 {
@@ -123,11 +132,12 @@ static int thread_inside(uint64_t address, size_t len)
 }
 
 /* The earlier trampoline of the function at `address`, when the bytes it
- * displaced are still those: the jump to it written again. */
-static int jump_again(struct patched_entry *e, size_t displaced)
+ * displaced are still those and it captures the arguments this attach
+ * wants: the jump to it written again. */
+static int jump_again(struct patched_entry *e, size_t displaced, const struct func_plan *plan)
 {
-	if (!e || e->jumped || e->displaced != displaced ||
-	    memcmp((const void *)e->address, e->original, displaced) != 0 ||
+	if (!e || e->jumped || e->displaced != displaced || e->plan != plan ||
+	    memcmp((const void *)e->address, e->original, bytes_changed(displaced)) != 0 ||
 	    patch_write_jump(e->address, e->entry) < 0)
 		return 0;
 	e->jumped = 1;
@@ -135,7 +145,7 @@ static int jump_again(struct patched_entry *e, size_t displaced)
 	return 1;
 }
 
-int runtime_patch_attach_vet(uint64_t address, size_t displaced)
+int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct func_plan *plan)
 {
 	if (thread_inside(address, displaced)) {
 		calltrace_attach_info.thread_inside++;
@@ -145,11 +155,12 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced)
 		calltrace_attach_info.returns_inside++;
 		return PATCH_RETURNS_INSIDE;
 	}
-	if (jump_again(table_find(address), displaced))
+	if (jump_again(table_find(address), displaced, plan))
 		return PATCH_OK;
 	pending.address = address;
 	pending.displaced = (uint8_t)displaced;
-	memcpy(pending.original, (const void *)address, displaced);
+	memcpy(pending.original, (const void *)address, bytes_changed(displaced));
+	pending.plan = plan;
 	return -1;
 }
 
@@ -320,6 +331,7 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 		return -1;
 	}
 	runtime_patch_forget();
+	runtime_attach_watch_tool();
 	int rc = runtime_attach_session_open();
 	nbusy = 0;
 	count_verdicts();
@@ -345,6 +357,7 @@ RUNTIME_EXPORT int calltrace_attach_stop(void)
 RUNTIME_EXPORT int calltrace_attach_finish(void)
 {
 	int saved = errno;
+	runtime_attach_unwatch_tool();
 	runtime_attach_session_close();
 	errno = saved;
 	return 0;

@@ -365,7 +365,7 @@ static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
 	if (v != PATCH_OK)
 		return v;
 	if (runtime_attach_mode) { /* a running process: is it safe? (patch_attach.c) */
-		int vet = runtime_patch_attach_vet(address, displaced);
+		int vet = runtime_patch_attach_vet(address, displaced, plan);
 		if (vet >= 0)
 			return (enum patch_verdict)vet;
 	}

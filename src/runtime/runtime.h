@@ -165,6 +165,12 @@ void runtime_env_override(const char *block);
 extern int runtime_attach_mode;
 /* Attach mode: the runtime's last line, kept for the tool, not written. */
 extern char runtime_said[256];
+/* tool_watch.c: the attach's calltrace, watched from its start to its
+ * finish (CALLTRACE_ATTACH_TOOL); whether it is gone, recording then
+ * stopped. */
+void runtime_attach_watch_tool(void);
+void runtime_attach_unwatch_tool(void);
+int runtime_attach_tool_gone(void);
 /* Changes at every attach: a thread whose stream is older drops it. */
 extern volatile uint32_t runtime_session_epoch;
 /* Opens the session the settings name (a new process image in it) and
@@ -259,8 +265,9 @@ const uint32_t *runtime_patch_verdicts(void);
 /* patch_attach.c: in an attached process, whether the first `displaced`
  * bytes at `address` may be rewritten now (no thread stands inside them,
  * no return address points into them): -1 to patch (their original bytes
- * noted), else the verdict (PATCH_OK: its earlier trampoline took it again). */
-int runtime_patch_attach_vet(uint64_t address, size_t displaced);
+ * noted), else the verdict (PATCH_OK: its earlier trampoline, capturing the
+ * arguments of `plan`, took it again). */
+int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct func_plan *plan);
 /* The function at `address` now jumps to its trampoline at `entry`. */
 void runtime_patch_attach_note(uint64_t address, uint64_t entry);
 /* control.c: CALLTRACE_SIGNAL */

@@ -123,6 +123,11 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 		snprintf(path, PATH_MAX, "%s", env + consumed);
 		*parent_image = image;
 		*parent_pid = (uint32_t)pid;
+		/* `calltrace attach` hands its file to a process of another user. */
+		const char *fd =
+		    runtime_attach_mode ? runtime_getenv("CALLTRACE_SESSION_FD") : NULL;
+		if (fd && *fd)
+			return trace_session_open_fd(&runtime_session, path, atoi(fd));
 		return trace_session_open(&runtime_session, path);
 	}
 	*parent_image = 0;
@@ -341,6 +346,7 @@ int runtime_attach_session_open(void)
 	runtime_modules_forget(); /* written again into the new session */
 	int rc = open_image();
 	if (rc == 0) {
+		runtime_args_init(); /* this attach's --args */
 		if (runtime_patch_init)
 			runtime_patch_init();
 	}

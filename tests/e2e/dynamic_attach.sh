@@ -5,7 +5,7 @@
 # output, exit code 5): no breakpoint and no swapped return address is left.
 # A process that exits while traced ends the attach (exit 0, said so); one
 # that is killed while traced makes it fail.  Then the errors: a dead PID, a
-# process that is already traced, a kernel thread, a process we may not
+# process that is already traced, a kernel thread, a zombie, a process we may not
 # trace, a duration that is not a positive finite one; a refused attach
 # leaves no trace file.
 source "$(dirname "$0")/lib.sh"
@@ -133,6 +133,23 @@ if [ -n "$kthread" ]; then
 		fail "attach to kernel thread $kthread: exit $RC, stderr $(head -c 200 "$WORK/kthread.err")"
 	[ -e "$WORK/kthread.trace" ] && fail "attach to a kernel thread left a trace file"
 fi
+
+# A zombie: a child its parent (a sleep that never waits) leaves unreaped.
+sh -c 'sleep 0 & echo $! >"$1"; exec sleep 30' sh "$WORK/zombie.pid" &
+zombie_parent=$!
+for ((i = 0; i < 200; i++)); do
+	[ -s "$WORK/zombie.pid" ] && [ "$(sed 's/.*) //' "/proc/$(cat "$WORK/zombie.pid")/stat" 2>/dev/null | cut -c1)" = Z ] && break
+	sleep 0.05
+done
+zombie=$(cat "$WORK/zombie.pid")
+[ "$(sed 's/.*) //' "/proc/$zombie/stat" | cut -c1)" = Z ] || fail "process $zombie did not become a zombie"
+RC=0
+"$CALLTRACE" attach -p "$zombie" -o "$WORK/zombie.trace" >/dev/null 2>"$WORK/zombie.err" || RC=$?
+kill "$zombie_parent" 2>/dev/null || true
+wait "$zombie_parent" 2>/dev/null || true
+[ "$RC" = 1 ] && [ "$(wc -l <"$WORK/zombie.err")" = 1 ] && grep -q "^calltrace: process $zombie is a zombie" "$WORK/zombie.err" ||
+	fail "attach to a zombie: exit $RC, stderr $(head -c 200 "$WORK/zombie.err")"
+[ -e "$WORK/zombie.trace" ] && fail "attach to a zombie left a trace file"
 
 # A process we may not trace: root's sleeper, seen by an unprivileged user.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then

@@ -12,7 +12,8 @@
 # the process ends with its own output (round sums, no bad round, no
 # CALLTRACE_* variable left in its environment) and status 3.  --engine
 # ptrace still gets the ptrace engine.  A C++ process whose exceptions pass
-# traced calls lives on.  Then a storm of attach/detach cycles
+# traced calls lives on.  Functions shorter than the jump (-O2) end
+# byte-identical too, and a second attach patches them again.  Then a storm of attach/detach cycles
 # (STORM_CYCLES, default 15, 200 with TORTURE=1) on both programs, -O0 and
 # -O2: no process may die or end wrong, no attach fail, no trace be bad.
 # The last line gives the detach times seen.
@@ -104,6 +105,12 @@ with open(f"/proc/{pid}/mem", "rb") as mem:
 PY
 }
 
+# code_matches PROG: every byte of PROG's code in $TARGET_PID is the file's.
+code_matches() {
+	python3 "$ROOT/tests/e2e/check_code.py" "$1" "$TARGET_PID" 2>"$WORK/code.err" ||
+		fail "$(tail -n 1 "$WORK/code.err")"
+}
+
 detach_ms=()
 note_detach() {
 	local ms
@@ -178,6 +185,21 @@ done
 finish_target throw
 [ "$TARGET_RC" = 3 ] && cmp -s "$WORK/throw.out" "$WORK/throw_expect.out" ||
 	fail "the C++ process exited $TARGET_RC after two attaches: $(head -c 200 "$WORK/throw.out") $(head -c 200 "$WORK/throw.err")"
+
+# Functions shorter than the jump (4 bytes at -O2, padding after them):
+# after each detach the whole code is byte for byte the file's, and the
+# second attach takes every trampoline again (none skipped).
+build_c short_O2 "$PROGRAMS/dynamic/short_funcs.c" -O2
+start_target short "$WORK/short_O2" ""
+for c in 1 2; do
+	attach_once "$WORK/short.$c.trace"
+	code_matches "$WORK/short_O2"
+done
+grep -Eq "^calltrace: in-process engine: ([0-9]+) of \1 functions patched; ([1-9][0-9]*) entries took an earlier attach's trampoline" \
+	"$WORK/short.2.trace.err" ||
+	fail "the second attach to short_funcs skipped functions: $(grep 'functions patched' "$WORK/short.2.trace.err")"
+finish_target short
+[ "$TARGET_RC" = 3 ] || fail "short_funcs exited $TARGET_RC after two attaches: $(head -c 200 "$WORK/short.out")"
 
 # Processes forked while attached record too (children and grandchildren,
 # each a process of the trace with exact shapes); the ones still running at

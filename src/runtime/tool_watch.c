@@ -1,0 +1,49 @@
+/*
+ * tool_watch.c - a runtime that `calltrace attach` brought into a process
+ * stops recording by itself when that calltrace is gone without a detach
+ * (killed, together with the process that watches it).
+ *
+ * The attach names its tracing process (CALLTRACE_ATTACH_TOOL, in the
+ * settings of each start); the runtime holds a pidfd of it, which turns
+ * readable when it ends.  A thread whose window is full asks it before
+ * taking the next one: the trace grows by at most a window per thread
+ * after the tool's end.  The entries stay patched (the trampolines only
+ * pass the calls on) until a later attach takes them again: only a
+ * process that holds every thread stopped may put them back.
+ */
+#include "runtime.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+static int tool_fd = -1;
+
+void runtime_attach_watch_tool(void)
+{
+	runtime_attach_unwatch_tool();
+	const char *pid = runtime_getenv("CALLTRACE_ATTACH_TOOL");
+	if (pid && *pid)
+		tool_fd = (int)syscall(SYS_pidfd_open, atoi(pid), 0);
+}
+
+void runtime_attach_unwatch_tool(void)
+{
+	if (tool_fd >= 0)
+		close(tool_fd);
+	tool_fd = -1;
+}
+
+int runtime_attach_tool_gone(void)
+{
+	struct pollfd p = {.fd = tool_fd, .events = POLLIN};
+	if (tool_fd < 0 || poll(&p, 1, 0) <= 0)
+		return 0;
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	return 1;
+}
