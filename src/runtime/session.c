@@ -92,10 +92,15 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* `path` may point into session_env itself (a fork child keeps its
+ * parent's path): it is copied first, since a longer image id or pid would
+ * overwrite its start while it is read. */
 static void publish_session(const char *path)
 {
+	char copy[PATH_MAX];
+	snprintf(copy, sizeof(copy), "%s", path);
 	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
-		 runtime_session.image, (int)getpid(), path);
+		 runtime_session.image, (int)getpid(), copy);
 	putenv(session_env);
 }
 
