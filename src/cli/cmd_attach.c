@@ -267,10 +267,12 @@ int cmd_attach(int argc, char **argv)
 	}
 	size_t command_len = dynamic_read_cmdline(o.engine.dyn.pid, command, sizeof(command));
 	if (trace_session_create(&s, o.output, command, command_len, 0) < 0) {
-		cli_error("cannot write trace %s: %s", o.output, strerror(errno));
+		cli_error("cannot write trace %s: %s", o.output, trace_session_refusal(&s, errno));
 		cli_dynamic_free(&o.engine);
 		return 2;
 	}
+	cli_say_placement(&s, o.output);
+	o.output = s.path;
 	int rc = run_engine(&o, &s, inprocess, runtime);
 	trace_session_close(&s);
 	cli_dynamic_free(&o.engine);

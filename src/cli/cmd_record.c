@@ -353,11 +353,10 @@ int record_run(struct record_options *o, char **argv, int first)
 	    trace_session_create(&s, o->output, command, command_len, (uint32_t)o->buffer_size);
 	free(command);
 	if (rc < 0) {
-		cli_error("cannot write trace %s: %s", o->output, strerror(errno));
+		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
 		return 2;
 	}
-	if (strcmp(s.path, o->output) != 0)
-		cli_error("%s is in use by another recording; writing %s", o->output, s.path);
+	cli_say_placement(&s, o->output);
 	if (!realpath(s.path, trace))
 		snprintf(trace, sizeof(trace), "%s", s.path);
 	if (!o->quiet)

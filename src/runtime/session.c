@@ -130,27 +130,18 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	}
 	*parent_image = 0;
 	*parent_pid = 0;
-	char trace[PATH_MAX];
-	if (runtime_output_plan(runtime_config.output, trace, sizeof(trace)) < 0)
+	if (runtime_output_plan(runtime_config.output, path, PATH_MAX) < 0)
 		return JOIN_REFUSED;
-	if (!realpath(trace, path)) {
-		/* The file does not exist yet: resolve its directory instead. */
-		char cwd[PATH_MAX / 2];
-		if (trace[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-			snprintf(path, PATH_MAX, "%s", trace);
-		else
-			snprintf(path, PATH_MAX, "%s/%.*s", cwd, PATH_MAX / 2 - 2, trace);
-	}
 	char cmd[2048];
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
 	if (trace_session_create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) <
 	    0)
 		return -1;
-	if (strcmp(runtime_session.path, path) != 0) {
-		runtime_say("%s is in use by another recording; writing %s", path,
-			    runtime_session.path);
-		snprintf(path, PATH_MAX, "%s", runtime_session.path);
-	}
+	char placement[2 * PATH_MAX + 128];
+	trace_session_placement(&runtime_session, path, placement, sizeof(placement));
+	if (placement[0])
+		runtime_say("%s", placement);
+	snprintf(path, PATH_MAX, "%s", runtime_session.path);
 	return 0;
 }
 
@@ -224,7 +215,8 @@ static int open_image(void)
 	int joined = join_session(&parent_image, &parent_pid, path);
 	if (joined < 0) {
 		if (joined != JOIN_REFUSED)
-			runtime_say("cannot write trace %s: %s", path, strerror(errno));
+			runtime_say("cannot write trace %s: %s", path,
+				    trace_session_refusal(&runtime_session, errno));
 		return -1;
 	}
 	if (trace_clock_kind == TRACE_CLOCK_TSC && !runtime_filters_on)
