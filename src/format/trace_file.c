@@ -12,7 +12,8 @@
  *   - by a finished trace, or any other regular file of the user's: that
  *     file is renamed to the first free numbered name (held exclusively
  *     meanwhile, so that no two recordings move it), and the new trace
- *     takes the name;
+ *     takes the name; or, when asked to replace it, the new trace is
+ *     renamed over it (rename never follows a symbolic link);
  *   - by a symbolic link, something that is not a regular file, or a file
  *     of another user: the name is refused.
  * Nothing here allocates: the runtime calls it inside the traced program.
@@ -114,13 +115,30 @@ static const char *not_regular(mode_t mode)
 	return NULL;
 }
 
-enum { NAME_FREED, NAME_IN_USE };
+enum { NAME_FREED, NAME_IN_USE, NAME_TAKEN };
 
-/* The name `path` is taken: moves the file there to a numbered name when
- * no recording holds it (NAME_FREED, its number in o->kept_previous), or
- * says it is in use (NAME_IN_USE); -1 with errno (and o->refused) when the
- * name may not be used. */
-static int free_the_name(const char *path, struct trace_file_outcome *o)
+/* Moves the file at `path`, held exclusively as `st`, to the first free
+ * numbered name (its number in o->kept_previous).  0, or -1 with errno. */
+static int keep_aside(const char *path, const struct stat *st, struct trace_file_outcome *o)
+{
+	char aside[4096];
+	struct stat now;
+	int n = rename_numbered(path, path, aside, sizeof(aside));
+	if (n < 0)
+		return -1;
+	/* Renamed by path: if the name changed hands meanwhile, put it back. */
+	if (lstat(aside, &now) < 0 || now.st_ino != st->st_ino || now.st_dev != st->st_dev)
+		return rename_noreplace(aside, path);
+	o->kept_previous = n;
+	return 0;
+}
+
+/* The name `path` is taken: when no recording holds the file there, moves
+ * it to a numbered name (NAME_FREED), or with `replace`, renames `temp`
+ * over it (NAME_TAKEN: the new trace has the name); else says it is in use (NAME_IN_USE).  -1 with
+ * errno (and o->refused) when the name may not be used. */
+static int free_the_name(const char *path, const char *temp, int replace,
+			 struct trace_file_outcome *o)
 {
 	struct stat st, now;
 	if (lstat(path, &st) < 0)
@@ -144,37 +162,32 @@ static int free_the_name(const char *path, struct trace_file_outcome *o)
 		close(fd);
 		return NAME_IN_USE;
 	}
-	char aside[4096];
-	int n = rename_numbered(path, path, aside, sizeof(aside));
+	int rc = replace ? rename(temp, path) : keep_aside(path, &st, o);
 	int e = errno;
-	/* Renamed by path: if the name changed hands meanwhile, put it back. */
-	if (n > 0 && (lstat(aside, &now) < 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev))
-		n = rename_noreplace(aside, path) == 0 ? 0 : n;
 	close(fd);
-	if (n < 0) {
-		errno = e;
+	errno = e;
+	if (rc < 0)
 		return -1;
-	}
-	if (n > 0)
-		o->kept_previous = n;
-	return NAME_FREED;
+	return replace ? NAME_TAKEN : NAME_FREED;
 }
 
-int trace_file_publish(const char *temp, const char *path, char *chosen, size_t len,
+int trace_file_publish(const char *temp, const char *path, int replace, char *chosen, size_t len,
 		       struct trace_file_outcome *o)
 {
 	o->refused = NULL;
 	o->kept_previous = 0;
 	for (int attempt = 0; attempt < 1000; attempt++) {
-		if (rename_noreplace(temp, path) == 0) {
+		int state = rename_noreplace(temp, path) == 0 ? NAME_TAKEN : -1;
+		if (state < 0 && errno != EEXIST)
+			return -1;
+		if (state < 0)
+			state = free_the_name(path, temp, replace, o);
+		if (state < 0)
+			return -1;
+		if (state == NAME_TAKEN) {
 			snprintf(chosen, len, "%s", path);
 			return 0;
 		}
-		if (errno != EEXIST)
-			return -1;
-		int state = free_the_name(path, o);
-		if (state < 0)
-			return -1;
 		if (state == NAME_IN_USE)
 			return rename_numbered(temp, path, chosen, len) < 0 ? -1 : 0;
 	}

@@ -30,9 +30,10 @@ int trace_file_create_temp(const char *path, char *temp, size_t len);
 
 /* Gives the file created as `temp` the name `path`, or the first free
  * numbered name when a recording still writes `path` (the name given in
- * `chosen`).  0, or -1 with errno (and o->refused when the name may not
- * be used); `temp` is then still there. */
-int trace_file_publish(const char *temp, const char *path, char *chosen, size_t len,
+ * `chosen`).  A file at `path` that no recording holds is kept under a
+ * numbered name, or with `replace`, replaced.  0, or -1 with errno (and
+ * o->refused when the name may not be used); `temp` is then still there. */
+int trace_file_publish(const char *temp, const char *path, int replace, char *chosen, size_t len,
 		       struct trace_file_outcome *o);
 
 /* Opens the trace `path` to write into it, never through a symbolic link;

@@ -97,17 +97,17 @@ static int map_header(struct trace_session *s)
 
 /* Publishes the new trace (created as `temp`) under `path` or a numbered
  * name (trace_file.c); 0, or -1 with errno, `temp` still there. */
-static int publish(struct trace_session *s, const char *temp, const char *path)
+static int publish(struct trace_session *s, const char *temp, const char *path, int replace)
 {
 	char chosen[sizeof(s->path)];
-	if (trace_file_publish(temp, path, chosen, sizeof(chosen), &s->created) < 0)
+	if (trace_file_publish(temp, path, replace, chosen, sizeof(chosen), &s->created) < 0)
 		return -1;
 	memcpy(s->path, chosen, sizeof(s->path));
 	return 0;
 }
 
-int trace_session_create(struct trace_session *s, const char *path, const char *command,
-			 size_t command_len, uint32_t window_size)
+static int create_session(struct trace_session *s, const char *path, const char *command,
+			  size_t command_len, uint32_t window_size, int replace)
 {
 	struct trace_file_header h;
 	char temp[sizeof(s->path)];
@@ -142,7 +142,7 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 	memset(page, 0, sizeof(page));
 	memcpy(page, &h, sizeof(h));
 	if (pwrite(s->fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || map_header(s) < 0 ||
-	    publish(s, temp, path) < 0) {
+	    publish(s, temp, path, replace) < 0) {
 		int e = errno;
 		if (s->header)
 			munmap(s->header, TRACE_HEADER_SIZE);
@@ -154,6 +154,18 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 	}
 	lock_session(s->fd, F_RDLCK); /* from exclusive: at once, no gap */
 	return 0;
+}
+
+int trace_session_create(struct trace_session *s, const char *path, const char *command,
+			 size_t command_len, uint32_t window_size)
+{
+	return create_session(s, path, command, command_len, window_size, 0);
+}
+
+int trace_session_create_replacing(struct trace_session *s, const char *path, const char *command,
+				   size_t command_len, uint32_t window_size)
+{
+	return create_session(s, path, command, command_len, window_size, 1);
 }
 
 const char *trace_session_refusal(const struct trace_session *s, int err)

@@ -45,6 +45,9 @@ struct trace_session {
  * trace_session_placement says it in words. */
 int trace_session_create(struct trace_session *s, const char *path, const char *command,
 			 size_t command_len, uint32_t window_size);
+/* The same, but a file at `path` that no session holds is replaced. */
+int trace_session_create_replacing(struct trace_session *s, const char *path, const char *command,
+				   size_t command_len, uint32_t window_size);
 /* Why trace_session_create failed with errno `err`. */
 const char *trace_session_refusal(const struct trace_session *s, int err);
 /* Into `out`: what a user is told when the trace did not simply go to the
