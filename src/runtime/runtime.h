@@ -120,6 +120,7 @@ struct runtime_config {
 	uint32_t window_size; /* CALLTRACE_BUFFER_SIZE */
 	int start_off;	      /* CALLTRACE_START=off */
 	int debug;	      /* CALLTRACE_DEBUG */
+	int replace;	      /* CALLTRACE_REPLACE: a finished trace is replaced, not kept */
 };
 
 extern struct runtime_config runtime_config;

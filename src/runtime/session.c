@@ -134,8 +134,9 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 		return JOIN_REFUSED;
 	char cmd[2048];
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
-	if (trace_session_create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) <
-	    0)
+	int (*create)(struct trace_session *, const char *, const char *, size_t, uint32_t) =
+	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
+	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
 		return -1;
 	char placement[2 * PATH_MAX + 128];
 	trace_session_placement(&runtime_session, path, placement, sizeof(placement));

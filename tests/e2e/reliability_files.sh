@@ -4,11 +4,11 @@
 # of the preloaded runtime, attach under both engines, --replace) is
 # refused, and the file it points to stays untouched; so is another user's
 # file (as root).  The trace's mode is 0666 less the umask.  A file that had
-# the name is kept under a numbered name, or replaced with --replace.  A
-# FIFO is refused in one line.  `record` takes CALLTRACE_OUTPUT as its
-# default trace.  A libtool-like wrapper script (a shell that forks a dozen
-# times, then execs the program) is recorded without a "cannot write trace"
-# line.
+# the name is kept under a numbered name, or replaced with --replace (the
+# runtime: CALLTRACE_REPLACE=1).  A FIFO is refused in one line.  `record`
+# takes CALLTRACE_OUTPUT as its default trace.  A libtool-like wrapper
+# script (a shell that forks a dozen times, then execs the program) is
+# recorded without a "cannot write trace" line.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/programs/reliability/helpers.sh
@@ -124,6 +124,19 @@ rc=0
 "$CALLTRACE" record --replace -o "$planted" "$WORK/hooks" 1 10 "$WORK/go" >/dev/null 2>"$WORK/replace_link.err" || rc=$?
 [ "$rc" = 2 ] || fail "record --replace -o LINK: exit $rc, expected 2"
 expect_link_refused "record --replace" "$WORK/replace_link.err"
+
+# The same for the preloaded runtime, with CALLTRACE_REPLACE=1 for --replace.
+for i in 1 2; do
+	CALLTRACE_OUTPUT=$WORK/pre.trace LD_PRELOAD=$RUNTIME "$WORK/hooks" "$i" 10 "$WORK/go" >/dev/null 2>"$WORK/pre$i.err" || true
+done
+grep -qx "calltrace: the previous $WORK/pre.trace is now $WORK/pre.2.trace" "$WORK/pre2.err" ||
+	fail "the preloaded runtime did not say where the previous trace went: $(head -c 300 "$WORK/pre2.err")"
+CALLTRACE_REPLACE=1 CALLTRACE_OUTPUT=$WORK/pre.trace LD_PRELOAD=$RUNTIME "$WORK/hooks" 3 10 "$WORK/go" >/dev/null 2>&1 || true
+info_of "$WORK/pre.trace" "$WORK/pre.info"
+info_of "$WORK/pre.2.trace" "$WORK/pre2.info"
+[ "$(image_commands "$WORK/pre.info" | cut -d' ' -f3)" = 3 ] &&
+	[ "$(image_commands "$WORK/pre2.info" | cut -d' ' -f3)" = 1 ] && [ ! -e "$WORK/pre.3.trace" ] ||
+	fail "the preloaded runtime: the previous trace not kept, or not replaced with CALLTRACE_REPLACE=1"
 
 # ---- a FIFO ------------------------------------------------------------------
 mkfifo "$WORK/fifo"
