@@ -416,12 +416,12 @@ int record_run(struct record_options *o, char **argv, int first)
 	} else {
 		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}
-	trace_session_close(&s);
-	if (code < 0)
-		return 127;
-	if (!o->quiet)
+	/* Read while the session still holds the file: once it is let go,
+	 * another recording may give its name to a new trace. */
+	if (code >= 0 && !o->quiet)
 		say_summary(trace, instrumented || o->engine_choice != ENGINE_RUNTIME);
-	return code;
+	trace_session_close(&s);
+	return code < 0 ? 127 : code;
 }
 
 int cmd_record(int argc, char **argv)
