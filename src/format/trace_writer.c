@@ -106,19 +106,12 @@ static int publish(struct trace_session *s, const char *temp, const char *path, 
 	return 0;
 }
 
-static int create_session(struct trace_session *s, const char *path, const char *command,
-			  size_t command_len, uint32_t window_size, int replace)
+/* The header page of a new trace.  Made before the file, so that a tool
+ * killed meanwhile (the clock's calibration takes milliseconds) leaves no
+ * temporary file behind. */
+static void fill_header(char *page, const char *command, size_t command_len, uint32_t window_size)
 {
 	struct trace_file_header h;
-	char temp[sizeof(s->path)];
-	memset(s, 0, sizeof(*s));
-	int fd = trace_file_create_temp(path, temp, sizeof(temp));
-	if (fd < 0)
-		return -1;
-	if (adopt_fd(s, fd) < 0) {
-		unlink(temp);
-		return -1;
-	}
 	if (window_size < TRACE_MIN_WINDOW || window_size > TRACE_MAX_WINDOW)
 		window_size = TRACE_DEFAULT_WINDOW;
 	memset(&h, 0, sizeof(h));
@@ -138,9 +131,23 @@ static int create_session(struct trace_session *s, const char *path, const char 
 		command_len = sizeof(h.command);
 	memcpy(h.command, command, command_len);
 	h.command_len = (uint32_t)command_len;
-	char page[TRACE_HEADER_SIZE];
-	memset(page, 0, sizeof(page));
+	memset(page, 0, TRACE_HEADER_SIZE);
 	memcpy(page, &h, sizeof(h));
+}
+
+static int create_session(struct trace_session *s, const char *path, const char *command,
+			  size_t command_len, uint32_t window_size, int replace)
+{
+	char temp[sizeof(s->path)], page[TRACE_HEADER_SIZE];
+	memset(s, 0, sizeof(*s));
+	fill_header(page, command, command_len, window_size);
+	int fd = trace_file_create_temp(path, temp, sizeof(temp));
+	if (fd < 0)
+		return -1;
+	if (adopt_fd(s, fd) < 0) {
+		unlink(temp);
+		return -1;
+	}
 	if (pwrite(s->fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || map_header(s) < 0 ||
 	    publish(s, temp, path, replace) < 0) {
 		int e = errno;
