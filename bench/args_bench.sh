@@ -41,7 +41,7 @@ cost() {
 # bytes FILE_OR_DIR: bytes per call of the recorded trace.
 bytes() { du -sb "$1" | awk -v n="$n" '{ printf "%.1f", $1 / n }'; }
 
-ct=("$CALLTRACE" record -q -o "$tmp/t.trace")
+ct=("$CALLTRACE" record -q --replace -o "$tmp/t.trace")
 uf=(uftrace record -d "$tmp/uf.data" --no-libcall)
 
 printf '\n== arguments and return values: %d calls, ns per call over the untraced run (bytes per call) ==\n' "$n"

@@ -57,7 +57,7 @@ plain_run() {
 
 record_run() {
 	touch "$tmp/go"
-	"$CALLTRACE" record -q --engine patch -o "$tmp/r.trace" "$tmp/rate" "$tmp/pid" "$tmp/go" \
+	"$CALLTRACE" record -q --replace --engine patch -o "$tmp/r.trace" "$tmp/rate" "$tmp/pid" "$tmp/go" \
 		"$n" "$threads"
 }
 
@@ -65,6 +65,7 @@ record_run() {
 # and prints the program's ns per call (the attach ends when it exits).
 attach_run() {
 	start
+	rm -f "$tmp/a.trace" # a trace there would be kept under a numbered name
 	"$CALLTRACE" attach -p "$target" -v -o "$tmp/a.trace" 2>"$tmp/a.err" &
 	local attach=$!
 	for ((i = 0; i < 500; i++)); do
@@ -83,6 +84,7 @@ attach_run() {
 detach_run() {
 	start 1000000000
 	touch "$tmp/go"
+	rm -f "$tmp/d.trace"
 	"$CALLTRACE" attach -p "$target" -v --duration 300ms -o "$tmp/d.trace" 2>"$tmp/d.err" || true
 	kill -KILL "$target" 2>/dev/null || true
 	wait "$target" 2>/dev/null || true

@@ -63,9 +63,9 @@ command -v uftrace >/dev/null && have_uftrace=1
 # The tools take turns in every repetition, so that a change in the load of
 # the machine touches them alike.
 for ((i = 0; i < reps; i++)); do
-	one "$n_pt" calls "$CALLTRACE" record -q --engine patch -o "$tmp/pt.trace" "$tmp/bench" calls \
+	one "$n_pt" calls "$CALLTRACE" record -q --replace --engine patch -o "$tmp/pt.trace" "$tmp/bench" calls \
 		"$n_pt" >>"$tmp/pt.times" || true
-	one "$n_ct" calls "$CALLTRACE" record -q --dynamic -o "$tmp/ct.trace" "$tmp/bench" calls "$n_ct" \
+	one "$n_ct" calls "$CALLTRACE" record -q --replace --dynamic -o "$tmp/ct.trace" "$tmp/bench" calls "$n_ct" \
 		>>"$tmp/ct.times" || true
 	[ "$have_ltrace" = 0 ] ||
 		one "$n_lt" libcalls ltrace -o "$tmp/lt.out" "$tmp/bench" libcalls "$n_lt" >>"$tmp/lt.times" || true
@@ -85,7 +85,7 @@ if [ "$have_uftrace" = 1 ]; then
 	got=$(uftrace report -d "$tmp/uftrace.data" 2>/dev/null | awk '$NF == "bench_leaf" { print $(NF-1) }')
 	[ "${got:-0}" = "$n_uf" ] || uf=nan
 fi
-stats=$(CALLTRACE_DEBUG=1 taskset -c 0 "$CALLTRACE" record -q --dynamic -o "$tmp/ct.trace" \
+stats=$(CALLTRACE_DEBUG=1 taskset -c 0 "$CALLTRACE" record -q --replace --dynamic -o "$tmp/ct.trace" \
 	"$tmp/bench" calls "$n_ct" 2>&1 >/dev/null | grep -o '[0-9.]* stops per call' || true)
 # Only a figure if every call was recorded, and the bytes each took.
 pt_calls=$("$CALLTRACE" report "$tmp/pt.trace" 2>/dev/null | awk '$NF == "bench_leaf" { print $5 }')

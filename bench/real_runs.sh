@@ -20,7 +20,7 @@ run_variant() {
 	[ "$size" = run ] || verbose=(-v)
 	case $v in
 	plain) cmd=("$exe") ;;
-	calltrace) cmd=("$CALLTRACE" record -q "${verbose[@]}" -o "$base.trace" "$exe") ;;
+	calltrace) cmd=("$CALLTRACE" record -q --replace "${verbose[@]}" -o "$base.trace" "$exe") ;;
 	uftrace) cmd=(uftrace record "${verbose[@]}" -P . --no-libcall -d "$base.data" "$exe") ;;
 	uftrace_lib) cmd=(uftrace record "${verbose[@]}" -P . -d "$base.data" "$exe") ;;
 	esac

@@ -130,8 +130,8 @@ run_one() {
 	local cmd=(BENCH_RSS_FILE="$base.rss" BENCH_COUNT_FILE="$base.$size.count" LD_PRELOAD="$preload")
 	case $v in
 	plain | floor) cmd+=("$exe" "${a[@]}") ;;
-	calltrace) cmd+=("$CALLTRACE" record -q -o "$rec.trace" "$exe" "${a[@]}") ;;
-	calltrace_off) cmd+=(CALLTRACE_START=off "$CALLTRACE" record -q -o "$rec.trace" "$exe" "${a[@]}") ;;
+	calltrace) cmd+=("$CALLTRACE" record -q --replace -o "$rec.trace" "$exe" "${a[@]}") ;;
+	calltrace_off) cmd+=(CALLTRACE_START=off "$CALLTRACE" record -q --replace -o "$rec.trace" "$exe" "${a[@]}") ;;
 	uftrace) cmd+=(uftrace record -d "$rec.data" "$exe" "${a[@]}") ;;
 	esac
 	rm -rf "$rec.trace" "$rec.data" "$base.rss"

@@ -147,6 +147,10 @@ void cli_dynamic_free(struct cli_dynamic *d);
  * or CALLTRACE_RUNTIME, into `path`; 0, or -1 when there is none. */
 int cli_find_runtime(char *path, size_t len);
 
+/* After trace_session_create: one line when the trace did not simply go to
+ * `asked` (trace_session_placement). */
+void cli_say_placement(const struct trace_session *s, const char *asked);
+
 /* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
 FILE *cli_output_open(const char *path);
 /* Closes it, reporting a write error; 0 or -1. */

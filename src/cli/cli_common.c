@@ -485,3 +485,11 @@ int cli_find_runtime(char *path, size_t len)
 	}
 	return -1;
 }
+
+void cli_say_placement(const struct trace_session *s, const char *asked)
+{
+	char line[2 * PATH_MAX + 128];
+	trace_session_placement(s, asked, line, sizeof(line));
+	if (line[0])
+		cli_error("%s", line);
+}

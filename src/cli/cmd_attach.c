@@ -276,9 +276,11 @@ static int attach_work(void *arg)
 	char command[2048];
 	size_t command_len = dynamic_read_cmdline(o->engine.dyn.pid, command, sizeof(command));
 	if (trace_session_create(&s, o->output, command, command_len, 0) < 0) {
-		cli_error("cannot write trace %s: %s", o->output, strerror(errno));
+		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
 		return 2;
 	}
+	cli_say_placement(&s, o->output);
+	o->output = s.path;
 	int rc;
 	if (job->inprocess) {
 		struct inprocess_options io = inprocess_options(o, job->runtime);

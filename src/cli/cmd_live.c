@@ -110,18 +110,29 @@ static int show_graph(struct live_options *o, const char *trace)
 	return rc;
 }
 
-/* A fresh temporary trace file's name into `path`; 0, or -1 after an error. */
+/* A fresh private folder for the trace, and the trace's name in it, into
+ * `path` (`record` creates the file itself, and never over another).  0,
+ * or -1 after an error. */
 static int temporary_trace(char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");
-	snprintf(path, len, "%s/calltrace-live-XXXXXX.trace", dir && *dir ? dir : "/tmp");
-	int fd = mkstemps(path, 6);
-	if (fd < 0) {
-		cli_error("live: cannot make a temporary trace %s: %s", path, strerror(errno));
+	snprintf(path, len, "%s/calltrace-live-XXXXXX", dir && *dir ? dir : "/tmp");
+	if (!mkdtemp(path)) {
+		cli_error("live: cannot make a temporary folder %s: %s", path, strerror(errno));
 		return -1;
 	}
-	close(fd);
+	size_t used = strlen(path);
+	snprintf(path + used, len - used, "/live.trace");
 	return 0;
+}
+
+/* Removes the trace and its temporary folder. */
+static void remove_temporary_trace(char *path)
+{
+	unlink(path);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	rmdir(path);
 }
 
 static int live(struct live_options *o, char **argv, int first)
@@ -137,7 +148,7 @@ static int live(struct live_options *o, char **argv, int first)
 	if (o->keep)
 		cli_error("trace kept in %s", trace);
 	else
-		unlink(trace);
+		remove_temporary_trace(trace);
 	return code;
 }
 

@@ -25,21 +25,32 @@ int dynamic_record(const struct dynamic_options *o) __attribute__((weak));
 
 static void record_usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace record [OPTIONS] PROGRAM [ARGS...]\n\n"
-		     "Runs PROGRAM and records every function call of it, its threads and its\n"
-		     "child processes into one trace file.  Programs built with\n"
-		     "-finstrument-functions are recorded by the runtime library (preloaded);\n"
-		     "others with no recompiling: dynamically linked ones by the in-process\n"
-		     "engine (function entries patched inside the process), static ones by the\n"
-		     "ptrace engine.  Each process started from a dynamically linked one is\n"
-		     "recorded once, by the engine that fits its own program (a shell, env or\n"
-		     "make in between changes nothing).  The exit status is the program's own\n"
-		     "(128 + signal if a signal killed it).\n\n"
-		     "options:\n"
-		     "  -o, --output FILE      trace file (default " DEFAULT_TRACE
-		     ")\n" RECORD_OPTIONS_HELP "  -h, --help             this help\n\n"
-		     "The ptrace engine runs the program and itself on one CPU: a ptrace stop\n"
-		     "costs 5-10x more across CPUs.  CALLTRACE_NO_PIN=1 turns that off.\n");
+	fprintf(
+	    out,
+	    "usage: calltrace record [OPTIONS] PROGRAM [ARGS...]\n\n"
+	    "Runs PROGRAM and records every function call of it, its threads and its\n"
+	    "child processes into one trace file.  Programs built with\n"
+	    "-finstrument-functions are recorded by the runtime library (preloaded);\n"
+	    "others with no recompiling: dynamically linked ones by the in-process\n"
+	    "engine (function entries patched inside the process), static ones by the\n"
+	    "ptrace engine.  Each process started from a dynamically linked one is\n"
+	    "recorded once, by the engine that fits its own program (a shell, env or\n"
+	    "make in between changes nothing).  The exit status is the program's own\n"
+	    "(128 + signal if a signal killed it).\n\n"
+	    "options:\n"
+	    "  -o, --output FILE      trace file (default: $CALLTRACE_OUTPUT, else " DEFAULT_TRACE
+	    ")\n"
+	    "      --replace          replace FILE when no recording writes it, instead of\n"
+	    "                         keeping it under a numbered name\n" RECORD_OPTIONS_HELP
+	    "  -h, --help             this help\n\n"
+	    "When FILE exists and another recording still writes it, the trace goes to\n"
+	    "the first free numbered name (app.trace: app.2.trace, app.3.trace, ...);\n"
+	    "any other file of yours named FILE is renamed so and kept (or, with\n"
+	    "--replace, replaced).  record says which.  A symbolic link, a FIFO or\n"
+	    "another user's file is refused: a trace is never written through a link.\n"
+	    "The trace's mode is 0666 less the umask.\n\n"
+	    "The ptrace engine runs the program and itself on one CPU: a ptrace stop\n"
+	    "costs 5-10x more across CPUs.  CALLTRACE_NO_PIN=1 turns that off.\n");
 }
 
 static int parse_size(const char *s, uint64_t *out)
@@ -156,16 +167,43 @@ void record_options_free(struct record_options *o)
 	cli_dynamic_free(&o->engine);
 }
 
+/* The trace's name when -o is not given: CALLTRACE_OUTPUT, as the runtime
+ * takes it, unless it asks for what `record` does not write. */
+static const char *default_output(void)
+{
+	const char *env = getenv("CALLTRACE_OUTPUT");
+	if (!env || !*env)
+		return DEFAULT_TRACE;
+	const char *format = getenv("CALLTRACE_FORMAT");
+	size_t n = strlen(env);
+	const char *why = NULL;
+	if ((format && strcmp(format, "json") == 0) || (n > 5 && strcmp(env + n - 5, ".json") == 0))
+		why = "record writes a binary trace ('calltrace json' turns it into JSON)";
+	else if (strcmp(env, "/dev/null") == 0)
+		why = "record always records (give -o to choose the trace)";
+	if (!why)
+		return env;
+	cli_error("CALLTRACE_OUTPUT=%s is not used: %s; the trace goes to " DEFAULT_TRACE, env,
+		  why);
+	return DEFAULT_TRACE;
+}
+
 static int parse_options(struct record_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+						 {"replace", no_argument, 0, RECORD_OPT_REPLACE},
 						 RECORD_LONGOPTS,
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
-	int opt;
+	int opt, output_given = 0;
 	while ((opt = getopt_long(argc, argv, "+:o:h" RECORD_SHORTOPTS, longopts, NULL)) != -1) {
 		if (opt == 'o') {
 			o->output = optarg;
+			output_given = 1;
+			continue;
+		}
+		if (opt == RECORD_OPT_REPLACE) {
+			o->replace = 1;
 			continue;
 		}
 		if (opt == 'h') {
@@ -182,6 +220,8 @@ static int parse_options(struct record_options *o, int argc, char **argv)
 		cli_error("record: no program given (see 'calltrace record --help')");
 		return -1;
 	}
+	if (!output_given)
+		o->output = default_output();
 	return optind;
 }
 
@@ -390,15 +430,15 @@ int record_run(struct record_options *o, char **argv, int first)
 	size_t command_len;
 	char *command = join_command(argv + first, &command_len);
 	struct trace_session s;
-	int rc =
-	    trace_session_create(&s, o->output, command, command_len, (uint32_t)o->buffer_size);
+	int (*create)(struct trace_session *, const char *, const char *, size_t, uint32_t) =
+	    o->replace ? trace_session_create_replacing : trace_session_create;
+	int rc = create(&s, o->output, command, command_len, (uint32_t)o->buffer_size);
 	free(command);
 	if (rc < 0) {
-		cli_error("cannot write trace %s: %s", o->output, strerror(errno));
+		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
 		return 2;
 	}
-	if (strcmp(s.path, o->output) != 0)
-		cli_error("%s is in use by another recording; writing %s", o->output, s.path);
+	cli_say_placement(&s, o->output);
 	if (!realpath(s.path, trace))
 		snprintf(trace, sizeof(trace), "%s", s.path);
 	if (!o->quiet)
@@ -418,14 +458,14 @@ int record_run(struct record_options *o, char **argv, int first)
 	} else {
 		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}
-	trace_session_close(&s);
-	if (code < 0)
-		return 127;
-	if (use_dynamic)
+	/* Read while the session still holds the file: once it is let go,
+	 * another recording may give its name to a new trace. */
+	if (code >= 0 && use_dynamic)
 		cli_say_crashes(trace);
-	if (!o->quiet)
+	if (code >= 0 && !o->quiet)
 		say_summary(trace, instrumented || o->engine_choice != ENGINE_RUNTIME);
-	return code;
+	trace_session_close(&s);
+	return code < 0 ? 127 : code;
 }
 
 int cmd_record(int argc, char **argv)

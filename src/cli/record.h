@@ -9,6 +9,7 @@
 
 struct record_options {
 	const char *output;
+	int replace; /* --replace: a finished trace at output is replaced, not kept */
 	uint64_t buffer_size;
 	const char *max_depth;
 	int start_off, quiet;
@@ -31,7 +32,8 @@ enum {
 	RECORD_OPT_START_OFF,
 	RECORD_OPT_ENGINE,
 	RECORD_OPT_ARGS,
-	RECORD_OPT_PROGRAM
+	RECORD_OPT_PROGRAM,
+	RECORD_OPT_REPLACE
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */

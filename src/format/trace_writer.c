@@ -5,6 +5,7 @@
  * traced program, possibly in a fork child or at exit.
  */
 #include "trace_writer.h"
+#include "trace_file.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -50,8 +51,7 @@ static int adopt_fd(struct trace_session *s, int fd)
  * their parent's), exclusively by a process creating a session. */
 static int lock_session(int fd, short type)
 {
-	struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
-	return fcntl(fd, F_OFD_SETLK, &fl);
+	return trace_file_lock(fd, type);
 }
 
 /* A program that closes every descriptor (a daemon) may have closed ours,
@@ -70,7 +70,7 @@ static int check_fd(struct trace_session *s)
 		s->claim_errno = 0;
 		return -1;
 	}
-	int fd = open(s->path, O_RDWR | O_CLOEXEC);
+	int fd = trace_file_reopen(s->path, s->dev, s->ino);
 	if (fd < 0)
 		return -1;
 	lock_session(fd, F_RDLCK);
@@ -95,57 +95,23 @@ static int map_header(struct trace_session *s)
 	return 0;
 }
 
-/* `path` with ".N" before its extension: calltrace.trace -> calltrace.2.trace. */
-static void numbered_name(char *out, size_t len, const char *path, int n)
+/* Publishes the new trace (created as `temp`) under `path` or a numbered
+ * name (trace_file.c); 0, or -1 with errno, `temp` still there. */
+static int publish(struct trace_session *s, const char *temp, const char *path, int replace)
 {
-	const char *base = strrchr(path, '/');
-	const char *dot = strrchr(base ? base + 1 : path, '.');
-	if (!dot || dot == (base ? base + 1 : path))
-		snprintf(out, len, "%s.%d", path, n);
-	else
-		snprintf(out, len, "%.*s.%d%s", (int)(dot - path), path, n, dot);
+	char chosen[sizeof(s->path)];
+	if (trace_file_publish(temp, path, replace, chosen, sizeof(chosen), &s->created) < 0)
+		return -1;
+	memcpy(s->path, chosen, sizeof(s->path));
+	return 0;
 }
 
-/* Opens `path`, or the first numbered name that no live session holds, and
- * locks it exclusively.  The descriptor, or -1 with errno. */
-static int open_free_name(struct trace_session *s, const char *path)
-{
-	for (int n = 1; n <= 1000; n++) {
-		if (n == 1)
-			snprintf(s->path, sizeof(s->path), "%s", path);
-		else
-			numbered_name(s->path, sizeof(s->path), path, n);
-		int fd = open(s->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return -1;
-		if (lock_session(fd, F_WRLCK) == 0)
-			return fd;
-		int e = errno;
-		if (e != EAGAIN && e != EACCES)
-			return fd; /* no locks here (not a local file system) */
-		close(fd);
-	}
-	errno = EBUSY;
-	return -1;
-}
-
-int trace_session_create(struct trace_session *s, const char *path, const char *command,
-			 size_t command_len, uint32_t window_size)
+/* The header page of a new trace.  Made before the file, so that a tool
+ * killed meanwhile (the clock's calibration takes milliseconds) leaves no
+ * temporary file behind. */
+static void fill_header(char *page, const char *command, size_t command_len, uint32_t window_size)
 {
 	struct trace_file_header h;
-	memset(s, 0, sizeof(*s));
-	int fd = open_free_name(s, path);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && ftruncate(fd, 0) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	if (adopt_fd(s, fd) < 0)
-		return -1;
 	if (window_size < TRACE_MIN_WINDOW || window_size > TRACE_MAX_WINDOW)
 		window_size = TRACE_DEFAULT_WINDOW;
 	memset(&h, 0, sizeof(h));
@@ -165,12 +131,31 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 		command_len = sizeof(h.command);
 	memcpy(h.command, command, command_len);
 	h.command_len = (uint32_t)command_len;
-	char page[TRACE_HEADER_SIZE];
-	memset(page, 0, sizeof(page));
+	memset(page, 0, TRACE_HEADER_SIZE);
 	memcpy(page, &h, sizeof(h));
-	if (pwrite(s->fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || map_header(s) < 0) {
+}
+
+static int create_session(struct trace_session *s, const char *path, const char *command,
+			  size_t command_len, uint32_t window_size, int replace)
+{
+	char temp[sizeof(s->path)], page[TRACE_HEADER_SIZE];
+	memset(s, 0, sizeof(*s));
+	fill_header(page, command, command_len, window_size);
+	int fd = trace_file_create_temp(path, temp, sizeof(temp));
+	if (fd < 0)
+		return -1;
+	if (adopt_fd(s, fd) < 0) {
+		unlink(temp);
+		return -1;
+	}
+	if (pwrite(s->fd, page, sizeof(page), 0) != (ssize_t)sizeof(page) || map_header(s) < 0 ||
+	    publish(s, temp, path, replace) < 0) {
 		int e = errno;
+		if (s->header)
+			munmap(s->header, TRACE_HEADER_SIZE);
+		s->header = NULL;
 		close(s->fd);
+		unlink(temp);
 		errno = e;
 		return -1;
 	}
@@ -178,9 +163,42 @@ int trace_session_create(struct trace_session *s, const char *path, const char *
 	return 0;
 }
 
+int trace_session_create(struct trace_session *s, const char *path, const char *command,
+			 size_t command_len, uint32_t window_size)
+{
+	return create_session(s, path, command, command_len, window_size, 0);
+}
+
+int trace_session_create_replacing(struct trace_session *s, const char *path, const char *command,
+				   size_t command_len, uint32_t window_size)
+{
+	return create_session(s, path, command, command_len, window_size, 1);
+}
+
+const char *trace_session_refusal(const struct trace_session *s, int err)
+{
+	return s->created.refused ? s->created.refused : strerror(err);
+}
+
+void trace_session_placement(const struct trace_session *s, const char *asked, char *out,
+			     size_t len)
+{
+	char kept[sizeof(s->path)];
+	int n = 0;
+	out[0] = '\0';
+	if (s->created.kept_previous) {
+		trace_file_numbered_name(kept, sizeof(kept), asked, s->created.kept_previous);
+		n = snprintf(out, len, "the previous %s is now %s", asked, kept);
+	}
+	if (strcmp(s->path, asked) != 0 && n >= 0 && (size_t)n < len)
+		snprintf(out + n, len - (size_t)n,
+			 "%s%s is in use by another recording; writing %s", n ? "; " : "", asked,
+			 s->path);
+}
+
 int trace_session_open(struct trace_session *s, const char *path)
 {
-	return trace_session_open_fd(s, path, open(path, O_RDWR | O_CLOEXEC));
+	return trace_session_open_fd(s, path, trace_file_reopen(path, 0, 0));
 }
 
 int trace_session_open_fd(struct trace_session *s, const char *path, int fd)
@@ -218,7 +236,7 @@ void trace_session_close(struct trace_session *s)
 
 int trace_session_lock_again(const struct trace_session *s)
 {
-	int fd = open(s->path, O_RDWR | O_CLOEXEC);
+	int fd = trace_file_reopen(s->path, s->dev, s->ino);
 	if (fd >= 0)
 		lock_session(fd, F_RDLCK);
 	return fd;

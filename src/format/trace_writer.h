@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "event_encode.h"
+#include "trace_file.h"
 #include "trace_clock.h"
 #include "trace_format.h"
 
@@ -29,15 +30,31 @@ struct trace_session {
 	int broken;	 /* the file cannot grow (disk full, size limit,
 			    truncated): nothing more is claimed */
 	int claim_errno; /* why, when broken */
+	/* How trace_session_create went. */
+	struct trace_file_outcome created;
 };
 
-/* Creates (truncates) `path` and writes the header.  0, or -1 with errno.
- * Every process of a session holds a shared lock on the file; a file held
- * so by another session is in use, and left alone: the session is then
- * created under the first free name of path.2.trace, path.3.trace, ...
- * (s->path says which). */
+/* Creates a new trace file named `path` and writes the header (see
+ * trace_file.c: never through a symbolic link, never over another
+ * recording's trace).  0, or -1 with errno (trace_session_refusal says
+ * why).  Every process of a session holds a shared lock on the file; a
+ * file held so by another session is in use, and left alone: the session
+ * is then created under the first free name of path.2.trace,
+ * path.3.trace, ...  A file of the name that no session holds is kept
+ * under such a name.  s->path says where the trace went,
+ * trace_session_placement says it in words. */
 int trace_session_create(struct trace_session *s, const char *path, const char *command,
 			 size_t command_len, uint32_t window_size);
+/* The same, but a file at `path` that no session holds is replaced. */
+int trace_session_create_replacing(struct trace_session *s, const char *path, const char *command,
+				   size_t command_len, uint32_t window_size);
+/* Why trace_session_create failed with errno `err`. */
+const char *trace_session_refusal(const struct trace_session *s, int err);
+/* Into `out`: what a user is told when the trace did not simply go to the
+ * name asked for (another recording had it, or a file had it and was kept
+ * under another name); "" when it did. */
+void trace_session_placement(const struct trace_session *s, const char *asked, char *out,
+			     size_t len);
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
 int trace_session_open(struct trace_session *s, const char *path);
 /* The same with the file open already as `fd` (taken, closed on failure):

@@ -6,6 +6,8 @@
  * CALLTRACE_BUFFER_SIZE  bytes of one per-thread window (default 1 MiB)
  * CALLTRACE_START        "off": load with recording off (calltrace_start())
  * CALLTRACE_DEBUG        "1": say what the runtime does on stderr
+ * CALLTRACE_REPLACE      "1": a finished trace named CALLTRACE_OUTPUT is
+ *                        replaced, not kept under a numbered name
  * CALLTRACE_CAPTURE_ARGS "1": record arguments and return values (args_plans.c;
  *                        CALLTRACE_ARGS_FILTER=REGEX keeps it to some functions)
  * CALLTRACE_SIGNAL       a signal that switches recording on and off (control.c)
@@ -48,4 +50,5 @@ void runtime_config_load(struct runtime_config *c)
 	const char *start = runtime_getenv("CALLTRACE_START");
 	c->start_off = start && strcmp(start, "off") == 0;
 	c->debug = env_flag("CALLTRACE_DEBUG");
+	c->replace = env_flag("CALLTRACE_REPLACE");
 }

@@ -97,7 +97,7 @@ int runtime_output_plan(const char *output, char *trace, size_t len)
 				    output, kind_of(st.st_mode));
 			return -1;
 		}
-		snprintf(trace, len, "%s", output);
+		absolute(trace, len, output);
 		return 0;
 	}
 	if (exists && S_ISDIR(st.st_mode)) {
@@ -107,7 +107,9 @@ int runtime_output_plan(const char *output, char *trace, size_t len)
 		return -1;
 	}
 	if (regular) {
-		snprintf(trace, len, "%.*s.trace", (int)len - 7, output);
+		char named[PATH_MAX];
+		snprintf(named, sizeof(named), "%.*s.trace", PATH_MAX - 7, output);
+		absolute(trace, len, named);
 	} else {
 		const char *tmp = runtime_getenv("TMPDIR");
 		snprintf(trace, len, "%s/calltrace-%d.trace", tmp && *tmp ? tmp : "/tmp",

@@ -120,6 +120,7 @@ struct runtime_config {
 	uint32_t window_size; /* CALLTRACE_BUFFER_SIZE */
 	int start_off;	      /* CALLTRACE_START=off */
 	int debug;	      /* CALLTRACE_DEBUG */
+	int replace;	      /* CALLTRACE_REPLACE: a finished trace is replaced, not kept */
 };
 
 extern struct runtime_config runtime_config;
@@ -272,8 +273,10 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct fu
 void runtime_patch_attach_note(uint64_t address, uint64_t entry);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
-/* output.c: what CALLTRACE_OUTPUT asks for; 0 and the trace file's name,
- * or -1: record nothing (said on stderr when it is not /dev/null). */
+/* output.c: what CALLTRACE_OUTPUT asks for; 0 and the trace file's name
+ * (absolute, its last part as given: a symbolic link there is never
+ * followed), or -1: record nothing (said on stderr when it is not
+ * /dev/null). */
 int runtime_output_plan(const char *output, char *trace, size_t len);
 /* The session's JSON end, "keep|remove:<JSON path>", or NULL: none. */
 const char *runtime_json_end(void);

@@ -92,10 +92,15 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* `path` may point into session_env itself (a fork child keeps its
+ * parent's path): it is copied first, since a longer image id or pid would
+ * overwrite its start while it is read. */
 static void publish_session(const char *path)
 {
+	char copy[PATH_MAX];
+	snprintf(copy, sizeof(copy), "%s", path);
 	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
-		 runtime_session.image, (int)getpid(), path);
+		 runtime_session.image, (int)getpid(), copy);
 	putenv(session_env);
 }
 
@@ -134,27 +139,19 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	*parent_pid = 0;
 	if (!runtime_image_recorded(1, 0, 0))
 		return JOIN_REFUSED;
-	char trace[PATH_MAX];
-	if (runtime_output_plan(runtime_config.output, trace, sizeof(trace)) < 0)
+	if (runtime_output_plan(runtime_config.output, path, PATH_MAX) < 0)
 		return JOIN_REFUSED;
-	if (!realpath(trace, path)) {
-		/* The file does not exist yet: resolve its directory instead. */
-		char cwd[PATH_MAX / 2];
-		if (trace[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-			snprintf(path, PATH_MAX, "%s", trace);
-		else
-			snprintf(path, PATH_MAX, "%s/%.*s", cwd, PATH_MAX / 2 - 2, trace);
-	}
 	char cmd[2048];
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
-	if (trace_session_create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) <
-	    0)
+	int (*create)(struct trace_session *, const char *, const char *, size_t, uint32_t) =
+	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
+	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
 		return -1;
-	if (strcmp(runtime_session.path, path) != 0) {
-		runtime_say("%s is in use by another recording; writing %s", path,
-			    runtime_session.path);
-		snprintf(path, PATH_MAX, "%s", runtime_session.path);
-	}
+	char placement[2 * PATH_MAX + 128];
+	trace_session_placement(&runtime_session, path, placement, sizeof(placement));
+	if (placement[0])
+		runtime_say("%s", placement);
+	snprintf(path, PATH_MAX, "%s", runtime_session.path);
 	return 0;
 }
 
@@ -243,7 +240,8 @@ static int open_image(void)
 	int joined = join_session(&parent_image, &parent_pid, path);
 	if (joined < 0) {
 		if (joined != JOIN_REFUSED)
-			runtime_say("cannot write trace %s: %s", path, strerror(errno));
+			runtime_say("cannot write trace %s: %s", path,
+				    trace_session_refusal(&runtime_session, errno));
 		return -1;
 	}
 	runtime_filter_init(); /* in a process that records only */

@@ -31,7 +31,7 @@ static size_t nwant;
 static void write_sample(const char *path, uint32_t window)
 {
 	struct trace_session s;
-	if (trace_session_create(&s, path, "prog\0arg", 9, window) < 0) {
+	if (trace_session_create_replacing(&s, path, "prog\0arg", 9, window) < 0) {
 		perror(path);
 		exit(2);
 	}
@@ -131,7 +131,7 @@ static void test_round_trip(const char *path)
 /* A session at `path` with one image and one thread's stream. */
 static void begin_stream(const char *path, struct trace_session *s, struct trace_stream *st)
 {
-	trace_session_create(s, path, "x", 1, 1 << 20);
+	trace_session_create_replacing(s, path, "x", 1, 1 << 20);
 	trace_session_new_image(s, 1);
 	trace_stream_init(st, s, 1);
 }

@@ -29,7 +29,7 @@ static char dir[4096];
 static void begin_stream(const char *path, struct trace_session *s, struct trace_stream *st,
 			 uint32_t window)
 {
-	trace_session_create(s, path, "x", 1, window);
+	trace_session_create_replacing(s, path, "x", 1, window);
 	trace_session_new_image(s, 1);
 	trace_stream_init(st, s, 7);
 }
