@@ -93,6 +93,19 @@ build_cxx() {
 		fail "cannot compile $out"
 }
 
+# gen_trace NAME PROGRAM: writes $WORK/NAME.trace from the script on stdin
+# (tests/programs/views/trace_gen.c says how): calls of PROGRAM's functions
+# (an executable built with -no-pie, never run) at the times the script
+# chooses, for the views whose layout depends on durations: the test, not
+# the machine's speed or load, decides them.
+gen_trace() {
+	[ -x "$WORK/trace_gen" ] ||
+		gcc -std=gnu11 -O1 -D_GNU_SOURCE -o "$WORK/trace_gen" "$PROGRAMS/views/trace_gen.c" \
+			"$BUILD/lib/libcalltrace.a" -lelf -ldl -pthread || fail "cannot compile trace_gen"
+	"$WORK/trace_gen" "$WORK/$1.trace" "$2" 2>"$WORK/gen.err" ||
+		fail "trace_gen $1: $(head -n 1 "$WORK/gen.err")"
+}
+
 # build_multimod DIR pie|nopie: builds tests/programs/multimod into DIR:
 # DIR/multimod (exe with libstatic.a linked in), DIR/libshared.so, DIR/plugin.so.
 build_multimod() {
