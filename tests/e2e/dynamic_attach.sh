@@ -105,6 +105,7 @@ sleep 0.5
 # --duration: more than nothing and finite (a bare number is seconds).
 sleep 30 &
 sleeper=$!
+wait_exec "$sleeper" sleep
 for duration in 0 0s nan inf -1 abc 1e400 1x; do
 	RC=0
 	timeout 10 "$CALLTRACE" attach -p "$sleeper" --duration "$duration" -o "$WORK/dur.trace" >/dev/null 2>"$WORK/dur.err" || RC=$?

@@ -366,6 +366,20 @@ same_trees() {
 	expect_text "$name: the trees without recompiling" "$WORK/${name}_h.trees" "$WORK/${name}_p.trees"
 }
 
+# wait_exec PID NAME: waits until process PID runs NAME.  A `prog &` of the
+# shell is a copy of the shell until its exec, however long a busy machine
+# makes that: a signal, a look at /proc or an attach sent at once would
+# reach the shell.
+wait_exec() {
+	local i
+	for ((i = 0; i < 6000; i++)); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		kill -0 "$1" 2>/dev/null || fail "process $1 ended before it ran $2"
+		sleep 0.01
+	done
+	fail "process $1 did not run $2 within a minute"
+}
+
 # start_target NAME PROG THREADS [ARG...]: runs PROG (an attach target of
 # tests/programs/dynamic) in the background until $WORK/NAME.stop exists;
 # its pid in $TARGET_PID, its job in $TARGET_JOB.

@@ -44,6 +44,7 @@ done
 # one into a thread blocked in a system call).
 sleep 30 &
 sleeper=$!
+wait_exec "$sleeper" sleep
 RC=0
 "$CALLTRACE" attach -p "$sleeper" --duration 100ms -o "$WORK/probe.trace" >/dev/null 2>"$WORK/probe.err" || RC=$?
 kill "$sleeper" 2>/dev/null || true
