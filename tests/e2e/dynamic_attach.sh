@@ -18,7 +18,7 @@ run_plain loop "$WORK/loop" "$WORK/plain.pid" "$rounds"
 
 "$WORK/loop" "$WORK/loop.pid" "$rounds" >"$WORK/loop.out" 2>"$WORK/loop.err" &
 loop_job=$!
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	[ -s "$WORK/loop.pid" ] && break
 	sleep 0.05
 done
@@ -74,7 +74,7 @@ start_loop() {
 	local i
 	"$WORK/loop" "$WORK/$1.pid" "$2" >"$WORK/$1.out" 2>"$WORK/$1.err" &
 	LOOP_JOB=$!
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		[ -s "$WORK/$1.pid" ] && break
 		sleep 0.05
 	done
@@ -151,7 +151,7 @@ wait "$sleeper" 2>/dev/null || true
 
 "$CALLTRACE" record -q --dynamic -o "$WORK/held.trace" "$WORK/loop" "$WORK/held.pid" 100 >/dev/null 2>&1 &
 held_job=$!
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	[ -s "$WORK/held.pid" ] && break
 	sleep 0.05
 done

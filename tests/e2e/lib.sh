@@ -395,7 +395,7 @@ start_target() {
 		echo "$rc" >"$WORK/$name.rc"
 	) 2>/dev/null &
 	TARGET_JOB=$!
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do # a minute, on the busiest machine
 		[ -s "$WORK/$name.pid" ] && break
 		sleep 0.05
 	done
@@ -407,7 +407,7 @@ start_target() {
 finish_target() {
 	local name=$1 i
 	touch "$WORK/$name.stop"
-	for ((i = 0; i < 400; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		kill -0 "$TARGET_PID" 2>/dev/null || break
 		sleep 0.05
 	done
