@@ -91,9 +91,14 @@ wait "$LOOP_JOB" || true
 
 start_loop killed 500
 RC=0
-timeout 60 "$CALLTRACE" attach -p "$LOOP_PID" --duration 30s -o "$WORK/killed.trace" >/dev/null 2>"$WORK/killed.attach.err" &
+timeout 60 "$CALLTRACE" attach -v -p "$LOOP_PID" --duration 30s -o "$WORK/killed.trace" >/dev/null 2>"$WORK/killed.attach.err" &
 attach_job=$!
-sleep 0.5
+# Killed once the attach has patched it (-v says so), however long that takes.
+for ((i = 0; i < 1200; i++)); do
+	grep -q 'functions patched' "$WORK/killed.attach.err" && break
+	kill -0 "$attach_job" 2>/dev/null || break
+	sleep 0.05
+done
 {
 	kill -KILL "$LOOP_PID"
 	wait "$attach_job" || RC=$?
