@@ -111,6 +111,10 @@ CALLTRACE_PROGRESS_AFTER=0 python3 "$ROOT/tests/e2e/run_on_tty.py" "$CALLTRACE" 
 grep -aq 'calltrace: reading the trace: [0-9]*%' "$WORK/tty.out" || fail "no progress line on a terminal"
 CALLTRACE_PROGRESS_AFTER=0 ct chrome -o /dev/null "$T"
 ! grep -q 'reading the trace' "$WORK/ct.err" || fail "a progress line where stderr is a file"
+CALLTRACE_PROGRESS_AFTER=soon python3 "$ROOT/tests/e2e/run_on_tty.py" "$CALLTRACE" chrome -D 1 -o /dev/null "$T" \
+	>"$WORK/tty.out" || fail "chrome on a terminal failed: $(tail -n 1 "$WORK/tty.out")"
+[ "$(grep -ac 'CALLTRACE_PROGRESS_AFTER=soon is not a number of seconds' "$WORK/tty.out")" = 1 ] ||
+	fail "CALLTRACE_PROGRESS_AFTER=soon is not said once: $(head -c 200 "$WORK/tty.out")"
 
 # replay shows the marks where they happened.
 ct replay "$T" >"$WORK/replay.txt"
