@@ -95,7 +95,7 @@ timeout 60 "$CALLTRACE" attach -v -p "$LOOP_PID" --duration 30s -o "$WORK/killed
 attach_job=$!
 # Killed once the attach has patched it (-v says so), however long that takes.
 for ((i = 0; i < 1200; i++)); do
-	grep -q 'functions patched' "$WORK/killed.attach.err" && break
+	grep -qs 'functions patched' "$WORK/killed.attach.err" && break
 	kill -0 "$attach_job" 2>/dev/null || break
 	sleep 0.05
 done
