@@ -354,6 +354,8 @@ int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct wa
 	progress_begin(&p.line, "reading the trace");
 	if (t->walks_done)
 		p.line.start.tv_sec -= 1; /* a later walk: the command is long already */
+	/* Now, if the line is due already (so that a short walk shows it too). */
+	progress_update(&p.line, p.before, p.total, NULL);
 	int progress = p.line.on && pthread_create(&p.thread, NULL, progress_main, &p) == 0;
 	int rc = walker_run(t->reader, t->symbols, &t->filters, c, p.stats);
 	if (progress) {

@@ -6,7 +6,10 @@
  * and queued to it with a value saying start, stop or toggle
  * (utils/control_signal.h), so no state needs reading.  It is sent only to
  * a process that catches it (/proc/PID/status, SigCgt): a program that
- * has the variable but not the runtime would die of it.
+ * has the variable but not the runtime would die of it.  A signal already
+ * pending takes no second one (it is not a real-time signal), so ctl sends
+ * only when the signal is not pending (ShdPnd) and returns once the
+ * program has taken it: two requests in a row are two requests.
  */
 #include "cli.h"
 #include "../utils/control_signal.h"
@@ -16,6 +19,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#define TAKE_WAIT_MS 10000 /* how long a program may leave the signal pending */
 
 static void ctl_usage(FILE *out)
 {
@@ -23,7 +29,8 @@ static void ctl_usage(FILE *out)
 		     "Switches recording on (start) or off (stop), or over (toggle), in a\n"
 		     "running program whose environment had CALLTRACE_SIGNAL (e.g.\n"
 		     "CALLTRACE_SIGNAL=SIGUSR2; with CALLTRACE_START=off it records nothing\n"
-		     "until started).  Only that process is switched, not its children.\n\n"
+		     "until started).  Only that process is switched, not its children.\n"
+		     "It returns once the program has taken the request.\n\n"
 		     "options:\n"
 		     "  -p, --pid PID          the process\n"
 		     "  -h, --help             this help\n");
@@ -59,19 +66,66 @@ static const char *signal_setting(const char *env, size_t len)
 	return NULL;
 }
 
-/* Whether the process has ended (a zombie), or catches `sig`. */
-static int process_state(int pid, int sig, int *ended, int *catches)
+struct process_state {
+	int ended;   /* a zombie */
+	int catches; /* has a handler for the signal */
+	int pending; /* the signal waits to be taken by one of its threads */
+};
+
+/* The mask of /proc/PID/status's field `name` ("\nSigCgt:"), bit 0 for signal 1. */
+static uint64_t status_mask(const char *status, const char *name)
+{
+	const char *field = strstr(status, name);
+	return field ? strtoull(field + strlen(name), NULL, 16) : 0;
+}
+
+static void parse_status(const char *status, int sig, struct process_state *st)
+{
+	const char *state = strstr(status, "\nState:");
+	if (state)
+		state += strspn(state + 7, " \t") + 7;
+	st->ended = state && (*state == 'Z' || *state == 'X');
+	int known = sig > 0 && sig <= 64;
+	st->catches = known && ((status_mask(status, "\nSigCgt:") >> (sig - 1)) & 1);
+	st->pending = known && ((status_mask(status, "\nShdPnd:") >> (sig - 1)) & 1);
+}
+
+/* The state of the process as to `sig`; 0, or -1 after saying why not. */
+static int process_state(int pid, int sig, struct process_state *st)
 {
 	char status[8192];
 	if (read_proc(pid, "status", status, sizeof(status)) < 0)
 		return -1;
-	const char *state = strstr(status, "\nState:");
-	if (state)
-		state += strspn(state + 7, " \t") + 7;
-	*ended = state && (*state == 'Z' || *state == 'X');
-	const char *caught = strstr(status, "\nSigCgt:");
-	uint64_t mask = caught ? strtoull(caught + 8, NULL, 16) : 0;
-	*catches = sig > 0 && sig <= 64 && ((mask >> (sig - 1)) & 1);
+	parse_status(status, sig, st);
+	return 0;
+}
+
+/* Whether `sig` is still pending for the process (0 once it has ended). */
+static int still_pending(int pid, int sig)
+{
+	char path[64], status[8192];
+	struct process_state st;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(status, 1, sizeof(status) - 1, f);
+	fclose(f);
+	status[n] = '\0';
+	parse_status(status, sig, &st);
+	return st.pending && !st.ended;
+}
+
+/* Waits until the process has taken `sig` (it is no longer pending); 0, or
+ * -1 when it has not within TAKE_WAIT_MS. */
+static int wait_taken(int pid, int sig)
+{
+	struct timespec ms = {0, 1000000};
+	for (int waited = 0; still_pending(pid, sig); waited++) {
+		if (waited == TAKE_WAIT_MS)
+			return -1;
+		nanosleep(&ms, NULL);
+	}
 	return 0;
 }
 
@@ -98,10 +152,10 @@ static int send_request(int pid, int request)
 		return 1;
 	const char *name = signal_setting(env, (size_t)len);
 	int sig = control_signal_number(name);
-	int ended = 0, catches = 0;
-	if (process_state(pid, sig, &ended, &catches) < 0)
+	struct process_state st;
+	if (process_state(pid, sig, &st) < 0)
 		return 1;
-	if (ended) {
+	if (st.ended) {
 		cli_error("ctl: process %d has ended", pid);
 		return 1;
 	}
@@ -117,17 +171,27 @@ static int send_request(int pid, int request)
 			  pid, name);
 		return 1;
 	}
-	if (!catches) {
+	if (!st.catches) {
 		cli_error("ctl: process %d does not catch SIG%s (is the calltrace runtime in it?); "
 			  "nothing sent",
 			  pid, sigabbrev_np(sig));
 		return 1;
 	}
 	union sigval value = {.sival_int = request};
+	if (wait_taken(pid, sig) < 0) {
+		cli_error("ctl: process %d has left an earlier SIG%s pending for %d s (stopped?); "
+			  "nothing sent",
+			  pid, sigabbrev_np(sig), TAKE_WAIT_MS / 1000);
+		return 1;
+	}
 	if (sigqueue(pid, sig, value) < 0) {
 		cli_error("ctl: cannot signal process %d: %s", pid, strerror(errno));
 		return 1;
 	}
+	if (wait_taken(pid, sig) < 0)
+		cli_error("ctl: warning: process %d has not taken the request within %d s "
+			  "(stopped?); it will when it runs",
+			  pid, TAKE_WAIT_MS / 1000);
 	return 0;
 }
 

@@ -67,6 +67,8 @@ sleep 30 &
 plain=$!
 CALLTRACE_SIGNAL=USR2 sleep 30 &
 uncaught=$!
+wait_exec "$plain" sleep
+wait_exec "$uncaught" sleep
 expect_refusal "process $plain was started without CALLTRACE_SIGNAL" -p "$plain" start
 expect_refusal "process $uncaught does not catch SIGUSR2" -p "$uncaught" stop
 kill "$plain" "$uncaught"

@@ -12,14 +12,14 @@ build_c forks "$PROGRAMS/forks.c"
 record tree "$WORK/tree"
 [ "$RC" = 0 ] || fail "record tree exited $RC"
 
-# filtered NAME OPTION...: $WORK/NAME.json from tree.trace with the options,
-# and the replay with the same options shows the same calls.
+# filtered NAME OPTION...: $WORK/NAME.json from tree.trace (or $TRACE)
+# with the options, and the replay with the same options shows the same calls.
 filtered() {
-	local name=$1
+	local name=$1 trace=$WORK/${TRACE:-tree}.trace
 	shift
-	ct json "$@" -o "$WORK/$name.json" "$WORK/tree.trace"
+	ct json "$@" -o "$WORK/$name.json" "$trace"
 	check_tree schema "$WORK/$name.json"
-	ct replay "$@" "$WORK/tree.trace" >"$WORK/$name.replay"
+	ct replay "$@" "$trace" >"$WORK/$name.replay"
 	check_tree replay-order "$WORK/$name.replay" "$WORK/$name.json"
 }
 
@@ -92,9 +92,57 @@ compute
   fast_step
 TREES
 
-# slow_step sleeps 100 ms: it and its callers last longer than 50 ms, nothing
-# else comes near.
-filtered slow -t 50ms
+# -t on tree's calls with durations the test chooses (gen_trace): slow_step
+# lasts 100 ms, and it and its callers 50 ms or more; every other call
+# 1 us, even where a busy machine would stop the program for 50 ms.
+gcc -g -O0 -no-pie "$PROGRAMS/tree.c" -o "$WORK/tree.nopie" || fail "cannot compile tree -no-pie"
+gen_trace timed "$WORK/tree.nopie" <<'SCRIPT'
+0 thread 100
+0 enter main
+1000 enter parse_input
+2000 enter read_token
+3000 exit
+4000 enter read_token
+5000 exit
+6000 enter read_token
+7000 exit
+8000 exit
+9000 enter compute
+10000 enter slow_step
+100010000 enter slow_inner
+100011000 exit
+100012000 exit
+100013000 enter fast_step
+100014000 enter fast_inner
+100015000 exit
+100016000 enter fast_inner
+100017000 exit
+100018000 exit
+100019000 exit
+100020000 enter emit_output
+100021000 enter format_line
+100022000 exit
+100023000 enter format_line
+100024000 exit
+100025000 exit
+100026000 exit
+100027000 end 0
+SCRIPT
+TRACE=timed filtered timed_all
+expect_trees timed_all <<'TREES'
+== process 1 main
+main
+  parse_input
+    read_token [x3]
+  compute
+    slow_step
+      slow_inner
+    fast_step
+      fast_inner [x2]
+  emit_output
+    format_line [x2]
+TREES
+TRACE=timed filtered slow -t 50ms
 expect_trees slow <<'TREES'
 == process 1 main
 main

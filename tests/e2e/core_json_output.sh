@@ -63,7 +63,7 @@ ct info "$WORK/fk.json.trace" >"$WORK/fk.info"
 # A child that ends after its parent writes the JSON, whole.
 for how in exit _exit; do
 	pid=$(traced "$WORK/ol$how.json" "$WORK/outlive" "$how")
-	for ((i = 0; i < 500; i++)); do
+	for ((i = 0; i < 6000; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.01
 	done

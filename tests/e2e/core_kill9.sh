@@ -18,14 +18,14 @@ kill_run() {
 	"$CALLTRACE" record "$@" -o "$WORK/$name.trace" "$WORK/killme" "$marker" "$warm" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" &
 	local ct_pid=$! i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		[ -s "$marker" ] && break
 		sleep 0.05
 	done
 	if ! [ -s "$marker" ]; then
 		pkill -KILL -P "$ct_pid" || true
 		kill "$ct_pid" 2>/dev/null || true
-		fail "killme did not get ready within 10 s: $(head -c 300 "$WORK/$name.err")"
+		fail "killme did not get ready within a minute: $(head -c 300 "$WORK/$name.err")"
 	fi
 	kill -KILL "$(cat "$marker")"
 	local rc=0

@@ -18,7 +18,7 @@ run_plain loop "$WORK/loop" "$WORK/plain.pid" "$rounds"
 
 "$WORK/loop" "$WORK/loop.pid" "$rounds" >"$WORK/loop.out" 2>"$WORK/loop.err" &
 loop_job=$!
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	[ -s "$WORK/loop.pid" ] && break
 	sleep 0.05
 done
@@ -74,7 +74,7 @@ start_loop() {
 	local i
 	"$WORK/loop" "$WORK/$1.pid" "$2" >"$WORK/$1.out" 2>"$WORK/$1.err" &
 	LOOP_JOB=$!
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		[ -s "$WORK/$1.pid" ] && break
 		sleep 0.05
 	done
@@ -91,9 +91,14 @@ wait "$LOOP_JOB" || true
 
 start_loop killed 500
 RC=0
-timeout 60 "$CALLTRACE" attach -p "$LOOP_PID" --duration 30s -o "$WORK/killed.trace" >/dev/null 2>"$WORK/killed.attach.err" &
+timeout 60 "$CALLTRACE" attach -v -p "$LOOP_PID" --duration 30s -o "$WORK/killed.trace" >/dev/null 2>"$WORK/killed.attach.err" &
 attach_job=$!
-sleep 0.5
+# Killed once the attach has patched it (-v says so), however long that takes.
+for ((i = 0; i < 1200; i++)); do
+	grep -qs 'functions patched' "$WORK/killed.attach.err" && break
+	kill -0 "$attach_job" 2>/dev/null || break
+	sleep 0.05
+done
 {
 	kill -KILL "$LOOP_PID"
 	wait "$attach_job" || RC=$?
@@ -105,6 +110,7 @@ sleep 0.5
 # --duration: more than nothing and finite (a bare number is seconds).
 sleep 30 &
 sleeper=$!
+wait_exec "$sleeper" sleep
 for duration in 0 0s nan inf -1 abc 1e400 1x; do
 	RC=0
 	timeout 10 "$CALLTRACE" attach -p "$sleeper" --duration "$duration" -o "$WORK/dur.trace" >/dev/null 2>"$WORK/dur.err" || RC=$?
@@ -167,7 +173,7 @@ wait "$sleeper" 2>/dev/null || true
 
 "$CALLTRACE" record -q --dynamic -o "$WORK/held.trace" "$WORK/loop" "$WORK/held.pid" 100 >/dev/null 2>&1 &
 held_job=$!
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	[ -s "$WORK/held.pid" ] && break
 	sleep 0.05
 done

@@ -41,6 +41,7 @@ done
 # Can we trace at all here?  One attach to a sleeping process says.
 sleep 30 &
 sleeper=$!
+wait_exec "$sleeper" sleep
 RC=0
 "$CALLTRACE" attach -p "$sleeper" --duration 100ms -o "$WORK/probe.trace" >/dev/null 2>"$WORK/probe.err" || RC=$?
 kill "$sleeper" 2>/dev/null || true

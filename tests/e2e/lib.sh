@@ -93,6 +93,19 @@ build_cxx() {
 		fail "cannot compile $out"
 }
 
+# gen_trace NAME PROGRAM: writes $WORK/NAME.trace from the script on stdin
+# (tests/programs/views/trace_gen.c says how): calls of PROGRAM's functions
+# (an executable built with -no-pie, never run) at the times the script
+# chooses, for the views whose layout depends on durations: the test, not
+# the machine's speed or load, decides them.
+gen_trace() {
+	[ -x "$WORK/trace_gen" ] ||
+		gcc -std=gnu11 -O1 -D_GNU_SOURCE -o "$WORK/trace_gen" "$PROGRAMS/views/trace_gen.c" \
+			"$BUILD/lib/libcalltrace.a" -lelf -ldl -pthread || fail "cannot compile trace_gen"
+	"$WORK/trace_gen" "$WORK/$1.trace" "$2" 2>"$WORK/gen.err" ||
+		fail "trace_gen $1: $(head -n 1 "$WORK/gen.err")"
+}
+
 # build_multimod DIR pie|nopie: builds tests/programs/multimod into DIR:
 # DIR/multimod (exe with libstatic.a linked in), DIR/libshared.so, DIR/plugin.so.
 build_multimod() {
@@ -353,6 +366,20 @@ same_trees() {
 	expect_text "$name: the trees without recompiling" "$WORK/${name}_h.trees" "$WORK/${name}_p.trees"
 }
 
+# wait_exec PID NAME: waits until process PID runs NAME.  A `prog &` of the
+# shell is a copy of the shell until its exec, however long a busy machine
+# makes that: a signal, a look at /proc or an attach sent at once would
+# reach the shell.
+wait_exec() {
+	local i
+	for ((i = 0; i < 6000; i++)); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		kill -0 "$1" 2>/dev/null || fail "process $1 ended before it ran $2"
+		sleep 0.01
+	done
+	fail "process $1 did not run $2 within a minute"
+}
+
 # start_target NAME PROG THREADS [ARG...]: runs PROG (an attach target of
 # tests/programs/dynamic) in the background until $WORK/NAME.stop exists;
 # its pid in $TARGET_PID, its job in $TARGET_JOB.
@@ -368,7 +395,7 @@ start_target() {
 		echo "$rc" >"$WORK/$name.rc"
 	) 2>/dev/null &
 	TARGET_JOB=$!
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 1200; i++)); do # a minute, on the busiest machine
 		[ -s "$WORK/$name.pid" ] && break
 		sleep 0.05
 	done
@@ -380,7 +407,7 @@ start_target() {
 finish_target() {
 	local name=$1 i
 	touch "$WORK/$name.stop"
-	for ((i = 0; i < 400; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		kill -0 "$TARGET_PID" 2>/dev/null || break
 		sleep 0.05
 	done

@@ -45,6 +45,7 @@ done
 # one into a thread blocked in a system call).
 sleep 30 &
 sleeper=$!
+wait_exec "$sleeper" sleep
 RC=0
 "$CALLTRACE" attach -p "$sleeper" --duration 100ms -o "$WORK/probe.trace" >/dev/null 2>"$WORK/probe.err" || RC=$?
 kill "$sleeper" 2>/dev/null || true
@@ -206,10 +207,37 @@ finish_target short
 # the detach are stopped there too, and every one ends right.
 build_c fork_ticks "$PROGRAMS/dynamic/fork_ticks.c" -O0
 start_target fork "$WORK/fork_ticks" 400
+# attach_forks TRACE: attaches (as attach_once), and stops the attach as
+# Ctrl-C does once the target has forked three children since it was
+# patched (fork_ticks counts them in fork.pid.forks), not after a time in
+# which a busy machine made one child or none.
+attach_forks() {
+	local trace=$1 rc=0 i before job
+	"$CALLTRACE" attach -p "$TARGET_PID" -v -o "$trace" >/dev/null 2>"$trace.err" &
+	job=$!
+	for ((i = 0; i < 1200; i++)); do
+		grep -qs 'functions patched' "$trace.err" && break
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.05
+	done
+	before=$(cat "$WORK/fork.pid.forks")
+	for ((i = 0; i < 2400; i++)); do
+		[ "$(cat "$WORK/fork.pid.forks")" -ge $((before + 3)) ] && break
+		kill -0 "$job" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -INT "$job" 2>/dev/null || true
+	wait "$job" || rc=$?
+	[ "$rc" = 0 ] || fail "attach to $TARGET_PID exited $rc: $(head -c 300 "$trace.err")"
+	grep -q "^calltrace: engine: in-process engine" "$trace.err" ||
+		fail "attach did not use the in-process engine: $(head -c 300 "$trace.err")"
+	grep -q "^calltrace: detached from process $TARGET_PID" "$trace.err" ||
+		fail "attach did not say it detached: $(head -c 300 "$trace.err")"
+}
 # A child may end on its own while the detach stops its parent: up to three
 # attaches, until one finds a child still recording to stop.
 for attempt in 1 2 3; do
-	attach_once "$WORK/fork.trace" --duration 700ms
+	attach_forks "$WORK/fork.trace"
 	grep -Eq "^calltrace: [1-9][0-9]* processes forked while recording; [1-9][0-9]* still recorded and stopped" \
 		"$WORK/fork.trace.err" && break
 done

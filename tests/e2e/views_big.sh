@@ -7,9 +7,9 @@
 # requests come 3 at a time between pauses (slivers of a pixel); the merged
 # flame graph draws every function; seq picks source files as lifelines (one module) and says so, cuts
 # with a note, shows the marks; the call graph folds; chrome has the marks
-# as instant events and a time window; replay shows the marks; an output
-# too big for a browser is announced before it is written; a long walk
-# shows its progress on a terminal, and nothing when stderr is a file.
+# as instant events and a time window; a walk shows its progress on a
+# terminal, and nothing when stderr is a file; replay shows the marks; an
+# output too big for a browser is announced before it is written.
 source "$(dirname "$0")/lib.sh"
 setup
 check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
@@ -103,6 +103,19 @@ grep -qx 'mark request 1000' "$WORK/window.out" || fail "chrome --from/--to: the
 ! "$CALLTRACE" chrome --from 2s --to 1s "$T" >/dev/null 2>"$WORK/err" && grep -q "after --to" "$WORK/err" ||
 	fail "chrome --from after --to does not fail with a message"
 
+# A walk shows how far it got on a terminal (a pseudo-terminal of its own),
+# and nothing when stderr is a file.  The line comes after a second, which
+# CALLTRACE_PROGRESS_AFTER=0 makes at once, whatever the machine's speed.
+CALLTRACE_PROGRESS_AFTER=0 python3 "$ROOT/tests/e2e/run_on_tty.py" "$CALLTRACE" chrome -o /dev/null "$T" \
+	>"$WORK/tty.out" || fail "chrome on a terminal failed: $(tail -n 1 "$WORK/tty.out")"
+grep -aq 'calltrace: reading the trace: [0-9]*%' "$WORK/tty.out" || fail "no progress line on a terminal"
+CALLTRACE_PROGRESS_AFTER=0 ct chrome -o /dev/null "$T"
+! grep -q 'reading the trace' "$WORK/ct.err" || fail "a progress line where stderr is a file"
+CALLTRACE_PROGRESS_AFTER=soon python3 "$ROOT/tests/e2e/run_on_tty.py" "$CALLTRACE" chrome -D 1 -o /dev/null "$T" \
+	>"$WORK/tty.out" || fail "chrome on a terminal failed: $(tail -n 1 "$WORK/tty.out")"
+[ "$(grep -ac 'CALLTRACE_PROGRESS_AFTER=soon is not a number of seconds' "$WORK/tty.out")" = 1 ] ||
+	fail "CALLTRACE_PROGRESS_AFTER=soon is not said once: $(head -c 200 "$WORK/tty.out")"
+
 # replay shows the marks where they happened.
 ct replay "$T" >"$WORK/replay.txt"
 grep -Eq '^ +\[ *[0-9]+\] \|     /\* mark: request 1000 \*/$' "$WORK/replay.txt" || fail "replay: no line for the mark 'request 1000'"
@@ -117,10 +130,4 @@ case "$BUILD" in *asan*) pass ;; esac
 	fail "chrome on 6 million calls does not warn: $(head -n 1 "$WORK/big.err")"
 "$CALLTRACE" chrome -D 2 -o "$WORK/big.json" "$WORK/big.trace" 2>"$WORK/big.err" && ! grep -q warning "$WORK/big.err" ||
 	fail "chrome -D 2 still warns or fails"
-! grep -q 'reading the trace' "$WORK/big.err" || fail "a progress line where stderr is a file"
-# On a terminal, the long walk shows how far it got.
-if command -v script >/dev/null 2>&1; then
-	script -qfc "'$CALLTRACE' chrome -o /dev/null '$WORK/big.trace'" /dev/null >"$WORK/tty.out" 2>&1 </dev/null
-	grep -aq 'calltrace: reading the trace: [0-9]*%' "$WORK/tty.out" || fail "no progress line on a terminal"
-fi
 pass

@@ -95,8 +95,6 @@ decode "$WORK/requests.pb" | awk '!/^(mark|unfinished|args|return) / { n += $NF 
 ! "$CALLTRACE" chrome --format xml "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "json or proto" "$WORK/err" ||
 	fail "chrome --format xml does not fail with a message"
 "$CALLTRACE" chrome --help | grep -q -- "--format WHAT" || fail "chrome --help says nothing of --format"
-if command -v script >/dev/null 2>&1; then
-	script -qfc "'$CALLTRACE' chrome --format proto '$WORK/mm.trace'" /dev/null >"$WORK/tty.out" 2>&1 </dev/null || true
-	grep -aq "writes binary: give -o FILE" "$WORK/tty.out" || fail "chrome --format proto writes binary to a terminal"
-fi
+python3 "$ROOT/tests/e2e/run_on_tty.py" "$CALLTRACE" chrome --format proto "$WORK/mm.trace" >"$WORK/tty.out" || true
+grep -aq "writes binary: give -o FILE" "$WORK/tty.out" || fail "chrome --format proto writes binary to a terminal"
 pass

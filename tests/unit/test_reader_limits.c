@@ -1,7 +1,7 @@
 /*
  * test_reader_limits.c - the reader at the edges of what a file can hold:
  * a time delta too large for any clock saturates, a hole of gigabytes is
- * skipped in no time and no memory, a FIFO or a directory is refused at
+ * skipped without touching its pages and in no memory, a FIFO or a directory is refused at
  * once, a header's lost-window count is reported as a count (never as
  * bytes missing), and where events are missing (a window gone, a corrupt
  * window) the calls open there are counted as cut, not passed off as
@@ -146,18 +146,17 @@ static void test_hole(const char *path, const char *holed)
 	free(data);
 	struct rusage before, after;
 	getrusage(RUSAGE_SELF, &before);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	alarm(20);
+	alarm(60); /* a reader that hangs fails; a busy machine does not */
 	struct trace_reader *r = open_trace(holed);
 	struct walk_stats stats = r ? walk(r) : (struct walk_stats){0};
 	alarm(0);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	getrusage(RUSAGE_SELF, &after);
-	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	CHECK(stats.calls == 1000, "1000 calls after the hole, got %llu",
 	      (unsigned long long)stats.calls);
-	CHECK(secs < 1.0, "8 GiB hole read in %.2f s", secs);
+	/* Skipped, not read: reading it would fault in its 2 million pages.
+	 * (Page faults, not seconds: the machine's load changes no count.) */
+	long faults = after.ru_minflt - before.ru_minflt + after.ru_majflt - before.ru_majflt;
+	CHECK(faults < 20000, "8 GiB hole read with %ld page faults", faults);
 	CHECK(after.ru_maxrss - before.ru_maxrss < 64 * 1024, "memory grew %ld KiB",
 	      after.ru_maxrss - before.ru_maxrss);
 	CHECK(r && r->unwritten_bytes == hole && r->nproblems == 0,

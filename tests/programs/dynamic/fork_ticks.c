@@ -8,8 +8,9 @@
  *
  * Runs rounds until the file STOPFILE exists, then prints whether it made
  * children and how many ended wrong (not status 3), and exits with status 3
- * (1 if any ended wrong).  Writes its pid to PIDFILE once it runs.  A child
- * ticks ROUNDS rounds (default 40, about 20 ms), its own child a quarter.
+ * (1 if any ended wrong).  Writes its pid to PIDFILE once it runs, and to
+ * PIDFILE.forks how many children it has forked so far.  A child ticks
+ * ROUNDS rounds (default 40, about 20 ms), its own child a quarter.
  *
  * Usage: fork_ticks PIDFILE STOPFILE [ROUNDS]
  */
@@ -78,10 +79,14 @@ int main(int argc, char **argv)
 	}
 	long want = round_sum();
 	long children = 0, wrong = 0;
+	char forks[4096];
+	snprintf(forks, sizeof(forks), "%s.forks", argv[1]);
+	write_count(forks, 0);
 	announce(argv[1]);
 	while (access(argv[2], F_OK) != 0) {
 		pid_t child = spawn_ticker(rounds, 1, want);
 		int status = 0;
+		write_count(forks, children + 1);
 		wrong += !rounds_right(8, want);
 		wrong += child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
 			 WEXITSTATUS(status) != 3;
