@@ -3,7 +3,9 @@
 # function's (GCC puts a lambda's closure class, and any class a function
 # defines, among the function's children): a lambda's operator() and a
 # local struct's member get their values like any other; and a base class
-# whose name is longer than 128 characters is written whole, with its '='.
+# whose name is longer than 128 characters is written whole, with its '=';
+# the " const" after a C++ name's parameter list stays after its values
+# (replay, seq), as overloads differ by it.
 # Instrumented and plain, by GCC and by clang.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -23,13 +25,17 @@ for build in $builds; do
 	[ "$build" = clang_plain ] && cxx=clang++
 	$cxx "${flags[@]}" -o "$WORK/$build" "$src" || fail "cannot compile $build"
 	record "$build" --args "$WORK/$build"
-	[ "$(cat "$WORK/$build.out")" = "1 42 7" ] || fail "$build: wrong output: $(cat "$WORK/$build.out")"
+	[ "$(cat "$WORK/$build.out")" = "1 42 7 6 4" ] || fail "$build: wrong output: $(cat "$WORK/$build.out")"
 	ct replay "$WORK/$build.trace" >"$WORK/$build.txt"
-	for line in '::operator\(\)\((__closure|this)=0x[0-9a-f]+, a=5, b=2\) = true;$' \
+	for line in '::operator\(\)\((__closure|this)=0x[0-9a-f]+, a=5, b=2\) const = true;$' \
+		'P::get\(this=0x[0-9a-f]+, k=1\) const = 6;$' 'P::get\(this=0x[0-9a-f]+, k=1\) = 4;$' \
 		'twice_local\(int\)::Local::twice\(y=21\) = 42;$' \
 		"sum_derived\\(v=\\{$base=\\{b=3\\}, d=4\\}\\) = 7;\$"; do
 		grep -Eq -- "$line" "$WORK/$build.txt" ||
 			fail "$build: no line matching $line in: $(grep -v '^#' "$WORK/$build.txt" | head -c 1200)"
 	done
+	ct seq --format mermaid "$WORK/$build.trace" >"$WORK/$build.seq"
+	grep -Eq 'P::get\(this=0x[0-9a-f]+, k=1\) const$' "$WORK/$build.seq" ||
+		fail "$build: seq has no label of get() const: $(grep get "$WORK/$build.seq")"
 done
 pass

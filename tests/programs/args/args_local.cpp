@@ -1,7 +1,8 @@
 /*
  * args_local.cpp - functions whose DWARF is inside another function's: a
- * lambda's operator() and a local struct's member function; and a value
- * whose base class has a name longer than 128 characters.
+ * lambda's operator() and a local struct's member function; a value whose
+ * base class has a name longer than 128 characters; overloads that differ
+ * only in const.
  */
 #include <cstdio>
 
@@ -21,6 +22,18 @@ struct Derived : Base<Long_type_name_that_makes_the_template_argument_list_long_
 		      Long_type_name_that_makes_the_template_argument_list_long_enough_2,
 		      Long_type_name_that_makes_the_template_argument_list_long_enough_3> {
 	int d;
+};
+
+struct P {
+	int v;
+	__attribute__((noinline)) int get(int k) const
+	{
+		return v + k;
+	}
+	__attribute__((noinline)) int get(int k)
+	{
+		return v - k;
+	}
 };
 
 __attribute__((noinline)) int sum_derived(Derived v)
@@ -48,6 +61,9 @@ int main()
 	Derived v;
 	v.b = 3;
 	v.d = 4;
-	printf("%d %d %d\n", greater(5, 2), twice_local(21), sum_derived(v));
+	P p{5};
+	const P &c = p;
+	int got = c.get(1);
+	printf("%d %d %d %d %d\n", greater(5, 2), twice_local(21), sum_derived(v), got, p.get(1));
 	return 0;
 }
