@@ -92,10 +92,15 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* `path` may be inside session_env itself (a fork child publishes the path
+ * its parent did): it is copied first, as the new image number or pid can
+ * be longer than the old ("9:" to "10:") and would be written over it. */
 static void publish_session(const char *path)
 {
+	char copy[PATH_MAX];
+	snprintf(copy, sizeof(copy), "%s", path);
 	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
-		 runtime_session.image, (int)getpid(), path);
+		 runtime_session.image, (int)getpid(), copy);
 	putenv(session_env);
 }
 
