@@ -144,14 +144,15 @@ static uint32_t crash_facts(int sig, const siginfo_t *info, const void *context,
 	const ucontext_t *uc = context;
 	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-	uint64_t function =
-	    runtime_crash_site_function
-		? runtime_crash_site_function(pc, (uint64_t)uc->uc_mcontext.gregs[REG_R11])
-		: 0;
+	int own_code = 0;
+	uint64_t function = runtime_crash_site_function
+				? runtime_crash_site_function(
+				      pc, (uint64_t)uc->uc_mcontext.gregs[REG_R11], &own_code)
+				: 0;
 	frames[0] = function ? function : pc;
 	frames[1] = pc;
 	*nframes = function ? 2 : (pc ? 1 : 0);
-	if (function)
+	if (function && !own_code) /* not the copy of its first instructions */
 		flags |= CRASH_IN_TRACER;
 	if (sig == SIGSEGV && info->si_code > 0 && is_stack_overflow((uint64_t)info->si_addr, sp))
 		flags |= CRASH_STACK_OVERFLOW;

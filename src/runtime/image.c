@@ -11,8 +11,9 @@
  * whose program matches one of the patterns are recorded; the others run
  * unrecorded, and pass the session on to their children.  A pattern with a
  * `/` is matched against the program's path, any other against its file
- * name; both as the kernel resolved it (/proc/self/exe) and as it was
- * started (argv[0]).
+ * name; as the kernel resolved it (/proc/self/exe), as it was started
+ * (argv[0]), and as execve was given it (AT_EXECFN: a script's own path,
+ * where the other two name its interpreter).
  *
  * A program built with -finstrument-functions is recorded by its hooks,
  * when they are the runtime's (not in a process `calltrace attach` came
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -45,16 +47,19 @@ static const char *file_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static int matches(const char *pattern, size_t len, const char *exe, const char *argv0)
+/* Whether the pattern (`len` bytes) matches one of the program's names. */
+static int matches(const char *pattern, size_t len, const char *const *names, size_t n)
 {
 	char glob[PATH_MAX];
 	if (len == 0 || len >= sizeof(glob))
 		return 0;
 	memcpy(glob, pattern, len);
 	glob[len] = '\0';
-	if (memchr(glob, '/', len))
-		return fnmatch(glob, exe, 0) == 0 || fnmatch(glob, argv0, 0) == 0;
-	return fnmatch(glob, file_name(exe), 0) == 0 || fnmatch(glob, file_name(argv0), 0) == 0;
+	int path = memchr(glob, '/', len) != NULL;
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && fnmatch(glob, path ? names[i] : file_name(names[i]), 0) == 0)
+			return 1;
+	return 0;
 }
 
 /* The program's path (/proc/self/exe) and argv[0]. */
@@ -71,16 +76,38 @@ static void program_names(char *exe, char *argv0, size_t len)
 	argv0[n > 0 ? n : 0] = '\0';
 }
 
+/* The path execve was given (AT_EXECFN), from the root: a script's own,
+ * where /proc/self/exe and argv[0] name its interpreter.  (No realpath: it
+ * may allocate, and the program's malloc is not the runtime's to call.) */
+static void exec_path(char *out, size_t len)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	out[0] = '\0';
+	if (!fn || !*fn)
+		return;
+	if (fn[0] == '/' || !getcwd(out, len)) {
+		snprintf(out, len, "%s", fn);
+		return;
+	}
+	while (fn[0] == '.' && fn[1] == '/')
+		for (fn += 2; *fn == '/';)
+			fn++;
+	size_t n = strlen(out);
+	snprintf(out + n, len - n, "%s%s", n && out[n - 1] == '/' ? "" : "/", fn);
+}
+
 static int program_chosen(void)
 {
 	const char *list = runtime_getenv("CALLTRACE_PROGRAMS");
 	if (!list || !*list)
 		return 1;
-	char exe[PATH_MAX], argv0[PATH_MAX];
+	char exe[PATH_MAX], argv0[PATH_MAX], execfn[PATH_MAX];
 	program_names(exe, argv0, sizeof(exe));
+	exec_path(execfn, sizeof(execfn));
+	const char *names[] = {exe, argv0, execfn};
 	for (const char *p = list; *p;) {
 		size_t len = strcspn(p, ":");
-		if (matches(p, len, exe, argv0))
+		if (matches(p, len, names, sizeof(names) / sizeof(names[0])))
 			return 1;
 		p += len + (p[len] == ':');
 	}

@@ -244,8 +244,11 @@ void runtime_probe_fault(uint64_t fault_address);
 int runtime_maps_each(void (*each_line)(const char *line, void *ctx), void *ctx);
 /* crash_site.c (in libcalltrace.so only: weak elsewhere): the program's
  * function a fault at `pc` (with %r11 as given) hit on its way into, when
- * it hit in the in-process engine's code; 0 when it did not. */
-uint64_t runtime_crash_site_function(uint64_t pc, uint64_t r11) __attribute__((weak));
+ * it hit in the in-process engine's code; 0 when it did not.  *own_code: 1
+ * when `pc` is in the trampoline's copy of the function's displaced
+ * instructions, which are the function's own code. */
+uint64_t runtime_crash_site_function(uint64_t pc, uint64_t r11, int *own_code)
+    __attribute__((weak));
 /* crash.c: whether its handler still catches SIGSEGV and SIGBUS. */
 int runtime_crash_guard_installed(void);
 /* args_plans.c: CALLTRACE_CAPTURE_ARGS, CALLTRACE_ARGS_FILTER */

@@ -254,10 +254,13 @@ static bool starts_at(Dwarf_Die *fn, Dwarf_Addr pc)
 }
 
 /* The DW_TAG_subprogram that starts at `pc` (a DWARF address), among the
- * children of `scope` and of the namespaces and classes in it.  (Not
- * dwarf_getscopes: at an entry that is also an inlined call's first
- * instruction it answers the inlined function.) */
-static bool find_function(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *fn, int depth)
+ * children of `scope` and of the namespaces and classes in it; with
+ * `local`, of the functions and blocks in it too, where GCC puts the
+ * classes a function defines and their member functions (a lambda's
+ * operator(), a local struct's).  (Not dwarf_getscopes: at an entry that
+ * is also an inlined call's first instruction it answers the inlined
+ * function.) */
+static bool find_function(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *fn, bool local, int depth)
 {
 	Dwarf_Die child;
 	if (depth > TYPE_DEPTH_MAX || dwarf_child(scope, &child) != 0)
@@ -269,12 +272,18 @@ static bool find_function(Dwarf_Die *scope, Dwarf_Addr pc, Dwarf_Die *fn, int de
 				*fn = child;
 				return true;
 			}
+			if (local && find_function(&child, pc, fn, local, depth + 1))
+				return true;
+			break;
+		case DW_TAG_lexical_block:
+			if (local && find_function(&child, pc, fn, local, depth + 1))
+				return true;
 			break;
 		case DW_TAG_namespace:
 		case DW_TAG_structure_type:
 		case DW_TAG_class_type:
 		case DW_TAG_union_type:
-			if (find_function(&child, pc, fn, depth + 1))
+			if (find_function(&child, pc, fn, local, depth + 1))
 				return true;
 			break;
 		}
@@ -412,7 +421,9 @@ static const struct func_signature *lookup_uncached(struct signature_table *t, s
 	else if (!unit_ranges_find(&m->units, m->dwarf, address - bias, &cu))
 		return NULL;
 	Dwarf_Die fn;
-	if (!find_function(&cu, address - bias, &fn, 0))
+	/* the functions' own children only when no other has the address */
+	if (!find_function(&cu, address - bias, &fn, false, 0) &&
+	    !find_function(&cu, address - bias, &fn, true, 0))
 		return NULL;
 	struct sig_ctx c = {.arena = &t->arena, .m = m};
 	return describe_function(&c, &cu, &fn, address);

@@ -205,7 +205,9 @@ static void report_thread(struct crash_report *cr, const struct walk_thread *t)
 	}
 	report_stack(cr->out, ct);
 	size_t n = ct->nrecent < RECENT_CALLS ? ct->nrecent : RECENT_CALLS;
-	if (n)
+	if (n == 1)
+		fputs("last call completed before it:\n", cr->out);
+	else if (n)
 		fprintf(cr->out, "last %zu calls completed before it:\n", n);
 	for (size_t i = ct->nrecent - n; i < ct->nrecent; i++) {
 		const struct walk_event *e = &ct->recent[i % RECENT_CALLS];

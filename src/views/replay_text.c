@@ -191,7 +191,8 @@ static const char *call_suffix(struct replay *rp, const struct symbol *sym, int 
 
 /* What follows a name when the call has recorded values: "(a=1, s=\"x\")"
  * then " = 42" (a leaf's, when `ret`), then `end`.  A C++ name's own
- * parameter list is left out then (see put_values_line). */
+ * parameter list is left out then (see put_values_line), what follows it
+ * (" const") is not. */
 static const char *values_suffix(struct replay *rp, const struct symbol *sym, const uint8_t *args,
 				 uint32_t args_len, const uint8_t *ret, uint32_t ret_len,
 				 const char *end)
@@ -203,6 +204,8 @@ static const char *values_suffix(struct replay *rp, const struct symbol *sym, co
 	value_out_text_put(o, "(");
 	call_values_args_c(rp->values, o, sym, args, args_len);
 	value_out_text_put(o, ")");
+	if (name_info(rp, sym) & NAME_HAS_PARAMS) /* P::get(int) const */
+		value_out_text_put(o, view_name_qualifiers(sym->name));
 	if (ret) {
 		value_out_text_put(o, " = ");
 		call_values_return_c(rp->values, o, sym, ret, ret_len);

@@ -87,8 +87,8 @@ static char *call_text_with_args(struct seq_model *m, const struct walk_event *e
 	int name_len = paren ? (int)(paren - e->sym->name) : (int)strlen(e->sym->name);
 	char *text = NULL;
 	int cut = strlen(args) > SEQ_ARGS_SHOWN;
-	if (asprintf(&text, "%.*s(%.*s%s)", name_len, e->sym->name, SEQ_ARGS_SHOWN, args,
-		     cut ? "..." : "") < 0)
+	if (asprintf(&text, "%.*s(%.*s%s)%s", name_len, e->sym->name, SEQ_ARGS_SHOWN, args,
+		     cut ? "..." : "", view_name_qualifiers(e->sym->name)) < 0)
 		text = NULL;
 	value_out_free(&o);
 	return text;

@@ -513,8 +513,9 @@ static void put_members(struct fmt *f, const struct ctype *t, const uint8_t *p, 
 		if (f->json) {
 			out_json_text(f->o, m->name);
 			out_str(f->o, ": ");
-		} else {
-			out_printf(f->o, "%s=", m->name);
+		} else { /* a base class's name may be longer than out_printf's */
+			out_str(f->o, m->name);
+			out_char(f->o, '=');
 		}
 		if (m->bit_size ? !put_bitfield(f, m, p, n) : m->offset >= n)
 			put_missing(f);

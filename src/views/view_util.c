@@ -156,6 +156,12 @@ const char *view_name_params(const char *name)
 	return NULL;
 }
 
+const char *view_name_qualifiers(const char *name)
+{
+	const char *close = strrchr(name, ')');
+	return close && view_name_params(name) ? close + 1 : "";
+}
+
 uint32_t view_hash(const char *s)
 {
 	uint32_t h = 2166136261u;

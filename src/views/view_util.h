@@ -44,6 +44,11 @@ const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len
  * gives the one after '>'); NULL when the name has no parameter list. */
 const char *view_name_params(const char *name);
 
+/* What follows a demangled C++ name's parameter list: " const" of
+ * "P::get(int) const", " &&" of a method for rvalues, "" when nothing does
+ * or the name has no parameter list. */
+const char *view_name_qualifiers(const char *name);
+
 /* FNV-1a. */
 uint32_t view_hash(const char *s);
 /* A warm flame colour for a function name, "#rrggbb". */

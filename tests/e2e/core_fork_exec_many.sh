@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# core_fork_exec_many.sh - a program that forks children one after the
+# other, each exec'ing another program: every exec'd image joins the trace,
+# also those whose fork child is image 10 or more (the child's session
+# variable, rewritten in place with a longer image number, once overwrote
+# the trace's path: "cannot write trace ::::::", the program unrecorded).
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+
+same_trees_build fib "$PROGRAMS/launch/fib.c"
+same_trees_build forkexec "$PROGRAMS/launch/forkexec.c"
+for build in hooks plain; do
+	name=fe_$build
+	# images: the forker, then a fork child and its exec 12 times (2 to 25)
+	record "$name" "$WORK/forkexec.$build" 12 "$WORK/fib.plain"
+	[ "$RC" = 0 ] || fail "$name: exit status $RC"
+	[ "$(grep -c 'fib(10) = 55' "$WORK/$name.out")" = 12 ] || fail "$name: fib did not run 12 times"
+	if grep -q 'cannot' "$WORK/$name.err"; then
+		fail "$name: $(grep -m1 'cannot' "$WORK/$name.err")"
+	fi
+	ct info "$WORK/$name.trace" >"$WORK/$name.info"
+	execs=$(grep -c "^  image [0-9]*: pid [0-9]*, exec'd from image" "$WORK/$name.info" || true)
+	[ "$execs" = 12 ] || fail "$name: $execs exec'd images, expected 12"
+	ct report "$WORK/$name.trace" >"$WORK/$name.report"
+	calls=$(awk 'NR > 2 && $NF == "fib" { n += $5 } END { print n + 0 }' "$WORK/$name.report")
+	[ "$calls" = $((12 * 177)) ] || fail "$name: $calls calls of fib, expected $((12 * 177))"
+done
+pass
