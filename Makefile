@@ -24,11 +24,12 @@ FORMAT_SRC   := $(wildcard src/format/*.c)
 # only: a program that links the runtime is instrumented already.
 PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_attach.c src/runtime/patch_stubs.S \
 		src/runtime/crash_site.c \
-		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c,$(wildcard src/patch/*.c))
+		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
+			src/patch/special_functions.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c \
-		src/patch/elf_functions.c src/patch/eh_frame_functions.c
+		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c
 # The ptrace engine shares the patching core's decoding and relocation.
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
 		src/patch/special_functions.c

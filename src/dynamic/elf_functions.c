@@ -55,7 +55,7 @@ static int name_skipped(const char *name)
 	if (in_list(name, startup_names, sizeof(startup_names) / sizeof(*startup_names)) ||
 	    patch_keeps_return_address(name))
 		return 1;
-	return strncmp(name, "__x86.get_pc_thunk", 18) == 0 || strstr(name, ".cold") != NULL;
+	return strncmp(name, "__x86.get_pc_thunk", 18) == 0 || patch_is_fragment(name);
 }
 
 static int section_name_ok(const char *name)

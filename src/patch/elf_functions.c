@@ -9,6 +9,7 @@
  */
 #include "elf_functions.h"
 #include "eh_frame_functions.h"
+#include "special_functions.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -87,6 +88,10 @@ static size_t collect(const uint8_t *file, const Elf64_Ehdr *eh, const Elf64_Shd
 		const Elf64_Shdr *sec = &sh[s->st_shndx];
 		if (!(sec->sh_flags & SHF_EXECINSTR) || s->st_value < sec->sh_addr)
 			continue;
+		if (s->st_name >= names_len ||
+		    memchr(names + s->st_name, '\0', names_len - s->st_name) == NULL ||
+		    patch_is_fragment(names + s->st_name))
+			continue; /* no name in the table, or a .cold part */
 		out[count++] = (struct found){s->st_value, s->st_size, sec->sh_addr + sec->sh_size,
 					      s->st_name};
 	}

@@ -5,6 +5,9 @@
  * (setjmp, getcontext: a later longjmp would "return" into the tracer with
  * no call open) or not know their caller (dlsym's RTLD_NEXT, dlopen's
  * namespace); vfork returns twice on one stack, first in the child.
+ * Nor may any engine take the "return address" of a fragment that is
+ * jumped into, never called: what lies at its stack top is its function's
+ * own data.
  */
 #include "special_functions.h"
 
@@ -24,4 +27,12 @@ int patch_keeps_return_address(const char *name)
 		if (strcmp(name, return_address_users[i]) == 0)
 			return 1;
 	return 0;
+}
+
+/* GCC's hot/cold splitting moves a function's unlikely paths into
+ * `NAME.cold` (`NAME.cold.N`), a symbol of its own entered by a jump with
+ * the function's frame still in place. */
+int patch_is_fragment(const char *name)
+{
+	return strstr(name, ".cold") != NULL;
 }
