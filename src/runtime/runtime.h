@@ -127,6 +127,10 @@ extern struct runtime_config runtime_config;
 extern struct trace_session runtime_session;
 
 /* session.c */
+/* CALLTRACE_SESSION=... as this image inherited it, and as it gives it
+ * to its children; or NULL. */
+const char *runtime_session_inherited(void);
+const char *runtime_session_published(void);
 int runtime_init(void); /* idempotent; 0 when recording can go on */
 /* Makes every thread's next hook take the slow path (keeps recording off
  * when it is off). */

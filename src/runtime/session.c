@@ -113,6 +113,21 @@ static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t 
 	trace_write_process(&runtime_session, event, parent_image, ppid, 0, exe, cmd, cmd_len);
 }
 
+/* CALLTRACE_SESSION as this image found it ("CALLTRACE_SESSION=..."): a
+ * program that keeps a copy of its environment (bash) hands this stale
+ * value to its children, and spawn.c puts the image's own in its place. */
+static char inherited_session[PATH_MAX + 64];
+
+const char *runtime_session_inherited(void)
+{
+	return inherited_session[0] ? inherited_session : NULL;
+}
+
+const char *runtime_session_published(void)
+{
+	return session_env[0] ? session_env : NULL;
+}
+
 #define JOIN_REFUSED (-2) /* CALLTRACE_OUTPUT asks for no trace (or said why not) */
 
 /* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
@@ -120,6 +135,8 @@ static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t 
 static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
 {
 	const char *env = runtime_getenv("CALLTRACE_SESSION");
+	if (env)
+		snprintf(inherited_session, sizeof(inherited_session), "CALLTRACE_SESSION=%s", env);
 	unsigned image = 0;
 	int pid = 0, consumed = 0;
 	if (env && sscanf(env, "%u:%d:%n", &image, &pid, &consumed) == 2 && consumed > 0) {

@@ -7,7 +7,10 @@
  * other CALLTRACE_* variables carry the settings.  execv, execvp, system
  * and popen pass `environ` on, which has them.  A program that hands
  * execve, execvpe, fexecve or posix_spawn an environment of its own would
- * leave them out: these are wrapped to add the ones missing.  Nothing is
+ * leave them out: these are wrapped to add the ones missing, and to bring
+ * up to date a CALLTRACE_SESSION the program copied when it started (bash
+ * keeps its own copy of the environment, which would make its children
+ * say they came from bash's parent).  Nothing is
  * allocated (a vfork child shares its parent's heap): the new list lives
  * on the stack, and points at the runtime's own strings.
  */
@@ -70,19 +73,39 @@ static size_t count(char *const envp[])
 	return n;
 }
 
-/* Fills `out` (room for count(envp) + CARRIED_MAX + 1) with envp and the
- * session's variables it lacks; returns envp itself when it lacks none. */
+/* The image's own CALLTRACE_SESSION entry when `entry` is the stale one
+ * it inherited (a copy the program kept, as bash does), else NULL. */
+static char *fresh_session(const char *entry)
+{
+	const char *stale = runtime_session_inherited();
+	const char *own = runtime_session_published();
+	if (!stale || !own || strcmp(entry, stale) != 0 || strcmp(own, stale) == 0)
+		return NULL;
+	return (char *)own;
+}
+
+/* Fills `out` (room for count(envp) + CARRIED_MAX + 1) with envp, its
+ * stale session entry brought up to date, and the session's variables it
+ * lacks; returns envp itself when nothing changed.  envp may be environ
+ * itself: bash points environ at its own copy before it execs. */
 static char *const *session_env(char *const envp[], char **out)
 {
-	if (!envp || envp == environ || !environ)
+	if (!envp)
 		return envp;
-	size_t n = count(envp), added = 0;
+	size_t n = count(envp), added = 0, renewed = 0;
 	memcpy(out, envp, n * sizeof(*out));
-	for (size_t i = 0; environ[i] && added < CARRIED_MAX; i++)
+	for (size_t i = 0; i < n; i++) {
+		char *fresh = fresh_session(out[i]);
+		if (fresh) {
+			out[i] = fresh;
+			renewed++;
+		}
+	}
+	for (size_t i = 0; envp != environ && environ && environ[i] && added < CARRIED_MAX; i++)
 		if (carried(environ[i]) && !has_variable(envp, environ[i]))
 			out[n + added++] = environ[i];
 	out[n + added] = NULL;
-	return added ? out : envp;
+	return added || renewed ? out : envp;
 }
 
 #define SESSION_ENV(envp)                                                                          \

@@ -4,7 +4,9 @@
 # from an instrumented program or a plain one (exec, fork, posix_spawn);
 # `attach` to an instrumented program patches it; --no-follow records the
 # started process alone under every engine;
-# --program records only the programs it names.
+# --program records only the programs it names; a shell that keeps its
+# own copy of the environment (bash) still hands its children their parent
+# image, the one that forked or exec'd them.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -183,4 +185,19 @@ rc=0
 if [ "$rc" != 2 ] || ! grep -q "^calltrace: bad --program 'a:b'" "$WORK/p.err"; then
 	fail "--program with a ':': exit $rc, $(cat "$WORK/p.err")"
 fi
+
+# bash keeps its own copy of the environment: the session variable it
+# hands on is the one it was started with, which names bash's parent.
+for script in 'exec ./fib.plain' './fib.plain; ./fib.plain'; do
+	(cd "$WORK" && "$CALLTRACE" record -q -o "$WORK/bash.trace" --replace bash -c "$script") \
+		>/dev/null 2>"$WORK/bash.err" || fail "record bash -c '$script': $(cat "$WORK/bash.err")"
+	ct info "$WORK/bash.trace" | sed -n 's/^  image \([0-9]*\): pid [0-9]*, \([^,]*\).*/\1 \2/p' \
+		>"$WORK/bash.images"
+	case $script in
+	exec*) expected=$'1 started\n2 exec\'d from image 1' ;;
+	*) expected=$'1 started\n2 forked from image 1\n3 exec\'d from image 2\n4 exec\'d from image 1' ;;
+	esac
+	[ "$(cat "$WORK/bash.images")" = "$expected" ] ||
+		fail "bash -c '$script': images $(tr '\n' ';' <"$WORK/bash.images"), expected $(echo "$expected" | tr '\n' ';')"
+done
 pass
