@@ -1,5 +1,6 @@
 /*
- * cmd_graph.c - `calltrace graph`: the call graph as graphviz dot or SVG.
+ * cmd_graph.c - `calltrace graph`: the call graph as graphviz dot or SVG,
+ * or, with --focus FUNC, the call paths to FUNC and its callees as text.
  */
 #include "cli.h"
 #include "../views/views.h"
@@ -23,11 +24,20 @@ static void graph_usage(FILE *out)
 		"heaviest, are folded into one \"other functions\" node per module, with a note\n"
 		"saying so (given either option, the graph is folded whatever its size);\n"
 		"--all shows every function.\n\n"
+		"With --focus FUNC, as text: every call path from the outermost calls to\n"
+		"FUNC, merged into one tree, each function with the calls of FUNC made under\n"
+		"it and their time (a recursive call of FUNC counted once, at the\n"
+		"outermost); then FUNC and its callees, each with its calls and time there.\n"
+		"FUNC is a name as the views show it, whole or without its parameter list\n"
+		"(\"ns::f\" for \"ns::f(int)\"); when several functions have it (overloads,\n"
+		"static functions of different files), they are merged, and listed first.\n\n"
 		"formats:\n"
 		"  dot        graphviz dot text: render with 'dot -Tsvg FILE' (default)\n"
 		"  svg        SVG laid out by graphviz's dot when it is installed, else by\n"
-		"             calltrace's own layered layout (or with --own-layout)\n\n"
-		"options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    dot or svg\n"
+		"             calltrace's own layered layout (or with --own-layout)\n"
+		"  text       with --focus (its default there)\n\n"
+		"options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    dot, svg or text\n"
+		"      --focus FUNC       the call paths to FUNC and its callees, as text\n"
 		"      --own-layout       svg: never run dot\n"
 		"      --min-share PCT    fold functions under PCT %% of the time (default 1)\n"
 		"      --max-nodes N      fold all but the N heaviest functions (default 60)\n"
@@ -38,14 +48,33 @@ static void graph_usage(FILE *out)
 		SMALL_GRAPH);
 }
 
-enum { OPT_OWN_LAYOUT = 0x100, OPT_MIN_SHARE, OPT_MAX_NODES, OPT_ALL };
+enum { OPT_OWN_LAYOUT = 0x100, OPT_MIN_SHARE, OPT_MAX_NODES, OPT_ALL, OPT_FOCUS };
+enum graph_format { FORMAT_DEFAULT, FORMAT_DOT, FORMAT_SVG, FORMAT_TEXT };
 
 struct graph_args {
-	const char *output;
+	const char *output, *focus;
+	enum graph_format format;
 	int svg, use_dot;
 	double share;
 	uint32_t max_nodes, small; /* fold nothing when at most `small` functions */
 };
+
+/* The format and --focus agree: 0, or the exit code + 1. */
+static int check_format(struct graph_args *a)
+{
+	if (a->format == FORMAT_DEFAULT)
+		a->format = a->focus ? FORMAT_TEXT : FORMAT_DOT;
+	if (a->format == FORMAT_TEXT && !a->focus) {
+		cli_error("graph --format text draws the paths to one function: give --focus FUNC");
+		return 3;
+	}
+	if (a->format != FORMAT_TEXT && a->focus) {
+		cli_error("graph --focus is drawn as text only: leave out --format or give text");
+		return 3;
+	}
+	a->svg = a->format == FORMAT_SVG;
+	return 0;
+}
 
 /* 0 to go on, else the exit code + 1. */
 static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_args *a)
@@ -56,6 +85,7 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 						 {"min-share", required_argument, 0, OPT_MIN_SHARE},
 						 {"max-nodes", required_argument, 0, OPT_MAX_NODES},
 						 {"all", no_argument, 0, OPT_ALL},
+						 {"focus", required_argument, 0, OPT_FOCUS},
 						 {"output", required_argument, 0, 'o'},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -70,11 +100,21 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 			return rc + 1;
 		switch (opt) {
 		case 'f':
-			if (strcmp(optarg, "dot") != 0 && strcmp(optarg, "svg") != 0) {
-				cli_error("unknown format '%s' (dot or svg)", optarg);
+			a->format = strcmp(optarg, "dot") == 0	  ? FORMAT_DOT
+				    : strcmp(optarg, "svg") == 0  ? FORMAT_SVG
+				    : strcmp(optarg, "text") == 0 ? FORMAT_TEXT
+								  : FORMAT_DEFAULT;
+			if (a->format == FORMAT_DEFAULT) {
+				cli_error("unknown format '%s' (dot, svg or text)", optarg);
 				return 3;
 			}
-			a->svg = strcmp(optarg, "svg") == 0;
+			break;
+		case OPT_FOCUS:
+			if (!*optarg) {
+				cli_error("--focus needs a function's name");
+				return 3;
+			}
+			a->focus = optarg;
 			break;
 		case OPT_OWN_LAYOUT:
 			a->use_dot = 0;
@@ -102,7 +142,7 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct graph_a
 			break;
 		}
 	}
-	return 0;
+	return check_format(a);
 }
 
 static int write_graph(const struct callgraph *g, const struct graph_args *a)
@@ -124,6 +164,37 @@ static int write_graph(const struct callgraph *g, const struct graph_args *a)
 	return rc;
 }
 
+/* --focus: walks, then writes the paths to a.focus as text; 0 or -1. */
+static int write_focus(struct cli_trace *t, const struct graph_args *a)
+{
+	struct callgraph_focus *f = callgraph_focus_new(a->focus);
+	struct walk_consumer c;
+	struct walk_stats stats;
+	int rc = -1;
+	if (f) {
+		callgraph_focus_consumer(f, &c);
+		cli_trace_walk(t, &c, &stats);
+	}
+	if (!f || callgraph_focus_status(f) < 0) {
+		cli_error("out of memory while finding the paths to %s", a->focus);
+	} else if (!callgraph_focus_matched(f)) {
+		cli_error("no call of a function named '%s' in the trace%s", a->focus,
+			  t->filters.only || t->filters.hide || t->filters.max_depth ||
+				  t->filters.min_duration_ns || t->filters.ntids || t->filters.npids
+			      ? " (with the filters given)"
+			      : "");
+	} else {
+		FILE *out = cli_output_open(a->output);
+		if (out) {
+			rc = callgraph_focus_write_text(f, out);
+			if (cli_output_close(out, a->output) < 0)
+				rc = -1;
+		}
+	}
+	callgraph_focus_free(f);
+	return rc;
+}
+
 int cmd_graph(int argc, char **argv)
 {
 	struct cli_trace t = {0};
@@ -135,6 +206,11 @@ int cmd_graph(int argc, char **argv)
 	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)
 		return 1;
+	if (a.focus) {
+		rc = write_focus(&t, &a);
+		cli_trace_close(&t);
+		return rc < 0 ? 1 : 0;
+	}
 	struct callgraph *g = callgraph_new();
 	struct walk_consumer c;
 	struct walk_stats stats;
