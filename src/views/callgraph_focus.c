@@ -114,15 +114,18 @@ static struct focus_frame *push_frame(struct callgraph_focus *f, uint32_t depth)
 }
 
 /* The path of the calls open under depth `depth`, made in the paths tree
- * as far as it was not yet; its node, 0 when out of memory. */
+ * as far as it was not yet; its node, 0 when out of memory.  The open
+ * frames with their node made are the outermost ones (a frame entered
+ * starts without): the cost is that of the frames made now. */
 static uint32_t path_to(struct callgraph_focus *f, uint32_t depth)
 {
-	uint32_t node = 0;
-	for (uint32_t i = 0; i < depth; i++) {
+	uint32_t made = depth;
+	while (made && f->stack[made - 1].path == NOT_YET)
+		made--;
+	uint32_t node = made ? f->stack[made - 1].path : 0;
+	for (uint32_t i = made; i < depth; i++) {
 		struct focus_frame *fr = &f->stack[i];
-		if (fr->path == NOT_YET)
-			fr->path = stack_tree_child(&f->paths, node, fr->sym->id, fr->sym);
-		node = fr->path;
+		fr->path = node = stack_tree_child(&f->paths, node, fr->sym->id, fr->sym);
 		if (!node)
 			return 0;
 	}
