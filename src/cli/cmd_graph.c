@@ -1,6 +1,7 @@
 /*
  * cmd_graph.c - `calltrace graph`: the call graph as graphviz dot or SVG,
- * or, with --focus FUNC, the call paths to FUNC and its callees as text.
+ * or, with --focus FUNC, the call paths to FUNC and its callees (as text,
+ * or as the graph of those calls).
  */
 #include "cli.h"
 #include "../views/views.h"
@@ -30,14 +31,16 @@ static void graph_usage(FILE *out)
 		"outermost); then FUNC and its callees, each with its calls and time there.\n"
 		"FUNC is a name as the views show it, whole or without its parameter list\n"
 		"(\"ns::f\" for \"ns::f(int)\"); when several functions have it (overloads,\n"
-		"static functions of different files), they are merged, and listed first.\n\n"
+		"static functions of different files), they are merged, and listed first.\n"
+		"With --focus and --format dot or svg: the graph of the calls on those paths\n"
+		"and beneath FUNC.\n\n"
 		"formats:\n"
 		"  dot        graphviz dot text: render with 'dot -Tsvg FILE' (default)\n"
 		"  svg        SVG laid out by graphviz's dot when it is installed, else by\n"
 		"             calltrace's own layered layout (or with --own-layout)\n"
 		"  text       with --focus (its default there)\n\n"
 		"options:\n" CLI_FILTER_HELP "  -f, --format FORMAT    dot, svg or text\n"
-		"      --focus FUNC       the call paths to FUNC and its callees, as text\n"
+		"      --focus FUNC       the call paths to FUNC and its callees\n"
 		"      --own-layout       svg: never run dot\n"
 		"      --min-share PCT    fold functions under PCT %% of the time (default 1)\n"
 		"      --max-nodes N      fold all but the N heaviest functions (default 60)\n"
@@ -66,10 +69,6 @@ static int check_format(struct graph_args *a)
 		a->format = a->focus ? FORMAT_TEXT : FORMAT_DOT;
 	if (a->format == FORMAT_TEXT && !a->focus) {
 		cli_error("graph --format text draws the paths to one function: give --focus FUNC");
-		return 3;
-	}
-	if (a->format != FORMAT_TEXT && a->focus) {
-		cli_error("graph --focus is drawn as text only: leave out --format or give text");
 		return 3;
 	}
 	a->svg = a->format == FORMAT_SVG;
@@ -164,34 +163,62 @@ static int write_graph(const struct callgraph *g, const struct graph_args *a)
 	return rc;
 }
 
-/* --focus: walks, then writes the paths to a.focus as text; 0 or -1. */
-static int write_focus(struct cli_trace *t, const struct graph_args *a)
+/* After the walk: whether FUNC was called (always so without --focus);
+ * else says so. */
+static int focus_found(const struct cli_trace *t, const struct callgraph_focus *f, const char *name)
 {
-	struct callgraph_focus *f = callgraph_focus_new(a->focus);
+	if (!f || callgraph_focus_matched(f))
+		return 1;
+	const struct walk_filters *w = &t->filters;
+	cli_error("no call of a function named '%s' in the trace%s", name,
+		  w->only || w->hide || w->max_depth || w->min_duration_ns || w->ntids || w->npids
+		      ? " (with the filters given)"
+		      : "");
+	return 0;
+}
+
+/* --focus as text: walks, then writes the paths to FUNC; 0 or -1. */
+static int write_focus(struct cli_trace *t, const struct graph_args *a, struct callgraph_focus *f)
+{
 	struct walk_consumer c;
 	struct walk_stats stats;
-	int rc = -1;
-	if (f) {
-		callgraph_focus_consumer(f, &c);
-		cli_trace_walk(t, &c, &stats);
-	}
-	if (!f || callgraph_focus_status(f) < 0) {
+	callgraph_focus_consumer(f, &c);
+	cli_trace_walk(t, &c, &stats);
+	if (callgraph_focus_status(f) < 0) {
 		cli_error("out of memory while finding the paths to %s", a->focus);
-	} else if (!callgraph_focus_matched(f)) {
-		cli_error("no call of a function named '%s' in the trace%s", a->focus,
-			  t->filters.only || t->filters.hide || t->filters.max_depth ||
-				  t->filters.min_duration_ns || t->filters.ntids || t->filters.npids
-			      ? " (with the filters given)"
-			      : "");
-	} else {
-		FILE *out = cli_output_open(a->output);
-		if (out) {
-			rc = callgraph_focus_write_text(f, out);
-			if (cli_output_close(out, a->output) < 0)
-				rc = -1;
-		}
+		return -1;
 	}
-	callgraph_focus_free(f);
+	if (!focus_found(t, f, a->focus))
+		return -1;
+	FILE *out = cli_output_open(a->output);
+	if (!out)
+		return -1;
+	int rc = callgraph_focus_write_text(f, out);
+	return cli_output_close(out, a->output) < 0 ? -1 : rc;
+}
+
+/* dot or svg; with --focus (f), only the calls on the paths to FUNC and
+ * beneath it.  0 or -1. */
+static int draw_graph(struct cli_trace *t, const struct graph_args *a, struct callgraph_focus *f)
+{
+	struct callgraph *g = callgraph_new();
+	struct walk_consumer c, graph_c;
+	struct walk_stats stats;
+	int rc = -1;
+	if (g) {
+		callgraph_consumer(g, &graph_c);
+		if (f)
+			callgraph_focus_filter(f, &graph_c, &c);
+		cli_trace_walk(t, f ? &c : &graph_c, &stats);
+	}
+	int built = g && callgraph_status(g) == 0 && (!f || callgraph_focus_status(f) == 0);
+	if (built && (a->share > 0 || a->max_nodes))
+		built = callgraph_fold(g, a->share, a->max_nodes, a->small) == 0;
+	if (!built)
+		cli_error("out of memory while building the call graph");
+	else if (focus_found(t, f, a->focus))
+		rc = write_graph(g, a);
+	callgraph_free(g);
 	return rc;
 }
 
@@ -206,27 +233,14 @@ int cmd_graph(int argc, char **argv)
 	}
 	if (cli_trace_open(&t, argc, argv, optind) < 0)
 		return 1;
-	if (a.focus) {
-		rc = write_focus(&t, &a);
-		cli_trace_close(&t);
-		return rc < 0 ? 1 : 0;
-	}
-	struct callgraph *g = callgraph_new();
-	struct walk_consumer c;
-	struct walk_stats stats;
-	if (g) {
-		callgraph_consumer(g, &c);
-		cli_trace_walk(&t, &c, &stats);
-	}
-	int folded = !g || callgraph_status(g) < 0 || (!(a.share > 0) && !a.max_nodes) ||
-		     callgraph_fold(g, a.share, a.max_nodes, a.small) == 0;
-	if (!g || callgraph_status(g) < 0 || !folded) {
-		cli_error("out of memory while building the call graph");
+	struct callgraph_focus *f = a.focus ? callgraph_focus_new(a.focus) : NULL;
+	if (a.focus && !f) {
+		cli_error("out of memory");
 		rc = -1;
 	} else {
-		rc = write_graph(g, &a);
+		rc = a.format == FORMAT_TEXT ? write_focus(&t, &a, f) : draw_graph(&t, &a, f);
 	}
-	callgraph_free(g);
+	callgraph_focus_free(f);
 	cli_trace_close(&t);
 	return rc < 0 ? 1 : 0;
 }

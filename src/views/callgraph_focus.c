@@ -7,6 +7,8 @@
  * every node is one distinct stack and counts its own calls.  FUNC is a
  * name as the views show it, whole or without its parameter list: every
  * function of that name is a match, their paths and callees merged.
+ * callgraph_focus_filter passes on to another consumer only the calls on
+ * those paths and beneath FUNC, for the dot and svg graphs.
  * Memory: the distinct paths and a stack as deep as the calls.
  */
 #include "views.h"
@@ -29,6 +31,13 @@ struct focus_frame {
 	const struct symbol *sym;
 };
 
+/* callgraph_focus_filter: a call held until FUNC is seen beneath it. */
+struct held_call {
+	struct walk_event enter;
+	int passed;	   /* passed on to the next consumer */
+	uint64_t child_ns; /* the time of its children passed on */
+};
+
 struct callgraph_focus {
 	const char *name;
 	int failed;
@@ -38,8 +47,11 @@ struct callgraph_focus {
 	struct stack_tree paths, callees;
 	struct focus_frame *stack;
 	uint32_t cap_stack;
-	uint32_t outermost;	  /* depth of the open outermost call of FUNC */
-	uint64_t calls, total_ns; /* of the outermost calls */
+	uint32_t outermost;	   /* depth of the open outermost call of FUNC */
+	uint64_t calls, total_ns;  /* of the outermost calls */
+	struct walk_consumer next; /* callgraph_focus_filter's */
+	struct held_call *held;
+	uint32_t cap_held;
 };
 
 struct callgraph_focus *callgraph_focus_new(const char *name)
@@ -65,6 +77,7 @@ void callgraph_focus_free(struct callgraph_focus *f)
 	stack_tree_free(&f->paths);
 	stack_tree_free(&f->callees);
 	free(f->stack);
+	free(f->held);
 	free(f);
 }
 
@@ -197,6 +210,99 @@ void callgraph_focus_consumer(struct callgraph_focus *f, struct walk_consumer *c
 	c->begin_thread = on_thread;
 	c->enter = on_enter;
 	c->exit = on_exit_event;
+}
+
+/* ---- the calls on the paths to FUNC, for the dot and svg graphs --------- */
+
+static struct held_call *hold(struct callgraph_focus *f, uint32_t depth)
+{
+	if (depth >= f->cap_held) {
+		uint32_t cap = f->cap_held ? f->cap_held : 64;
+		while (cap <= depth)
+			cap *= 2;
+		struct held_call *h = realloc(f->held, cap * sizeof(*h));
+		if (!h)
+			return NULL;
+		f->held = h;
+		f->cap_held = cap;
+	}
+	return &f->held[depth];
+}
+
+static void pass_on(struct callgraph_focus *f, struct held_call *h)
+{
+	h->passed = 1;
+	if (f->next.enter)
+		f->next.enter(f->next.ctx, &h->enter);
+}
+
+static void filter_enter(void *ctx, const struct walk_event *ev)
+{
+	struct callgraph_focus *f = ctx;
+	struct held_call *h = hold(f, ev->depth);
+	if (!h) {
+		f->failed = 1;
+		return;
+	}
+	*h = (struct held_call){.enter = *ev};
+	h->enter.args = NULL; /* they would not outlive the event */
+	h->enter.args_len = 0;
+	if (f->outermost != NOT_OPEN && ev->depth > f->outermost) {
+		pass_on(f, h);
+	} else if (is_focus(f, ev->sym)) {
+		uint32_t first = ev->depth; /* the open calls held back: the innermost */
+		while (first && !f->held[first - 1].passed)
+			first--;
+		for (uint32_t i = first; i <= ev->depth; i++)
+			pass_on(f, &f->held[i]);
+		f->outermost = ev->depth;
+	}
+}
+
+static void filter_exit(void *ctx, const struct walk_event *ev)
+{
+	struct callgraph_focus *f = ctx;
+	if (ev->depth >= f->cap_held)
+		return;
+	struct held_call *h = &f->held[ev->depth];
+	if (h->passed) {
+		struct walk_event e = *ev;
+		e.child_ns = h->child_ns;
+		if (ev->depth)
+			f->held[ev->depth - 1].child_ns += ev->duration_ns;
+		if (f->next.exit)
+			f->next.exit(f->next.ctx, &e);
+	}
+	h->passed = 0;
+	if (ev->depth == f->outermost)
+		f->outermost = NOT_OPEN;
+}
+
+static void filter_thread(void *ctx, const struct walk_thread *t)
+{
+	struct callgraph_focus *f = ctx;
+	f->outermost = NOT_OPEN;
+	if (f->next.begin_thread)
+		f->next.begin_thread(f->next.ctx, t);
+}
+
+static void filter_thread_end(void *ctx, const struct walk_thread *t)
+{
+	struct callgraph_focus *f = ctx;
+	if (f->next.end_thread)
+		f->next.end_thread(f->next.ctx, t);
+}
+
+void callgraph_focus_filter(struct callgraph_focus *f, const struct walk_consumer *next,
+			    struct walk_consumer *c)
+{
+	f->next = *next;
+	memset(c, 0, sizeof(*c));
+	c->ctx = f;
+	c->begin_thread = filter_thread;
+	c->enter = filter_enter;
+	c->exit = filter_exit;
+	c->end_thread = filter_thread_end;
 }
 
 int callgraph_focus_status(const struct callgraph_focus *f)

@@ -109,6 +109,11 @@ int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *
 struct callgraph_focus;
 struct callgraph_focus *callgraph_focus_new(const char *name);
 void callgraph_focus_consumer(struct callgraph_focus *f, struct walk_consumer *c);
+/* Instead: a consumer that passes on to `next` only the calls on a path
+ * to FUNC and beneath it (their children's time: those passed on), for the
+ * call graph of those paths; no values. */
+void callgraph_focus_filter(struct callgraph_focus *f, const struct walk_consumer *next,
+			    struct walk_consumer *c);
 /* 0, or -1 when memory ran out during the walk. */
 int callgraph_focus_status(const struct callgraph_focus *f);
 /* How many distinct functions of that name were called. */

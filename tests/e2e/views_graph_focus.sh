@@ -3,10 +3,11 @@
 # durations the test chooses (gen_trace), the exact tree of the call paths
 # to rec (reached through a, through b and other, and in a second thread,
 # recursing) with the calls of rec under each function and their time, a
-# recursive call counted once, and rec's callees beneath; on a recording of
-# tests/programs/focus, the exact counts, the two static step() functions
-# merged and told apart; C++ overloads by the name without its parameters;
-# an unknown name and a format other than text are errors.
+# recursive call counted once, and rec's callees beneath, and with -f dot
+# the graph of those calls alone; on a recording of tests/programs/focus,
+# the exact counts, the two static step() functions merged and told apart;
+# C++ overloads by the name without its parameters; an unknown name is an
+# error.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -90,7 +91,25 @@ ct graph --focus rec -N '^other$' --format text -o "$WORK/rec-N.txt" "$WORK/focu
 grep -A1 -xF '    1.000 us           1  +-b' "$WORK/rec-N.txt" | grep -qxF '    1.000 us           1    +-rec' ||
 	fail "graph --focus rec -N other: rec is not right under b: $(sed -n 5,10p "$WORK/rec-N.txt")"
 
-# Errors: an unknown name, text without --focus, --focus with dot.
+# As a dot graph: the calls on the paths to rec and beneath it, b's call of
+# leaf left out.
+ct graph --focus rec -f dot "$WORK/focus.trace" >"$WORK/rec.dot"
+python3 "$ROOT/tests/e2e/check_views.py" dot "$WORK/rec.dot" | sort >"$WORK/rec.graph" ||
+	fail "check_views dot failed on graph --focus rec -f dot"
+cat >"$WORK/rec.graph.expected" <<'TEXT'
+a -> rec: 2 calls\n1.200 us
+b -> other: 1 call\n1.200 us
+cluster fns: a b leaf main other rec worker
+main -> a: 1 call\n1.500 us
+main -> b: 1 call\n1.600 us
+other -> rec: 1 call\n1.000 us
+rec -> leaf: 3 calls\n300 ns
+rec -> rec: 3 calls\n900 ns
+worker -> rec: 1 call\n1.000 us
+TEXT
+expect_text "graph --focus rec -f dot" "$WORK/rec.graph.expected" "$WORK/rec.graph"
+
+# Errors: an unknown name (in text and in dot), text without --focus.
 rc=0
 "$CALLTRACE" graph --focus nosuch "$WORK/focus.trace" >"$WORK/out" 2>"$WORK/err" || rc=$?
 if [ "$rc" != 1 ] || [ -s "$WORK/out" ] || [ "$(wc -l <"$WORK/err")" != 1 ] ||
@@ -102,9 +121,10 @@ rc=0
 [ "$rc" = 2 ] || fail "graph -f text without --focus: exit $rc"
 grep -q -- "give --focus" "$WORK/err" || fail "graph -f text without --focus: $(cat "$WORK/err")"
 rc=0
-"$CALLTRACE" graph -f dot --focus rec "$WORK/focus.trace" >/dev/null 2>"$WORK/err" || rc=$?
-[ "$rc" = 2 ] || fail "graph -f dot --focus: exit $rc"
-grep -q "text only" "$WORK/err" || fail "graph -f dot --focus: $(cat "$WORK/err")"
+"$CALLTRACE" graph -f dot --focus nosuch "$WORK/focus.trace" >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ "$rc" = 1 ] || fail "graph -f dot --focus nosuch: exit $rc"
+[ ! -s "$WORK/out" ] || fail "graph -f dot --focus nosuch wrote a graph"
+grep -qF "no call of a function named 'nosuch'" "$WORK/err" || fail "graph -f dot --focus nosuch: $(cat "$WORK/err")"
 
 # A recording: counts exact, times left out (the machine's).
 build_c walk "$PROGRAMS"/focus/{walk,util}.c
