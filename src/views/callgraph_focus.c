@@ -5,8 +5,9 @@
  * time, then FUNC's own callees beneath it.  Only the outermost calls of
  * FUNC count on the paths, so recursion counts its time once; beneath FUNC
  * every node is one distinct stack and counts its own calls.  FUNC is a
- * name as the views show it, whole or without its parameter list: every
- * function of that name is a match, their paths and callees merged.
+ * name as the views show it, whole, without its parameter list, or its
+ * scope and name alone (view_short_name): every function of that name is
+ * a match, their paths and callees merged.
  * callgraph_focus_filter passes on to another consumer only the calls on
  * those paths and beneath FUNC, for the dot and svg graphs.
  * Memory: the distinct paths and a stack as deep as the calls.
@@ -81,14 +82,18 @@ void callgraph_focus_free(struct callgraph_focus *f)
 	free(f);
 }
 
-/* The name as the views show it, whole or without its parameter list. */
+/* The name whole, without its parameter list, or its scope and name alone
+ * (view_short_name). */
 static int name_matches(const char *shown, const char *name)
 {
+	char short_name[1024];
 	if (strcmp(shown, name) == 0)
 		return 1;
 	const char *params = view_name_params(shown);
 	size_t len = strlen(name);
-	return params && (size_t)(params - shown) == len && strncmp(shown, name, len) == 0;
+	if (params && (size_t)(params - shown) == len && strncmp(shown, name, len) == 0)
+		return 1;
+	return strcmp(view_short_name(shown, short_name, sizeof(short_name)), name) == 0;
 }
 
 static int is_focus(struct callgraph_focus *f, const struct symbol *s)

@@ -103,7 +103,8 @@ int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *
 
 /* ---- the call paths to one function, and its callees (callgraph_focus.c)
  * Every path from the outermost calls to the functions named `name` (as
- * the views show it, whole or without its parameter list), merged, each
+ * the views show it, whole, without its parameter list, or its scope and
+ * name alone: view_short_name), merged, each
  * function with the calls of FUNC made under it and their time (a
  * recursive call counted once, at the outermost), then FUNC's callees. */
 struct callgraph_focus;

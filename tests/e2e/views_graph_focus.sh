@@ -6,8 +6,8 @@
 # recursive call counted once, and rec's callees beneath, and with -f dot
 # the graph of those calls alone; on a recording of tests/programs/focus,
 # the exact counts, the two static step() functions merged and told apart;
-# C++ overloads by the name without its parameters; an unknown name is an
-# error.
+# C++ overloads by the name without its parameters, a template's
+# instances by the scope and name alone; an unknown name is an error.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -177,8 +177,9 @@ cat >"$WORK/over.cpp" <<'CXX'
 namespace ns {
 int f(int i) { return i + 1; }
 double f(double d) { return d / 2; }
+template <typename T> T twice(T v) { return v + v; }
 }
-int main() { return ns::f(1) + (int)ns::f(4.0) + ns::f(2) == 99; }
+int main() { return ns::f(1) + (int)ns::f(4.0) + ns::f(2) + ns::twice(1) + (int)ns::twice(2.0) == 99; }
 CXX
 build_cxx over "$WORK/over.cpp"
 record over "$WORK/over"
@@ -190,4 +191,9 @@ ct graph --focus 'ns::f(int)' "$WORK/over.trace" | counts >"$WORK/over1.got"
 if grep -q "functions match" "$WORK/over1.got" || ! grep -qxF '         2  main' "$WORK/over1.got"; then
 	fail "graph --focus 'ns::f(int)': $(head -n 6 "$WORK/over1.got")"
 fi
+# A template's instances by the scope and name alone.
+ct graph --focus ns::twice "$WORK/over.trace" | counts >"$WORK/twice.got"
+grep -qxF "# 2 functions match 'ns::twice', merged: int ns::twice<int>(int) (over.cpp:4), double ns::twice<double>(double) (over.cpp:4)" "$WORK/twice.got" ||
+	fail "graph --focus ns::twice does not merge the instances: $(head -n 1 "$WORK/twice.got")"
+grep -qxF '         2  main' "$WORK/twice.got" || fail "graph --focus ns::twice: not 2 calls under main"
 pass
