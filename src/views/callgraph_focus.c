@@ -194,6 +194,7 @@ static void on_exit_event(void *ctx, const struct walk_event *ev)
 		if (fr->path) {
 			f->paths.nodes[fr->path].calls++;
 			f->paths.nodes[fr->path].total_ns += ev->duration_ns;
+			f->paths.nodes[fr->path].unfinished += ev->unfinished != 0;
 			f->calls++;
 			f->total_ns += ev->duration_ns;
 		}
@@ -331,6 +332,7 @@ static void sum_paths(struct stack_tree *t)
 		if (n->parent) {
 			t->nodes[n->parent].calls += n->calls;
 			t->nodes[n->parent].total_ns += n->total_ns;
+			t->nodes[n->parent].unfinished += n->unfinished;
 		}
 	}
 }

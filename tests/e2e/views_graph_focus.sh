@@ -86,6 +86,21 @@ cat >"$WORK/rec.expected" <<'TEXT'
 TEXT
 expect_text "graph --focus rec" "$WORK/rec.expected" "$WORK/rec.got"
 
+# A call of rec left open at the end: said so on its path and beneath.
+gen_trace open "$WORK/fns" <<'SCRIPT'
+0 thread 100
+0 enter main
+100 enter rec
+200 enter leaf
+300 exit
+1000 end 0
+SCRIPT
+ct graph --focus rec "$WORK/open.trace" >"$WORK/open.got"
+if [ "$(grep -c '(1 unfinished)$' "$WORK/open.got")" != 3 ] ||
+	! grep -qE '^ +[0-9.]+ [nmu]?s +1  \+-rec \(1 unfinished\)$' "$WORK/open.got"; then
+	fail "graph --focus rec does not mark the call left open: $(cat "$WORK/open.got")"
+fi
+
 # The filters apply before: -N other puts rec's path under b; -o writes a file.
 ct graph --focus rec -N '^other$' --format text -o "$WORK/rec-N.txt" "$WORK/focus.trace"
 grep -A1 -xF '    1.000 us           1  +-b' "$WORK/rec-N.txt" | grep -qxF '    1.000 us           1    +-rec' ||
