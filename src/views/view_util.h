@@ -49,6 +49,13 @@ const char *view_name_params(const char *name);
  * or the name has no parameter list. */
 const char *view_name_qualifiers(const char *name);
 
+/* A demangled C++ name's scope and name alone, without its return type,
+ * template arguments and parameter list, into buf ("int ns::twice<int>(int)"
+ * gives "ns::twice", "std::vector<int>::push_back(int const&)"
+ * "std::vector::push_back"); an operator's name is kept whole.  A C name
+ * stays as it is.  Returns buf. */
+const char *view_short_name(const char *name, char *buf, size_t len);
+
 /* FNV-1a. */
 uint32_t view_hash(const char *s);
 /* A warm flame colour for a function name, "#rrggbb". */

@@ -101,6 +101,28 @@ int callgraph_write_dot(const struct callgraph *g, FILE *out);
  * else by calltrace's own layered layout; *used_dot tells which. */
 int callgraph_write_svg(const struct callgraph *g, FILE *out, int use_dot, int *used_dot);
 
+/* ---- the call paths to one function, and its callees (callgraph_focus.c)
+ * Every path from the outermost calls to the functions named `name` (as
+ * the views show it, whole, without its parameter list, or its scope and
+ * name alone: view_short_name), merged, each
+ * function with the calls of FUNC made under it and their time (a
+ * recursive call counted once, at the outermost), then FUNC's callees. */
+struct callgraph_focus;
+struct callgraph_focus *callgraph_focus_new(const char *name);
+void callgraph_focus_consumer(struct callgraph_focus *f, struct walk_consumer *c);
+/* Instead: a consumer that passes on to `next` only the calls on a path
+ * to FUNC and beneath it (their children's time: those passed on), for the
+ * call graph of those paths; no values. */
+void callgraph_focus_filter(struct callgraph_focus *f, const struct walk_consumer *next,
+			    struct walk_consumer *c);
+/* 0, or -1 when memory ran out during the walk. */
+int callgraph_focus_status(const struct callgraph_focus *f);
+/* How many distinct functions of that name were called. */
+uint32_t callgraph_focus_matched(const struct callgraph_focus *f);
+/* 0, or -1 on a write error. */
+int callgraph_focus_write_text(struct callgraph_focus *f, FILE *out);
+void callgraph_focus_free(struct callgraph_focus *f);
+
 /* ---- Perfetto's protobuf trace (perfetto_proto.c) ------------------------
  * A perfetto.protos.Trace: slice begin/end events on a track per thread,
  * names interned, marks as instant events; calls overlapping [from, to]. */

@@ -84,7 +84,7 @@ for c in $commands; do
 done
 [ "$(complete_words record --engine "")" = "$(printf '%s\n' patch ptrace runtime)" ] || fail "completion of --engine"
 [ "$(complete_words seq --format "")" = "$(printf '%s\n' diagrams mermaid plantuml seqdiag svg)" ] || fail "completion of seq --format"
-[ "$(complete_words graph -f "")" = "$(printf '%s\n' dot svg)" ] || fail "completion of graph -f"
+[ "$(complete_words graph -f "")" = "$(printf '%s\n' dot svg text)" ] || fail "completion of graph -f"
 [ "$(complete_words chrome --format "")" = "$(printf '%s\n' json proto)" ] || fail "completion of chrome --format"
 [ "$(complete_words report --sort "")" = "$(printf '%s\n' avg calls max min name self total)" ] || fail "completion of --sort"
 [ "$(complete_words replay "")" = "$(printf '%s\n' a.trace sub)" ] || fail "completion of a trace: $(complete_words replay "")"

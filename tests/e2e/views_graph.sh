@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # views_graph.sh - `calltrace graph` on multimod: the dot text renders with
 # graphviz, clusters the functions by module and labels the edges with
-# their calls; the SVG (through dot, and our own layout) parses as XML.
+# their calls; the SVG (through dot, and our own layout) parses as XML;
+# --focus finds the paths from every thread and process.
 source "$(dirname "$0")/lib.sh"
 setup
 need_cmd dot
@@ -44,6 +45,15 @@ ct graph -f svg --own-layout -o "$WORK/own.svg" "$T"
 check xml "$WORK/own.svg" "libshared.so" "plugin.so" "multimod" "pl_double" "thread_b_main" "2 calls"
 ct graph -f dot -F '^thread_a_main$' "$T" >"$WORK/a.dot"
 [ "$(grep -Ec '^\s*n[0-9]+ \[label=' "$WORK/a.dot")" = 3 ] || fail "graph -F thread_a_main: not 3 functions"
+# --focus: sh_clamp's 4 calls, from the main thread, a thread and two
+# child processes, each root with its one call (the threads' order is the
+# record's: not checked).
+ct graph --focus sh_clamp "$T" >"$WORK/focus.txt"
+grep -q '^# call paths to sh_clamp: 4 calls, ' "$WORK/focus.txt" || fail "graph --focus sh_clamp: not 4 calls: $(head -n 1 "$WORK/focus.txt")"
+for from in main child_exit_work child_quick_work thread_b_main; do
+	grep -qE "^ +[0-9.]+ [nmu]?s +1  $from\$" "$WORK/focus.txt" || fail "graph --focus sh_clamp: no path from $from"
+done
+[ "$(grep -cE '^ +[0-9.]+ [nmu]?s +[0-9]+  ' "$WORK/focus.txt")" = 13 ] || fail "graph --focus sh_clamp: not 12 path lines and sh_clamp's"
 ! "$CALLTRACE" graph -f png "$T" >/dev/null 2>"$WORK/err" && grep -q "unknown format" "$WORK/err" ||
 	fail "graph -f png does not fail with a message"
 pass
