@@ -79,6 +79,18 @@ static const char *program_of(const char *command, char *buf, size_t len)
 	return view_basename(buf);
 }
 
+/* One line when the two traces ran different programs. */
+static void warn_other_program(const struct diff_run *old, const struct diff_run *new)
+{
+	char a[256], b[256];
+	const char *old_program = program_of(old->command, a, sizeof(a));
+	const char *new_program = program_of(new->command, b, sizeof(b));
+	if (strcmp(old_program, new_program) != 0)
+		cli_error(
+		    "warning: %s ran %s, %s ran %s: functions are matched by name all the same",
+		    old->trace, old_program, new->trace, new_program);
+}
+
 static int run_diff(struct cli_trace *filters, char **argv, int first, const char *output,
 		    const struct diff_options *o)
 {
@@ -88,12 +100,7 @@ static int run_diff(struct cli_trace *filters, char **argv, int first, const cha
 	int rc = 1;
 	if (side_read(&old, NULL, argv, first) < 0 || side_read(&new, filters, argv, first + 1) < 0)
 		goto done;
-	char a[256], b[256];
-	if (strcmp(program_of(old.run.command, a, sizeof(a)),
-		   program_of(new.run.command, b, sizeof(b))) != 0)
-		cli_error(
-		    "warning: %s ran %s, %s ran %s: functions are matched by name all the same",
-		    old.run.trace, a, new.run.trace, b);
+	warn_other_program(&old.run, &new.run);
 	FILE *out = cli_output_open(output);
 	if (!out)
 		goto done;

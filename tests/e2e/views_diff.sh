@@ -142,6 +142,12 @@ ct diff -s calls -F '^count_b$' "$WORK/two.trace" "$WORK/five.trace" >"$WORK/b.t
 got=$(sed -n '6,$p' "$WORK/b.txt" | awk '{ print $NF, $(NF - 1) }' | paste -sd' ')
 [ "$got" = "step +6 count_b 0" ] || fail "diff -F count_b shows: $got"
 
+# Traces of two programs: compared all the same, with one warning line.
+"$CALLTRACE" diff "$WORK/old.trace" "$WORK/two.trace" >"$WORK/other.txt" 2>"$WORK/other.err" ||
+	fail "diff of two programs failed: $(cat "$WORK/other.err")"
+[ "$(cat "$WORK/other.err")" = "calltrace: warning: $WORK/old.trace ran flow, $WORK/two.trace ran prog: functions are matched by name all the same" ] ||
+	fail "diff of two programs warns: $(cat "$WORK/other.err")"
+
 # Bad input: one line, a non-zero exit.
 bad() { # EXPECTED-MESSAGE ARG...
 	local msg=$1 rc=0
