@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "../views/report_diff.h"
 #include "../views/view_util.h"
+#include "../format/printable.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -71,12 +72,13 @@ static void side_close(struct diff_side *s, int shared)
 	cli_trace_close(s->trace);
 }
 
-/* The program a command ran, by its file's base name. */
+/* The program a command ran, by its file's base name, printable. */
 static const char *program_of(const char *command, char *buf, size_t len)
 {
+	char program[PRINTABLE_PATH_MAX];
 	size_t n = command ? strcspn(command, " ") : 0;
-	snprintf(buf, len, "%.*s", (int)n, command ? command : "");
-	return view_basename(buf);
+	snprintf(program, sizeof(program), "%.*s", (int)n, command ? command : "");
+	return printable(view_basename(program), buf, len);
 }
 
 /* One line when the two traces ran different programs. */

@@ -12,6 +12,7 @@
  */
 #include "report_diff.h"
 #include "view_util.h"
+#include "../format/printable.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -234,10 +235,15 @@ static const char *change_cell(int64_t change, enum report_sort key, char *buf, 
 static void write_function(FILE *out, const struct diff_row *r)
 {
 	fputs(r->name, out);
-	if (r->qualify && r->show_module && *r->file)
-		fprintf(out, " (%s: %s)", r->module, r->file);
-	else if (r->qualify)
-		fprintf(out, " (%s)", *r->file ? r->file : r->module);
+	if (r->qualify) {
+		fputs(" (", out);
+		if (r->show_module || !*r->file)
+			printable_put(out, r->module);
+		if (r->show_module && *r->file)
+			fputs(": ", out);
+		printable_put(out, r->file);
+		fputc(')', out);
+	}
 	if (!r->run[0].calls)
 		fputs("  [only in new]", out);
 	else if (!r->run[1].calls)
@@ -248,8 +254,11 @@ static void write_function(FILE *out, const struct diff_row *r)
 static void write_run(FILE *out, const char *label, const struct diff_run *run)
 {
 	fprintf(out, "%s: %s", label, run->trace);
-	if (run->command && *run->command)
-		fprintf(out, " (%s)", run->command);
+	if (run->command && *run->command) {
+		fputs(" (", out);
+		printable_put(out, run->command);
+		fputc(')', out);
+	}
 	fputc('\n', out);
 }
 
