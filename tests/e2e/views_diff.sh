@@ -142,6 +142,19 @@ ct diff -s calls -F '^count_b$' "$WORK/two.trace" "$WORK/five.trace" >"$WORK/b.t
 got=$(sed -n '6,$p' "$WORK/b.txt" | awk '{ print $NF, $(NF - 1) }' | paste -sd' ')
 [ "$got" = "step +6 count_b 0" ] || fail "diff -F count_b shows: $got"
 
+# A second version where b.c's step is renamed step2: a.c's step is still
+# matched by its file; b.c's is in the old trace only.
+mkdir "$WORK/v2"
+gcc -std=gnu11 "${CFLAGS_TRACED[@]}" -Dstep=step2 -c "$PROGRAMS/diff/b.c" -o "$WORK/v2/b.o" ||
+	fail "cannot compile b.c with step2"
+build_c v2/prog "$PROGRAMS/diff/main.c" "$PROGRAMS/diff/a.c" "$WORK/v2/b.o"
+record renamed "$WORK/v2/prog" 5
+ct diff -s calls "$WORK/two.trace" "$WORK/renamed.trace" >"$WORK/renamed.txt"
+# The calls columns on: each group of three columns is 38 characters wide.
+got=$(sed -n '6,$p' "$WORK/renamed.txt" | grep step | cut -c 77- | tr -s ' ' | sed 's/^ //')
+[ "$got" = "$(printf '%s\n' "- 10 +10 step2 [only in new]" "4 - -4 step (b.c) [only in old]" "2 5 +3 step (a.c)")" ] ||
+	fail "diff after renaming b.c's step: $got"
+
 # Traces of two programs: compared all the same, with one warning line.
 "$CALLTRACE" diff "$WORK/old.trace" "$WORK/two.trace" >"$WORK/other.txt" 2>"$WORK/other.err" ||
 	fail "diff of two programs failed: $(cat "$WORK/other.err")"
