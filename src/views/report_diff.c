@@ -18,18 +18,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A function of one trace by what identifies it across traces; `stats`
- * holds its figures (sym unused). */
-struct diff_entry {
+/* What identifies a function across traces. */
+struct function_key {
 	const char *name, *module, *file; /* base names; file "" when unknown */
-	int run;			  /* 0: old, 1: new */
+};
+
+/* A function of one trace; `stats` holds its figures (sym unused). */
+struct diff_entry {
+	struct function_key key;
+	int run; /* 0: old, 1: new */
 	struct function_stats stats;
 };
 
 /* A line of the table: a function in the old trace and in the new one
  * (calls 0 where it is not). */
 struct diff_row {
-	const char *name, *module, *file;
+	struct function_key key;
 	int qualify;	 /* its name repeats: show where it is */
 	int show_module; /* ... and the module, which differs */
 	struct function_stats run[2];
@@ -46,7 +50,7 @@ static void add_stats(struct function_stats *to, const struct function_stats *s)
 	to->self_ns += s->self_ns;
 }
 
-static int compare_keys(const struct diff_entry *a, const struct diff_entry *b)
+static int compare_keys(const struct function_key *a, const struct function_key *b)
 {
 	int c = strcmp(a->name, b->name);
 	if (!c)
@@ -57,7 +61,7 @@ static int compare_keys(const struct diff_entry *a, const struct diff_entry *b)
 static int compare_entries(const void *pa, const void *pb)
 {
 	const struct diff_entry *a = pa, *b = pb;
-	int c = compare_keys(a, b);
+	int c = compare_keys(&a->key, &b->key);
 	return c ? c : a->run - b->run;
 }
 
@@ -73,8 +77,9 @@ static struct diff_entry *entries_of(const struct diff_run *runs[2], size_t *n)
 		for (size_t i = 0; i < runs[r]->nrows; i++) {
 			const struct symbol *sym = runs[r]->rows[i]->sym;
 			e[count++] = (struct diff_entry){
-			    sym->name, view_basename(sym->module),
-			    sym->file && *sym->file ? view_basename(sym->file) : "", r,
+			    {sym->name, view_basename(sym->module),
+			     sym->file && *sym->file ? view_basename(sym->file) : ""},
+			    r,
 			    *runs[r]->rows[i]};
 		}
 	qsort(e, count, sizeof(*e), compare_entries);
@@ -96,18 +101,15 @@ static size_t rows_of_name(const struct diff_entry *e, size_t n, struct diff_row
 	int modules_differ = 0;
 	for (size_t i = 0; i < n; i++) {
 		per_run[e[i].run]++;
-		modules_differ |= strcmp(e[i].module, e[0].module) != 0;
+		modules_differ |= strcmp(e[i].key.module, e[0].key.module) != 0;
 	}
 	int qualify = per_run[0] > 1 || per_run[1] > 1;
 	for (size_t i = 0; i < n; k++) {
-		rows[k] = (struct diff_row){.name = e[i].name,
-					    .module = e[i].module,
-					    .file = e[i].file,
-					    .qualify = qualify,
-					    .show_module = qualify && modules_differ};
+		rows[k] = (struct diff_row){
+		    .key = e[i].key, .qualify = qualify, .show_module = qualify && modules_differ};
 		rows[k].run[e[i].run] = e[i].stats;
 		/* The same function in the other run: the next entry. */
-		if (i + 1 < n && (!qualify || compare_keys(&e[i], &e[i + 1]) == 0)) {
+		if (i + 1 < n && (!qualify || compare_keys(&e[i].key, &e[i + 1].key) == 0)) {
 			rows[k].run[e[i + 1].run] = e[i + 1].stats;
 			i += 2;
 		} else {
@@ -137,13 +139,10 @@ static int compare_rows(const void *pa, const void *pb)
 		if (ca != cb)
 			return ca > cb ? -1 : 1;
 	}
-	int c = strcmp(a->name, b->name);
-	if (!c)
-		c = strcmp(a->module, b->module);
-	return c ? c : strcmp(a->file, b->file);
+	return compare_keys(&a->key, &b->key);
 }
 
-/* The table's rows, sorted by the largest change of o->sort; NULL when
+/* The table's rows, sorted by the largest change of `sort`; NULL when
  * memory ran out. */
 static struct diff_row *rows_of(const struct diff_run *old, const struct diff_run *new,
 				enum report_sort sort, size_t *nrows)
@@ -157,7 +156,7 @@ static struct diff_row *rows_of(const struct diff_run *old, const struct diff_ru
 		return NULL;
 	}
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && strcmp(e[j].name, e[i].name) == 0; j++)
+		for (j = i + 1; j < n && strcmp(e[j].key.name, e[i].key.name) == 0; j++)
 			;
 		k += rows_of_name(e + i, j - i, rows + k);
 	}
@@ -234,14 +233,14 @@ static const char *change_cell(int64_t change, enum report_sort key, char *buf, 
 
 static void write_function(FILE *out, const struct diff_row *r)
 {
-	fputs(r->name, out);
+	fputs(r->key.name, out);
 	if (r->qualify) {
 		fputs(" (", out);
-		if (r->show_module || !*r->file)
-			printable_put(out, r->module);
-		if (r->show_module && *r->file)
+		if (r->show_module || !*r->key.file)
+			printable_put(out, r->key.module);
+		if (r->show_module && *r->key.file)
 			fputs(": ", out);
-		printable_put(out, r->file);
+		printable_put(out, r->key.file);
 		fputc(')', out);
 	}
 	if (!r->run[0].calls)
@@ -316,12 +315,12 @@ static void json_stats(FILE *out, const struct function_stats *s)
 static void json_row(FILE *out, const struct diff_row *r)
 {
 	fputs("{\"name\": ", out);
-	view_json_string(out, r->name);
+	view_json_string(out, r->key.name);
 	fputs(", \"module\": ", out);
-	view_json_string(out, r->module);
+	view_json_string(out, r->key.module);
 	fputs(", \"file\": ", out);
-	if (*r->file)
-		view_json_string(out, r->file);
+	if (*r->key.file)
+		view_json_string(out, r->key.file);
 	else
 		fputs("null", out);
 	fputs(", \"old\": ", out);
