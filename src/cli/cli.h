@@ -191,6 +191,7 @@ enum record_engine cli_auto_engine(const char *path, int instrumented);
 int cmd_record(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_json(int argc, char **argv);
 int cmd_crash(int argc, char **argv);

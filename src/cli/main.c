@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"live", cmd_live, "run a program and show its function graph (like strace)"},
     {"replay", cmd_replay, "show the calls as a function graph with durations"},
     {"report", cmd_report, "per-function statistics: calls, total, self, avg, min, max"},
+    {"diff", cmd_diff, "two traces side by side: per function, the change in calls and time"},
     {"info", cmd_info, "what a trace holds: command, processes, threads, modules"},
     {"json", cmd_json, "the call tree of every thread as JSON"},
     {"flame", cmd_flame, "ordered flame chart (interactive SVG) or folded stacks"},

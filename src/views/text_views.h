@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "../analysis/walker.h"
 #include "../format/trace_reader.h"
+#include "function_stats.h"
 
 /* ---- replay (replay_text.c) --------------------------------------------- */
 struct replay_options {
@@ -21,15 +22,12 @@ void replay_consumer(struct replay *rp, struct walk_consumer *c);
 void replay_free(struct replay *rp);
 
 /* ---- report (report_table.c) -------------------------------------------- */
-enum report_sort { SORT_TOTAL, SORT_SELF, SORT_CALLS, SORT_AVG, SORT_MIN, SORT_MAX, SORT_NAME };
 struct report;
 struct report *report_new(void);
 void report_consumer(struct report *rp, struct walk_consumer *c);
 /* Writes the table, sorted; `limit` rows at most (0: all). */
 void report_write(struct report *rp, FILE *out, enum report_sort sort, size_t limit);
 void report_free(struct report *rp);
-/* Parses a --sort key; -1 if unknown. */
-int report_sort_parse(const char *name);
 
 /* ---- JSON call tree (json_tree.c) --------------------------------------- */
 struct json_tree;

@@ -228,7 +228,8 @@ record evil "$WORK/$evil" $'3\e]0;title\a'
 rm "$WORK/$evil"
 run_ct evil_replay replay "$WORK/evil.trace"
 run_ct evil_info info "$WORK/evil.trace"
-for f in evil_replay.out evil_replay.err evil_info.out evil_info.err; do
+run_ct evil_diff diff "$WORK/evil.trace" "$good"
+for f in evil_replay.out evil_replay.err evil_info.out evil_info.err evil_diff.out evil_diff.err; do
 	! grep -q $'[\e\a]' "$WORK/$f" || fail "$f: control characters printed raw: $(head -c 300 "$WORK/$f" | cat -v)"
 done
 grep -qF 'warning: cannot read '"$WORK"'/ev\x1b[31mil\x07: ' "$WORK/evil_replay.err" ||
@@ -237,4 +238,6 @@ grep -qF 'ev\x1b[31mil\x07 3\x1b]0;title\x07' "$WORK/evil_replay.out" ||
 	fail "replay's thread header: $(grep -m1 pid "$WORK/evil_replay.out")"
 grep -qF 'command:    '"$WORK"'/ev\x1b[31mil\x07 3\x1b]0;title\x07' "$WORK/evil_info.out" ||
 	fail "info's command: $(grep -m1 command "$WORK/evil_info.out")"
+grep -qF 'old: '"$WORK"'/evil.trace ('"$WORK"'/ev\x1b[31mil\x07 3\x1b]0;title\x07)' "$WORK/evil_diff.out" ||
+	fail "diff's command: $(head -n 1 "$WORK/evil_diff.out")"
 pass

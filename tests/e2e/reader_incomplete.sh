@@ -14,7 +14,7 @@ record good --buffer-size 16K "$WORK/longrun" 20000
 good=$WORK/good.trace
 
 VIEWS=("replay" "report" "json" "flame -o $WORK/f.svg" "flame --folded" "seq" "graph" "chrome"
-	"speedscope" "crash")
+	"speedscope" "crash" "diff $good")
 
 # views_say TRACE WARNING: every view exits 0 and prints WARNING (a fixed
 # string) as its only stderr line; WARNING "" means no stderr at all.

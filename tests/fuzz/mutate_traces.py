@@ -42,7 +42,7 @@ EXTREMES = [0, 1, 7, 8, 63, 64, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x10000,
 COMMANDS = [["info"], ["replay"], ["report"], ["json"], ["flame", "-o", "-"],
             ["flame", "--folded"], ["seq"], ["graph"], ["chrome"],
             ["chrome", "--format", "proto", "-o", "-"],
-            ["speedscope"], ["crash"]]
+            ["speedscope"], ["crash"], ["diff", "TRACE"]]  # TRACE: the input again
 TIMEOUT = float(os.environ.get("MUTATE_TIMEOUT", "20"))
 LEAKS_ALWAYS = os.environ.get("MUTATE_LEAKS") == "all"
 
@@ -131,7 +131,8 @@ def run_command(calltrace, command, trace, leaks):
                ASAN_OPTIONS="detect_leaks=%d:abort_on_error=0:exitcode=99" % leaks,
                UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=99")
     try:
-        proc = subprocess.run([calltrace] + command + [trace], stdout=subprocess.DEVNULL,
+        args = [trace if a == "TRACE" else a for a in command]
+        proc = subprocess.run([calltrace] + args + [trace], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, env=env, timeout=TIMEOUT,
                               cwd=os.path.dirname(trace))
     except subprocess.TimeoutExpired:
