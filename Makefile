@@ -22,7 +22,8 @@ TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
-PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_attach.c src/runtime/patch_stubs.S \
+PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
+		src/runtime/patch_stubs.S \
 		src/runtime/crash_site.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
