@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include "crash_note.h"
 
 #define INJECT_REQUEUE_MAX 8
 
@@ -28,6 +29,7 @@ struct held_thread {
 	int requeue[INJECT_REQUEUE_MAX]; /* signals held back meanwhile: sent again */
 	int nrequeue;
 	struct user_regs_struct regs; /* as it stopped (valid while stopped) */
+	struct crash_note crash;      /* a fatal signal on its way to it */
 };
 
 struct code_range {
@@ -144,5 +146,17 @@ uint64_t target_symbol(pid_t pid, const char *path, uint64_t bias, const char *s
 uint64_t target_libc_symbol(pid_t pid, const char *symbol);
 /* Whether a module of `pid` is the file `path` (same device and inode). */
 int target_maps_file(pid_t pid, const char *path);
+
+/* ---- attach_crash_site.c ---------------------------------------------------- */
+struct attach_info;
+/* A process the runtime was loaded into, and what its runtime said. */
+struct attach_crash_facts {
+	pid_t pid;
+	const struct attach_info *info;
+};
+/* A crash_site_finder (crash_note.h), `ctx` a struct attach_crash_facts:
+ * the program's function a fault in calltrace's code for an entry is
+ * charged to, or 0. */
+uint64_t attach_crash_site(void *ctx, const struct user_regs_struct *r);
 
 #endif

@@ -50,6 +50,7 @@ struct agent {
 
 struct attach_run {
 	const struct inprocess_options *o;
+	struct trace_session *session; /* the tool's handle on the trace */
 	struct held_process p;
 	struct agent agent;
 	struct attach_info info;
@@ -341,15 +342,33 @@ static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 
 /* ---- while recording -------------------------------------------------------- */
 
-static int take_statuses(struct held_process *p)
+/* The runtime has no crash handler in a process it was loaded into: a
+ * fatal signal on its way to stopped thread `t` is noted, and written as
+ * the crash record once the thread's exit stop says it ended it. */
+static void note_crash(struct attach_run *a, struct held_thread *t)
 {
+	if (t->exiting) {
+		a->session->image = a->info.image;
+		a->session->pid = (uint32_t)a->p.pid;
+		crash_note_write(&t->crash, t->tid, a->session);
+	} else if (t->deliver) {
+		struct attach_crash_facts facts = {a->p.pid, &a->info};
+		crash_note_take(&t->crash, a->p.pid, t->tid, t->deliver, attach_crash_site, &facts);
+	}
+}
+
+static int take_statuses(struct attach_run *a)
+{
+	struct held_process *p = &a->p;
 	int status;
 	pid_t got;
 	while ((got = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
 		held_handle_status(p, got, status);
 		struct held_thread *t = held_find(p, got);
-		if (t && t->stopped && !p->execed)
+		if (t && t->stopped && !p->execed) {
+			note_crash(a, t);
 			held_resume(p, t);
+		}
 	}
 	return p->exited || p->execed;
 }
@@ -359,7 +378,7 @@ static void record_until_stop(struct attach_run *a, const sigset_t *waited)
 {
 	uint64_t deadline = a->o->duration_ns ? now_ns() + a->o->duration_ns : 0;
 	for (;;) {
-		if (take_statuses(&a->p) || engine_stop_requested)
+		if (take_statuses(a) || engine_stop_requested)
 			return;
 		uint64_t now = now_ns(), wait_ns = 100000000u;
 		if (deadline && now >= deadline)
@@ -520,6 +539,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 		return ATTACH_REFUSED;
 	}
 	a->o = o;
+	a->session = s;
 	snprintf(a->tool_pid, sizeof(a->tool_pid), "%d", (int)getpid());
 	sigset_t waited, old;
 	sigemptyset(&waited);
