@@ -147,16 +147,13 @@ uint64_t target_libc_symbol(pid_t pid, const char *symbol);
 /* Whether a module of `pid` is the file `path` (same device and inode). */
 int target_maps_file(pid_t pid, const char *path);
 
-/* ---- attach_crash_site.c ---------------------------------------------------- */
+/* ---- attach_crash.c -------------------------------------------------------- */
 struct attach_info;
-/* A process the runtime was loaded into, and what its runtime said. */
-struct attach_crash_facts {
-	pid_t pid;
-	const struct attach_info *info;
-};
-/* A crash_site_finder (crash_note.h), `ctx` a struct attach_crash_facts:
- * the program's function a fault in calltrace's code for an entry is
- * charged to, or 0. */
-uint64_t attach_crash_site(void *ctx, const struct user_regs_struct *r);
+struct trace_session;
+/* Stopped thread `t` of process `pid`, which runs the runtime that said
+ * `info`: a fatal signal on its way to it is noted, and written into `s`
+ * as the crash record once its exit stop says the signal ended it. */
+void attach_note_crash(pid_t pid, struct held_thread *t, const struct attach_info *info,
+		       struct trace_session *s);
 
 #endif

@@ -342,21 +342,6 @@ static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 
 /* ---- while recording -------------------------------------------------------- */
 
-/* The runtime has no crash handler in a process it was loaded into: a
- * fatal signal on its way to stopped thread `t` is noted, and written as
- * the crash record once the thread's exit stop says it ended it. */
-static void note_crash(struct attach_run *a, struct held_thread *t)
-{
-	if (t->exiting) {
-		a->session->image = a->info.image;
-		a->session->pid = (uint32_t)a->p.pid;
-		crash_note_write(&t->crash, t->tid, a->session);
-	} else if (t->deliver) {
-		struct attach_crash_facts facts = {a->p.pid, &a->info};
-		crash_note_take(&t->crash, a->p.pid, t->tid, t->deliver, attach_crash_site, &facts);
-	}
-}
-
 static int take_statuses(struct attach_run *a)
 {
 	struct held_process *p = &a->p;
@@ -366,7 +351,7 @@ static int take_statuses(struct attach_run *a)
 		held_handle_status(p, got, status);
 		struct held_thread *t = held_find(p, got);
 		if (t && t->stopped && !p->execed) {
-			note_crash(a, t);
+			attach_note_crash(p->pid, t, &a->info, a->session);
 			held_resume(p, t);
 		}
 	}

@@ -1,12 +1,15 @@
 /*
- * attach_crash_site.c - the program's function a fault is charged to in a
- * process `attach` came into with the in-process engine, when the fault
- * hit in calltrace's code for a call's entry (a full stack overflows there
- * first): the same lookup as the runtime's crash handler
- * (src/patch/trampoline_site.c), its memory read from outside the process
- * with the places the runtime gave (attach_abi.h).
+ * attach_crash.c - the crash of a process `attach` came into with the
+ * in-process engine: the runtime installs no crash handler in a running
+ * process, so the tool notes the fatal signal and writes the crash record
+ * (crash_note.c) as it holds the process under ptrace.  A fault in
+ * calltrace's code for a call's entry (a full stack overflows there first)
+ * is charged to the function entered, by the same lookup as the runtime's
+ * crash handler (src/patch/trampoline_site.c), the memory read from outside
+ * the process at the places the runtime gave (attach_abi.h).
  */
 #include "inject.h"
+#include "../format/trace_writer.h"
 #include "../patch/trampoline_site.h"
 #include "../runtime/attach_abi.h"
 #include "../runtime/patch_record.h"
@@ -46,7 +49,14 @@ static uint64_t function_of(void *ctx, uint64_t start)
 	return read_remote(c->pid, start, &function, sizeof(function)) == 0 ? function : 0;
 }
 
-uint64_t attach_crash_site(void *ctx, const struct user_regs_struct *r)
+/* A process the runtime was loaded into, and what its runtime said. */
+struct attach_crash_facts {
+	pid_t pid;
+	const struct attach_info *info;
+};
+
+/* A crash_site_finder (crash_note.h), `ctx` a struct attach_crash_facts. */
+static uint64_t attach_crash_site(void *ctx, const struct user_regs_struct *r)
 {
 	const struct attach_crash_facts *f = ctx;
 	const struct attach_info *info = f->info;
@@ -70,4 +80,17 @@ uint64_t attach_crash_site(void *ctx, const struct user_regs_struct *r)
 	    .entering = entering,
 	};
 	return trampoline_site_function(&view, r->rip, r->r11);
+}
+
+void attach_note_crash(pid_t pid, struct held_thread *t, const struct attach_info *info,
+		       struct trace_session *s)
+{
+	if (t->exiting) {
+		s->image = info->image;
+		s->pid = (uint32_t)pid;
+		crash_note_write(&t->crash, t->tid, s);
+	} else if (t->deliver) {
+		struct attach_crash_facts facts = {pid, info};
+		crash_note_take(&t->crash, pid, t->tid, t->deliver, attach_crash_site, &facts);
+	}
 }
