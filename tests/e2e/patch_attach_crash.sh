@@ -7,7 +7,8 @@
 # names the signal, the fault address 0 and write_through_null as the
 # place, with the call open at the crash.  An endless recursion under a
 # small `ulimit -s`: it says "stack overflow", names recurse_forever and
-# shows the recursion as one line with its count.
+# shows the recursion as one line with its count.  The attach says the
+# crash on stderr as record does, then where to see it again.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 CFLAGS_TRACED=(-g -O0 -Wall -Wextra -Wno-infinite-recursion)
@@ -44,6 +45,10 @@ crash_case() {
 	[ "$rc" != 0 ] || fail "$mode: the attach exited 0 though the program crashed"
 	grep -q "killed by signal 11" "$WORK/$mode.attach.err" ||
 		fail "$mode: the attach did not say the process was killed: $(head -c 300 "$WORK/$mode.attach.err")"
+	grep -q "^calltrace: pid $TARGET_PID tid $TARGET_PID crash_on_signal crashed: signal 11 (Segmentation fault)" \
+		"$WORK/$mode.attach.err" || fail "$mode: the attach did not say the crash: $(head -c 400 "$WORK/$mode.attach.err")"
+	grep -qx "calltrace: see: calltrace crash $WORK/$mode.trace" "$WORK/$mode.attach.err" ||
+		fail "$mode: the attach did not say where to see the crash: $(tail -c 300 "$WORK/$mode.attach.err")"
 	TARGET_PID=
 	ct crash -o "$WORK/$mode.crash" "$WORK/$mode.trace"
 	grep -q "no crash recorded" "$WORK/$mode.crash" && fail "$mode: calltrace crash says no crash recorded"
