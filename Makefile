@@ -22,7 +22,8 @@ TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
-PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_attach.c src/runtime/patch_stubs.S \
+PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
+		src/runtime/patch_stubs.S \
 		src/runtime/crash_site.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
 			src/patch/special_functions.c,$(wildcard src/patch/*.c))
@@ -30,9 +31,10 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c \
 		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c
-# The ptrace engine shares the patching core's decoding and relocation.
+# The ptrace engine shares the patching core's decoding and relocation,
+# and attach the place of a fault in a trampoline.
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
-		src/patch/special_functions.c
+		src/patch/special_functions.c src/patch/trampoline_site.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
 		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)

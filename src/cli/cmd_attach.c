@@ -212,7 +212,8 @@ static int report(const struct attach_options *o, int rc)
 	case ATTACH_REFUSED:
 		remove_trace(o->output);
 		return 1;
-	default:
+	default: /* a crash of the process is said as record says it */
+		cli_say_crashes(o->output);
 		cli_error("trace (as far as it got) written to %s", o->output);
 		return 1;
 	}

@@ -1,6 +1,8 @@
 /*
- * crash_note.c - the ptrace engine's crash records, in the runtime's format
- * (src/runtime/crash.c): a fatal signal a thread is about to get is noted
+ * crash_note.c - the crash records the tool writes, in the runtime's format
+ * (src/runtime/crash.c), for processes with no crash handler of the
+ * runtime's: those of the ptrace engine, and those `attach` came into with
+ * the in-process engine.  A fatal signal a thread is about to get is noted
  * at its delivery stop (its siginfo, where the thread was, whether the
  * fault is its stack overflowing); the record is written when the thread's
  * exit stop says that signal ended it.  A signal the program handles, and
@@ -56,36 +58,51 @@ static uint64_t slot_site(const struct process *p, uint64_t pc)
 	return 0;
 }
 
-void crash_note_signal(struct thread *t, int sig)
+static uint64_t slot_site_of(void *process, const struct user_regs_struct *r, int *own_code)
+{
+	*own_code = 0;
+	return slot_site(process, r->rip);
+}
+
+void crash_note_take(struct crash_note *n, pid_t pid, pid_t tid, int sig, crash_site_finder site,
+		     void *ctx)
 {
 	siginfo_t info;
 	struct user_regs_struct r;
-	if (!is_fatal(sig) || ptrace(PTRACE_GETSIGINFO, t->tid, 0, &info) < 0 ||
-	    ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+	if (!is_fatal(sig) || ptrace(PTRACE_GETSIGINFO, tid, 0, &info) < 0 ||
+	    ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
 		return;
-	struct crash_note *n = &t->crash;
 	*n = (struct crash_note){.signal = sig, .code = info.si_code, .pc = r.rip};
-	n->site = slot_site(t->proc, r.rip);
-	if (n->site)
+	int own_code = 0;
+	n->site = site ? site(ctx, &r, &own_code) : 0;
+	if (n->site && !own_code)
 		n->flags |= CRASH_IN_TRACER;
 	if (info.si_code > 0 && sig != SIGABRT && sig != SIGTRAP)
 		n->fault_address = (uint64_t)(uintptr_t)info.si_addr;
-	if (sig == SIGSEGV && info.si_code > 0 &&
-	    is_stack_overflow(t->proc->pid, n->fault_address, r.rsp))
+	if (sig == SIGSEGV && info.si_code > 0 && is_stack_overflow(pid, n->fault_address, r.rsp))
 		n->flags |= CRASH_STACK_OVERFLOW;
+}
+
+void crash_note_write(struct crash_note *n, pid_t tid, struct trace_session *s)
+{
+	unsigned long status = 0;
+	if (!n->signal)
+		return;
+	if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &status) == 0 && WIFSIGNALED((int)status) &&
+	    WTERMSIG((int)status) == n->signal) {
+		uint64_t frames[2] = {n->site ? n->site : n->pc, n->pc};
+		trace_write_crash(s, (uint32_t)tid, n->signal, n->code, n->fault_address, frames,
+				  n->site ? 2 : 1, n->flags);
+	}
+	n->signal = 0;
+}
+
+void crash_note_signal(struct thread *t, int sig)
+{
+	crash_note_take(&t->crash, t->proc->pid, t->tid, sig, slot_site_of, t->proc);
 }
 
 void crash_note_exit(struct thread *t)
 {
-	unsigned long status = 0;
-	struct crash_note *n = &t->crash;
-	if (!n->signal)
-		return;
-	if (ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &status) == 0 && WIFSIGNALED((int)status) &&
-	    WTERMSIG((int)status) == n->signal) {
-		uint64_t frames[2] = {n->site ? n->site : n->pc, n->pc};
-		trace_write_crash(&t->proc->session, (uint32_t)t->tid, n->signal, n->code,
-				  n->fault_address, frames, n->site ? 2 : 1, n->flags);
-	}
-	n->signal = 0;
+	crash_note_write(&t->crash, t->tid, &t->proc->session);
 }

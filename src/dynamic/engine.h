@@ -23,6 +23,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 #include "dynamic.h"
+#include "crash_note.h"
 #include "../symbols/func_signature.h"
 #include "insn_emulate.h"
 #include "jump_patch.h"
@@ -87,14 +88,6 @@ struct shadow_frame {
 };
 
 struct process;
-
-/* A fatal signal on its way to a thread (crash_note.c). */
-struct crash_note {
-	int signal, code; /* 0: none */
-	uint64_t fault_address, pc;
-	uint64_t site;	/* the function's place, when pc is in a jump slot; or 0 */
-	uint32_t flags; /* enum trace_crash_flag */
-};
 
 struct thread {
 	pid_t tid;

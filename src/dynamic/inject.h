@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include "crash_note.h"
 
 #define INJECT_REQUEUE_MAX 8
 
@@ -28,6 +29,7 @@ struct held_thread {
 	int requeue[INJECT_REQUEUE_MAX]; /* signals held back meanwhile: sent again */
 	int nrequeue;
 	struct user_regs_struct regs; /* as it stopped (valid while stopped) */
+	struct crash_note crash;      /* a fatal signal on its way to it */
 };
 
 struct code_range {
@@ -144,5 +146,14 @@ uint64_t target_symbol(pid_t pid, const char *path, uint64_t bias, const char *s
 uint64_t target_libc_symbol(pid_t pid, const char *symbol);
 /* Whether a module of `pid` is the file `path` (same device and inode). */
 int target_maps_file(pid_t pid, const char *path);
+
+/* ---- attach_crash.c -------------------------------------------------------- */
+struct attach_info;
+struct trace_session;
+/* Stopped thread `t` of process `pid`, which runs the runtime that said
+ * `info`: a fatal signal on its way to it is noted, and written into `s`
+ * as the crash record once its exit stop says the signal ended it. */
+void attach_note_crash(pid_t pid, struct held_thread *t, const struct attach_info *info,
+		       struct trace_session *s);
 
 #endif

@@ -50,6 +50,7 @@ struct agent {
 
 struct attach_run {
 	const struct inprocess_options *o;
+	struct trace_session *session; /* the tool's handle on the trace */
 	struct held_process p;
 	struct agent agent;
 	struct attach_info info;
@@ -341,15 +342,18 @@ static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 
 /* ---- while recording -------------------------------------------------------- */
 
-static int take_statuses(struct held_process *p)
+static int take_statuses(struct attach_run *a)
 {
+	struct held_process *p = &a->p;
 	int status;
 	pid_t got;
 	while ((got = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
 		held_handle_status(p, got, status);
 		struct held_thread *t = held_find(p, got);
-		if (t && t->stopped && !p->execed)
+		if (t && t->stopped && !p->execed) {
+			attach_note_crash(p->pid, t, &a->info, a->session);
 			held_resume(p, t);
+		}
 	}
 	return p->exited || p->execed;
 }
@@ -359,7 +363,7 @@ static void record_until_stop(struct attach_run *a, const sigset_t *waited)
 {
 	uint64_t deadline = a->o->duration_ns ? now_ns() + a->o->duration_ns : 0;
 	for (;;) {
-		if (take_statuses(&a->p) || engine_stop_requested)
+		if (take_statuses(a) || engine_stop_requested)
 			return;
 		uint64_t now = now_ns(), wait_ns = 100000000u;
 		if (deadline && now >= deadline)
@@ -520,6 +524,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 		return ATTACH_REFUSED;
 	}
 	a->o = o;
+	a->session = s;
 	snprintf(a->tool_pid, sizeof(a->tool_pid), "%d", (int)getpid());
 	sigset_t waited, old;
 	sigemptyset(&waited);

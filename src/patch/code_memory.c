@@ -19,14 +19,8 @@
 #define MAX_REGIONS 256
 #define REACH (1ull << 31)
 
-struct code_region {
-	uint8_t *base;
-	size_t used;
-	int sealed;
-};
-
-static struct code_region regions[MAX_REGIONS];
-static unsigned nregions;
+static struct patch_code_region regions[MAX_REGIONS];
+static uint32_t nregions;
 
 static int within_reach(uint64_t a, uint64_t b, size_t len)
 {
@@ -34,7 +28,7 @@ static int within_reach(uint64_t a, uint64_t b, size_t len)
 	return hi - lo < REACH - (1u << 20);
 }
 
-static struct code_region *map_region_near(uint64_t near)
+static struct patch_code_region *map_region_near(uint64_t near)
 {
 	if (nregions == MAX_REGIONS)
 		return NULL;
@@ -52,7 +46,7 @@ static struct code_region *map_region_near(uint64_t near)
 			munmap(m, REGION_SIZE);
 			continue;
 		}
-		struct code_region *r = &regions[nregions++];
+		struct patch_code_region *r = &regions[nregions++];
 		r->base = m;
 		r->used = 0;
 		r->sealed = 0;
@@ -65,7 +59,7 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 {
 	len = (len + 15) & ~(size_t)15;
 	for (unsigned i = 0; i < nregions; i++) {
-		struct code_region *r = &regions[i];
+		struct patch_code_region *r = &regions[i];
 		if (r->used + len <= REGION_SIZE &&
 		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
 			if (r->sealed) {
@@ -79,7 +73,7 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 			return p;
 		}
 	}
-	struct code_region *r = map_region_near(near);
+	struct patch_code_region *r = map_region_near(near);
 	if (!r)
 		return NULL;
 	r->used = len;
@@ -88,14 +82,18 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 
 uint8_t *patch_code_block_at(uint64_t address, size_t len)
 {
-	len = (len + 15) & ~(size_t)15; /* as patch_code_alloc gave it */
-	for (unsigned i = 0; i < nregions; i++) {
-		const struct code_region *r = &regions[i];
-		uint64_t base = (uint64_t)r->base;
-		if (address >= base && address < base + r->used)
-			return r->base + (address - base) / len * len;
+	for (uint32_t i = 0; i < nregions; i++) {
+		uint64_t block = patch_code_region_block(&regions[i], address, len);
+		if (block)
+			return (uint8_t *)block;
 	}
 	return NULL;
+}
+
+const struct patch_code_region *patch_code_regions(const uint32_t **count)
+{
+	*count = &nregions;
+	return regions;
 }
 
 void patch_code_seal(void)

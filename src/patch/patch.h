@@ -80,6 +80,13 @@ enum patch_verdict patch_relocate_layout(const uint8_t *code, size_t displaced, 
  * else jmp through an absolute address (14 bytes).  Returns the end. */
 uint8_t *patch_emit_jump(uint8_t *out, uint64_t from, uint64_t to);
 
+/* A region of trampoline memory (code_memory.c). */
+struct patch_code_region {
+	uint8_t *base;
+	size_t used; /* its first bytes given so far */
+	int sealed;
+};
+
 /* Memory for trampolines within reach of a rel32 jump from `near`; the
  * pages are read-write-execute until patch_code_seal().  NULL when none. */
 uint8_t *patch_code_alloc(uint64_t near, size_t len);
@@ -89,6 +96,21 @@ void patch_code_seal(void);
  * given `len` bytes; NULL when the address is in none.  Safe in a signal
  * handler. */
 uint8_t *patch_code_block_at(uint64_t address, size_t len);
+/* The regions given so far and where their count is: for a tool that
+ * reads them from outside the process. */
+const struct patch_code_region *patch_code_regions(const uint32_t **count);
+
+/* The start of the block of region `r` that `address` lies in, when every
+ * block was given `len` bytes (rounded as patch_code_alloc does); 0 when
+ * it lies in none. */
+static inline uint64_t patch_code_region_block(const struct patch_code_region *r, uint64_t address,
+					       size_t len)
+{
+	uint64_t base = (uint64_t)(uintptr_t)r->base;
+	len = (len + 15) & ~(size_t)15;
+	return address >= base && address < base + r->used ? base + (address - base) / len * len
+							   : 0;
+}
 
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#define ATTACH_ABI_VERSION 4
+#define ATTACH_ABI_VERSION 5
 #define ATTACH_SETTINGS_MAX 16384
 #define ATTACH_BUSY_MAX 4096
 #define ATTACH_CHILDREN_MAX 1000
@@ -50,6 +50,13 @@ struct attach_info {
 	uint32_t recording;	 /* between a start and its stop */
 	char message[256];	 /* why the last call failed, "" when none */
 	uint64_t children;	 /* where the struct attach_children is */
+	/* Where a fault in calltrace's code for a call's entry is charged to
+	 * (src/patch/trampoline_site.h): the trampoline memory (a table of
+	 * struct patch_code_region and its uint32_t count), the enter stub, and
+	 * a thread's record being entered (uint64_t) from its thread pointer. */
+	uint64_t code_regions, code_region_count;
+	uint64_t enter_stub, enter_stub_end;
+	int32_t entering_offset;
 };
 
 /* The processes forked while recording, which record too (fork children of

@@ -25,6 +25,7 @@
 #include "runtime.h"
 #include "attach_abi.h"
 #include "../patch/patch.h"
+#include "patch_record.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +39,20 @@ _Static_assert(ATTACH_GEN_BUSY == RUNTIME_GEN_BUSY, "attach_abi.h: busy generati
 _Static_assert(ATTACH_GEN_INTERNAL == RUNTIME_GEN_INTERNAL, "attach_abi.h: internal generation");
 
 RUNTIME_EXPORT struct attach_info calltrace_attach_info = {.abi = ATTACH_ABI_VERSION};
+
+/* What the tool reads to name the function a fault in a trampoline, the
+ * enter stub or the runtime's work for an entry is charged to: the
+ * runtime installs no crash handler in a running process. */
+static void note_crash_site_facts(struct attach_info *info)
+{
+	const uint32_t *count;
+	info->code_regions = (uint64_t)(uintptr_t)patch_code_regions(&count);
+	info->code_region_count = (uint64_t)(uintptr_t)count;
+	info->enter_stub = (uint64_t)(uintptr_t)runtime_patch_enter_stub;
+	info->enter_stub_end = (uint64_t)(uintptr_t)runtime_patch_enter_stub_end;
+	info->entering_offset =
+	    (int32_t)((char *)&runtime_patch_entering - (char *)__builtin_thread_pointer());
+}
 
 static char settings[ATTACH_SETTINGS_MAX];
 static uint64_t busy_pcs[ATTACH_BUSY_MAX];
@@ -323,6 +338,7 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	info->thread_inside = info->returns_inside = info->reused = 0;
 	info->gen_offset =
 	    (int32_t)((char *)&runtime_thread.gen - (char *)__builtin_thread_pointer());
+	note_crash_site_facts(info);
 	pthread_once(&atfork_once, watch_forks);
 	const char *follow = runtime_getenv("CALLTRACE_FOLLOW_FORKS");
 	follow_forks = !follow || strcmp(follow, "0") != 0;

@@ -4,7 +4,8 @@
  * (src/patch/), which records the enter as the -finstrument-functions hooks
  * do (same streams, same records) and hijacks the return address, so that
  * the return comes through runtime_patch_return_stub and records the exit.
- * Each thread keeps the real return addresses on a shadow stack.
+ * Each thread keeps the real return addresses on a shadow stack
+ * (patch_shadow.c).
  *
  * Turned on by CALLTRACE_PATCH=1 (`calltrace record` sets it unless told
  * --engine runtime); CALLTRACE_PATCH_MODULES=REGEX adds the
@@ -21,13 +22,15 @@
  *
  * A longjmp drops the shadow frames it leaves (longjmp.c); a C++ exception
  * gets the real return addresses back before the unwinder reads the stack,
- * and the frames it left are dropped when the exception is caught.
+ * and the frames it left are dropped when the exception is caught
+ * (patch_shadow.c).
  */
 #include "runtime.h"
 #include "../patch/elf_functions.h"
 #include "../patch/patch.h"
 #include "../patch/special_functions.h"
 #include "patch_record.h"
+#include "patch_shadow.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,35 +40,10 @@
 #include <string.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-struct shadow_frame {
-	uint64_t *slot;	   /* where the return address was */
-	uint64_t original; /* the return address */
-	uint64_t function;
-	const struct func_plan *plan; /* to read its return value, or NULL */
-	uint64_t by_hooks;	      /* its exit is the hooks' to record */
-};
-
-#define SHADOW_FIRST 1024
-
-static __thread struct shadow_frame *shadow __attribute__((tls_model("initial-exec")));
-static __thread uint32_t shadow_depth __attribute__((tls_model("initial-exec")));
-static __thread uint32_t shadow_cap __attribute__((tls_model("initial-exec")));
-/* An exception is on its way up this thread's stack: frames below a call
- * being made are frames it has left. */
-static __thread int unwinding __attribute__((tls_model("initial-exec")));
 /* The record of the call the enter stub is in (patch_stubs.S sets it). */
 __thread uint64_t runtime_patch_entering __attribute__((tls_model("initial-exec")));
-
-extern void runtime_patch_return_stub(void);
-
-/* In an attached process the runtime came after the unwinder, so its own
- * _Unwind_RaiseException & co (below) do not interpose: the entries of the
- * real ones are patched instead, and noticed here. */
-static int unwinder_watched;
-static int unwinder_notice(uint64_t address, uint64_t *slot);
 
 static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
 /* CALLTRACE_PATCH: the modules without hooks are patched to record their
@@ -74,38 +52,6 @@ static int patch_calls;
 static regex_t module_pattern, only_pattern, hide_pattern;
 static int module_pattern_set, only_pattern_set, hide_pattern_set;
 static uint32_t verdicts[PATCH_VERDICTS];
-
-/* ---- the shadow stack --------------------------------------------------- */
-
-static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan *plan,
-		       int by_hooks)
-{
-	if (shadow_depth == shadow_cap) {
-		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
-		void *m = shadow ? mremap(shadow, shadow_cap * sizeof(*shadow),
-					  cap * sizeof(*shadow), MREMAP_MAYMOVE)
-				 : mmap(NULL, cap * sizeof(*shadow), PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (m == MAP_FAILED)
-			return -1;
-		shadow = m;
-		shadow_cap = cap;
-	}
-	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function, plan, by_hooks};
-	return 0;
-}
-
-/* The frames whose return address lies below `limit` were left by an
- * exception: their calls end now, as the hooks' do when it passes them. */
-static void end_frames_below(uint64_t limit)
-{
-	struct thread_state *t = &runtime_thread;
-	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
-		struct shadow_frame f = shadow[--shadow_depth];
-		if (!f.by_hooks)
-			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
-	}
-}
 
 /* Whether arguments may be read now: recording is on, and the thread is
  * not in the middle of writing or of the runtime's own work. */
@@ -127,13 +73,6 @@ static int capture(struct thread_state *t, const struct patch_record *r, uint64_
 	return rc;
 }
 
-static void hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
-			  int by_hooks)
-{
-	if (shadow_push(slot, function, plan, by_hooks) == 0)
-		*slot = (uint64_t)runtime_patch_return_stub;
-}
-
 /* A -finstrument-functions function's real entry: its arguments wait for
  * its enter hook, which the thread's gen sends to the slow path. */
 static void capture_for_hooks(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
@@ -145,7 +84,7 @@ static void capture_for_hooks(struct thread_state *t, const struct patch_record 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->gen = RUNTIME_GEN_ARGS;
 	if (r->plan->has_return)
-		hijack_return(slot, r->address, r->plan, 1);
+		runtime_patch_hijack_return(slot, r->address, r->plan, 1);
 }
 
 static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
@@ -155,10 +94,11 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 		runtime_patch_modules_changed();
 		return r->resume;
 	}
-	if (unlikely(unwinder_watched) && unwinder_notice(r->address, slot))
+	if (unlikely(runtime_patch_unwinder_watched) &&
+	    runtime_patch_unwinder_notice(r->address, slot))
 		return r->resume;
-	if (unwinding) /* a call from the frame of a call it left: that one is over */
-		end_frames_below((uint64_t)slot + 1);
+	if (runtime_patch_unwinding) /* a call from the frame of a call it left: that one is over */
+		runtime_patch_end_frames_below((uint64_t)slot + 1);
 	if (r->by_hooks) {
 		capture_for_hooks(t, r, slot, registers);
 		return r->resume;
@@ -171,13 +111,13 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 		counted = runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot);
 	}
 	if (counted)
-		hijack_return(slot, r->address, r->plan, 0);
+		runtime_patch_hijack_return(slot, r->address, r->plan, 0);
 	return r->resume;
 }
 
 /* A library is patched (--module): the runtime's own calls into it may
  * come to the stubs. */
-static int libraries_patched;
+int runtime_patch_libraries_patched;
 
 /* A patched function's entry.  Once libraries are patched, the functions
  * the runtime calls meanwhile (errno's, mmap...) just run: they are the
@@ -189,7 +129,7 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	struct thread_state *t = &runtime_thread;
 	if (t->in_patch_stub)
 		return r->resume;
-	t->in_patch_stub = libraries_patched;
+	t->in_patch_stub = runtime_patch_libraries_patched;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int saved = errno;
 	uint64_t resume = on_enter(t, r, slot, registers);
@@ -197,140 +137,6 @@ runtime_patch_on_enter(const struct patch_record *r, uint64_t *slot, void *regis
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->in_patch_stub = 0;
 	return resume;
-}
-
-/* Frames on one stack lie within this distance of each other; a frame
- * farther away is on another stack (a coroutine's, after swapcontext; a
- * signal stack) and is left alone. */
-#define SAME_STACK (64ull << 20)
-
-static int below_on_same_stack(const struct shadow_frame *f, uint64_t sp)
-{
-	uint64_t slot = (uint64_t)f->slot;
-	return slot < sp && sp - slot < SAME_STACK;
-}
-
-/* Removes shadow[i] and the frames above it that lie below `sp` on the same
- * stack (left without returning: a jump the runtime did not see); frames of
- * other stacks stay, in order. */
-static void shadow_remove(uint32_t i, uint64_t sp)
-{
-	uint32_t kept = i;
-	for (uint32_t j = i + 1; j < shadow_depth; j++)
-		if (!below_on_same_stack(&shadow[j], sp))
-			shadow[kept++] = shadow[j];
-	shadow_depth = kept;
-}
-
-__attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *registers, uint64_t sp)
-{
-	struct thread_state *t = &runtime_thread;
-	uint32_t outer = t->in_patch_stub;
-	t->in_patch_stub = libraries_patched;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	int saved = errno;
-	uint32_t i = shadow_depth;
-	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
-		i--;
-	if (i == 0) {
-		runtime_say("a patched function returned with no return address kept; aborting");
-		abort();
-	}
-	struct shadow_frame f = shadow[i - 1];
-	shadow_remove(i - 1, sp);
-	if (!f.by_hooks)
-		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
-	if (f.plan)
-		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
-	errno = saved;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->in_patch_stub = outer;
-	return f.original;
-}
-
-/* A longjmp to the frame whose stack pointer is `sp`: the frames below it
- * on its stack never return. */
-void runtime_patch_unwind(uint64_t sp)
-{
-	uint32_t kept = 0;
-	for (uint32_t j = 0; j < shadow_depth; j++)
-		if (!below_on_same_stack(&shadow[j], sp))
-			shadow[kept++] = shadow[j];
-	shadow_depth = kept;
-}
-
-/* ---- exceptions ---------------------------------------------------------- */
-
-/* The unwinder reads return addresses to find frames: it gets the real
- * ones back for the whole stack. */
-static void shadow_restore_all(void)
-{
-	unwinding = 1;
-	for (uint32_t i = 0; i < shadow_depth; i++)
-		if (*shadow[i].slot == (uint64_t)runtime_patch_return_stub)
-			*shadow[i].slot = shadow[i].original;
-}
-
-/* After a catch at stack pointer `sp`: the frames below are gone (their
- * calls end now, as the hooks' do when an exception passes), the others
- * return through the stub again. */
-static void shadow_resume_after_catch(uint64_t sp)
-{
-	end_frames_below(sp);
-	unwinding = 0;
-	for (uint32_t i = 0; i < shadow_depth; i++)
-		if (*shadow[i].slot == shadow[i].original)
-			*shadow[i].slot = (uint64_t)runtime_patch_return_stub;
-}
-
-typedef int (*raise_fn)(void *);
-typedef void *(*catch_fn)(void *);
-
-RUNTIME_EXPORT int _Unwind_RaiseException(void *exception)
-{
-	static raise_fn real;
-	if (!real)
-		real = (raise_fn)dlsym(RTLD_NEXT, "_Unwind_RaiseException");
-	shadow_restore_all();
-	return real ? real(exception) : 5 /* _URC_END_OF_STACK */;
-}
-
-RUNTIME_EXPORT int _Unwind_Resume_or_Rethrow(void *exception)
-{
-	static raise_fn real;
-	if (!real)
-		real = (raise_fn)dlsym(RTLD_NEXT, "_Unwind_Resume_or_Rethrow");
-	shadow_restore_all();
-	return real ? real(exception) : 5;
-}
-
-RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
-{
-	static catch_fn real;
-	if (!real)
-		real = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
-	if (shadow_depth || unwinding)
-		shadow_resume_after_catch((uint64_t)__builtin_frame_address(0) + 16);
-	return real ? real(exception) : NULL;
-}
-
-/* The unwinder's entry points an attached runtime watches: the raise and
- * rethrow (every real return address back first), the catch. */
-static uint64_t unwinder_entries[3];
-static const char *const unwinder_names[3] = {"_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow",
-					      "__cxa_begin_catch"};
-
-static int unwinder_notice(uint64_t address, uint64_t *slot)
-{
-	if (address == unwinder_entries[0] || address == unwinder_entries[1]) {
-		shadow_restore_all();
-		return 1;
-	}
-	if (address != unwinder_entries[2])
-		return 0;
-	if (shadow_depth || unwinding) /* the catch's caller's stack pointer */
-		shadow_resume_after_catch((uint64_t)(slot + 1));
-	return 1;
 }
 
 /* ---- patching a module --------------------------------------------------- */
@@ -355,8 +161,8 @@ static int never_patched(const struct elf_function *f, const struct module_job *
  * count as padding a jump may cover).  Trampoline: the record, then `push
  * %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`, then the
  * displaced instructions and the jump back. */
-static enum patch_verdict patch_one(uint64_t address, size_t size, size_t room,
-				    const struct func_plan *plan, int by_hooks)
+enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t room,
+				       const struct func_plan *plan, int by_hooks)
 {
 	const uint8_t *code = (const uint8_t *)address;
 	size_t padding = patch_padding_after(code + size, room < 16 ? room : 16);
@@ -414,8 +220,8 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	    runtime_args_wanted(f->name) ? runtime_args_plan(m->path, f->address) : NULL;
 	if (by_hooks && !plan)
 		return;
-	verdicts[patch_one(m->bias + f->address, (size_t)f->size, (size_t)f->padding, plan,
-			   by_hooks)]++;
+	verdicts[runtime_patch_entry(m->bias + f->address, (size_t)f->size, (size_t)f->padding,
+				     plan, by_hooks)]++;
 }
 
 /* The program's hooks record it: nothing of it is patched but for
@@ -428,7 +234,7 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	    .path = path, .bias = bias, .entry = entry, .record_calls = record_calls};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
-		libraries_patched = 1;
+		runtime_patch_libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
 	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0) {
 		runtime_debug("cannot read the functions of %s", path);
@@ -535,44 +341,11 @@ static void watch_loader(void)
 	if (!address || !dladdr1((void *)address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
 		return;
 	size_t size = sym->st_size ? (size_t)sym->st_size : 1;
-	if (patch_one(address, size, 16, NULL, 0) == PATCH_OK)
+	if (runtime_patch_entry(address, size, 16, NULL, 0) == PATCH_OK)
 		loader_notice = address;
 	else
 		runtime_debug("cannot watch the dynamic linker: modules loaded later are not "
 			      "traced");
-}
-
-int runtime_patch_is_unwinder(uint64_t address)
-{
-	return address && (address == unwinder_entries[0] || address == unwinder_entries[1] ||
-			   address == unwinder_entries[2]);
-}
-
-/* Attached: patches the entries of the unwinder's functions that the
- * runtime's own definitions above cannot take over (once: they stay
- * patched after a detach, for the calls whose returns still come through
- * the runtime). */
-static void watch_unwinder(void)
-{
-	Dl_info self;
-	dladdr((void *)runtime_patch_enter_stub, &self);
-	for (int i = 0; i < 3; i++) {
-		Dl_info info;
-		const ElfW(Sym) *sym = NULL;
-		if (unwinder_entries[i])
-			continue; /* patched by an earlier attach, and left so */
-		void *address = dlsym(RTLD_DEFAULT, unwinder_names[i]);
-		if (!address || !dladdr1(address, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-		    info.dli_fbase == self.dli_fbase)
-			continue;
-		size_t size = sym->st_size ? (size_t)sym->st_size : 1;
-		if (patch_one((uint64_t)address, size, 16, NULL, 0) == PATCH_OK)
-			unwinder_entries[i] = (uint64_t)address;
-		else
-			runtime_debug("cannot watch %s: exceptions may not pass traced calls",
-				      unwinder_names[i]);
-	}
-	unwinder_watched = 1;
 }
 
 /* The functions of the program's .preinit_array: the dynamic linker runs
@@ -662,7 +435,7 @@ void runtime_patch_init(void)
 	patch_new_modules();
 	watch_loader();
 	if (runtime_attach_mode)
-		watch_unwinder();
+		runtime_patch_watch_unwinder();
 	patch_code_seal();
 	const char *verbose = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
 	if (runtime_config.debug || (verbose && *verbose && strcmp(verbose, "0") != 0))
