@@ -92,16 +92,36 @@ static size_t read_cmdline(char *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* CALLTRACE_SESSION as this image found it ("CALLTRACE_SESSION=..."): a
+ * program that keeps a copy of its environment (bash) hands this stale
+ * value to its children, and spawn.c puts the image's own in its place. */
+static char inherited_session[PATH_MAX + 64];
+
+/* Whether the program has put a CALLTRACE_SESSION of its own in environ
+ * (a `calltrace record` run under another one, for its child): neither the
+ * runtime's nor the one the image inherited. */
+static int program_session_set(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "CALLTRACE_SESSION=", 18) == 0)
+			return *e != session_env && strcmp(*e, inherited_session) != 0;
+	return 0;
+}
+
 /* `path` may point into session_env itself (a fork child keeps its
  * parent's path): it is copied first, since a longer image id or pid would
- * overwrite its start while it is read. */
+ * overwrite its start while it is read.  A session variable the program set
+ * itself is left in environ; the image's own is still what spawn.c hands on
+ * in place of the inherited one. */
 static void publish_session(const char *path)
 {
 	char copy[PATH_MAX];
 	snprintf(copy, sizeof(copy), "%s", path);
+	int program_set = program_session_set();
 	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
 		 runtime_session.image, (int)getpid(), copy);
-	putenv(session_env);
+	if (!program_set)
+		putenv(session_env);
 }
 
 static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t ppid)
@@ -112,11 +132,6 @@ static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t 
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
 	trace_write_process(&runtime_session, event, parent_image, ppid, 0, exe, cmd, cmd_len);
 }
-
-/* CALLTRACE_SESSION as this image found it ("CALLTRACE_SESSION=..."): a
- * program that keeps a copy of its environment (bash) hands this stale
- * value to its children, and spawn.c puts the image's own in its place. */
-static char inherited_session[PATH_MAX + 64];
 
 const char *runtime_session_inherited(void)
 {

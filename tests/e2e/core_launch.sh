@@ -6,7 +6,8 @@
 # started process alone under every engine;
 # --program records only the programs it names; a shell that keeps its
 # own copy of the environment (bash) still hands its children their parent
-# image, the one that forked or exec'd them.
+# image, the one that forked or exec'd them; a record run under another
+# one records into its own trace.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -200,4 +201,16 @@ for script in 'exec ./fib.plain' './fib.plain; ./fib.plain'; do
 	[ "$(cat "$WORK/bash.images")" = "$expected" ] ||
 		fail "bash -c '$script': images $(tr '\n' ';' <"$WORK/bash.images"), expected $(echo "$expected" | tr '\n' ';')"
 done
+
+# A recording started under another one (a build that runs calltrace
+# record): its program goes into its own trace, not the outer one.  (A
+# sanitized calltrace, preloaded with the runtime, is told not to mind.)
+(cd "$WORK" && ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 "$CALLTRACE" record -q -o "$WORK/outer.trace" bash -c \
+	"'$CALLTRACE' record -q -o '$WORK/inner.trace' ./fib.plain") >/dev/null 2>"$WORK/nested.err" ||
+	fail "nested record: $(cat "$WORK/nested.err")"
+expect_calls inner "nested record: the inner trace" <<'COUNTS'
+fib 177
+main 1
+COUNTS
+report_of outer | grep -q '^fib ' && fail "nested record: the outer trace has fib's calls too"
 pass
