@@ -28,17 +28,6 @@ RC=0
 "$WORK/tick" "$WORK/expect.pid" "$WORK/expect.stop" 2 >"$WORK/expect.out" 2>&1 || RC=$?
 [ "$RC" = 3 ] || fail "untraced tick_tock exited $RC, not 3"
 
-# wait_for WHAT CONDITION...: until CONDITION holds (30 s at most); a
-# failure shows what the attach said ($ATTACH_ERR).
-wait_for() {
-	local what=$1 i
-	shift
-	for ((i = 0; i < 600; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	fail "$what: still not so after 30 s ($(head -c 200 "$ATTACH_ERR" 2>/dev/null || true))"
-}
 trace_grew() { [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt 65536 ]; }
 # Gone, or a zombie its new parent has not collected yet.
 ended() { [ ! -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }

@@ -17,17 +17,6 @@ RC=0
 "$WORK/tick" "$WORK/expect.pid" "$WORK/expect.stop" 1 >"$WORK/expect.out" 2>&1 || RC=$?
 [ "$RC" = 3 ] || fail "untraced tick_tock exited $RC, not 3"
 said_stopped() { grep -q "recording stopped, the program goes on" "$1"; }
-
-# wait_for WHAT CONDITION...: until CONDITION holds (30 s at most).
-wait_for() {
-	local what=$1 i
-	shift
-	for ((i = 0; i < 600; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	fail "$what: still not so after 30 s"
-}
 trace_grew() { [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt 65536 ]; }
 
 # truncated record|attach: the trace truncated once it grows; the program

@@ -366,6 +366,18 @@ same_trees() {
 	expect_text "$name: the trees without recompiling" "$WORK/${name}_h.trees" "$WORK/${name}_p.trees"
 }
 
+# wait_for WHAT CONDITION...: until CONDITION holds (30 s at most); a
+# failure shows what the attach said when ATTACH_ERR names its stderr.
+wait_for() {
+	local what=$1 i
+	shift
+	for ((i = 0; i < 600; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	fail "$what: still not so after 30 s${ATTACH_ERR:+ ($(head -c 200 "$ATTACH_ERR" 2>/dev/null || true))}"
+}
+
 # wait_exec PID NAME: waits until process PID runs NAME.  A `prog &` of the
 # shell is a copy of the shell until its exec, however long a busy machine
 # makes that: a signal, a look at /proc or an attach sent at once would
