@@ -30,7 +30,9 @@ struct walk_event {
 	enum walk_kind kind;
 	const struct walk_thread *thread;
 	const struct symbol *sym;
-	uint64_t address;     /* runtime address of the function */
+	unsigned call_kind;   /* enum trace_call_kind (= sym->kind) */
+	uint64_t address;     /* runtime address of the function (for other
+				 kinds: TRACE_CALL_WHERE of the fid's address) */
 	uint32_t depth;	      /* 0 = outermost shown call */
 	uint64_t seq;	      /* 1-based order of the call's entry in its thread */
 	uint64_t start_ns;    /* since the session started */
@@ -74,6 +76,8 @@ struct walk_filters {
 	uint64_t min_duration_ns;	    /* -t */
 	uint32_t tids[WALK_MAX_IDS], ntids; /* --tid: empty = all */
 	uint32_t pids[WALK_MAX_IDS], npids; /* --pid: empty = all */
+	uint32_t kinds; /* --kind: bit (1 << enum trace_call_kind) per kind
+			   shown; 0 = all */
 };
 
 struct walk_stats {

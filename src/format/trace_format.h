@@ -55,7 +55,9 @@ struct trace_file_header {
 	uint64_t start_real_ns;
 	uint32_t tick_shift;  /* event times count ticks >> tick_shift (about 1 ns) */
 	uint32_t command_len; /* bytes used in command[] */
-	char reserved[64];
+	uint32_t machine;     /* ELF e_machine of the recorded programs (system
+				 call numbers depend on it); 0: x86-64 */
+	char reserved[60];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */
@@ -72,6 +74,7 @@ enum trace_chunk_kind {
 	CHUNK_THREAD = 4,  /* struct trace_thread_record + name */
 	CHUNK_CRASH = 5,   /* struct trace_crash_record + stack */
 	CHUNK_SKIP = 6,	   /* nothing to read: a window being reset or copied out */
+	CHUNK_KERNEL = 7,  /* a thread's events seen by the kernel (see below) */
 };
 
 struct trace_chunk {
@@ -187,6 +190,64 @@ enum trace_value_tag {
 				  bytes) whose memory could not be read */
 };
 #define TRACE_STRING_MAX 64 /* string bytes captured at most */
+
+/*
+ * Kinds of calls.  The address an EV_DEFINE gives a function id carries
+ * the kind of the call in bits 60..62 (bit 63 is 0); the rest says what is
+ * called:
+ *
+ *   CALL_FUNCTION  the program's own function: its runtime address (kind 0,
+ *                  so every trace written before kinds reads the same)
+ *   CALL_LIBRARY   a call from a traced module into another shared library:
+ *                  the runtime address of the GOT slot it went through (the
+ *                  slot's relocation names the function called), or, for a
+ *                  call through a pointer dlsym() returned, the function's
+ *                  own address
+ *   CALL_SYSCALL   a system call: its number (of header.machine)
+ *   CALL_OFFCPU    an interval off the CPU: enum trace_offcpu_reason
+ *   CALL_KERNEL    a kernel function: its address's low 60 bits (kernel
+ *                  addresses have all of bits 60..63 set); none recorded yet
+ *
+ * EV_ARGS and EV_RETVAL of a library call hold the values its prototype
+ * (symbols/prototypes.h) says, in its order; a failed call's EV_RETVAL
+ * holds a second value, errno (VALUE_BYTES, 4 bytes), when the prototype
+ * says how failure shows.  A system call's EV_ARGS holds six VALUE_BYTES
+ * of 8 bytes (the raw argument registers) and its EV_RETVAL one (the raw
+ * return value: -errno on failure).
+ */
+enum trace_call_kind {
+	CALL_FUNCTION = 0,
+	CALL_LIBRARY = 1,
+	CALL_SYSCALL = 2,
+	CALL_OFFCPU = 3,
+	CALL_KERNEL = 4,
+};
+#define TRACE_KIND_SHIFT 60
+#define TRACE_KIND_BITS 0x7ull
+#define TRACE_WHERE_MASK ((1ull << TRACE_KIND_SHIFT) - 1)
+#define TRACE_CALL_ADDRESS(kind, where)                                                            \
+	((uint64_t)(kind) << TRACE_KIND_SHIFT | ((uint64_t)(where) & TRACE_WHERE_MASK))
+#define TRACE_CALL_KIND(address) ((unsigned)((address) >> TRACE_KIND_SHIFT & TRACE_KIND_BITS))
+#define TRACE_CALL_WHERE(address) ((address) & TRACE_WHERE_MASK)
+
+enum trace_offcpu_reason {
+	OFFCPU_PREEMPTED = 0, /* runnable, but another task had the CPU */
+	OFFCPU_BLOCKED = 1,   /* asleep (waiting in a system call, a page fault) */
+};
+
+/*
+ * CHUNK_KERNEL: the events of one thread that the kernel saw (system calls,
+ * off-CPU intervals), written by the session's kernel collector, not by the
+ * thread.  The payload is an event stream as in CHUNK_EVENTS (its own fid
+ * dictionary, deltas from base_tick, on the trace's clock), with fids of
+ * kinds CALL_SYSCALL and CALL_OFFCPU only.  chunk.image is 0: the reader
+ * gives the events to the thread (pid, tid) of the image that ran at their
+ * time (events before an image's first record belong to it: a program's
+ * loader runs before the runtime starts).  seq counts this thread's
+ * kernel chunks, apart from its own windows.  The reader merges the two
+ * streams by time; on equal times a kernel EXIT comes before the thread's
+ * event and a kernel ENTER after it.
+ */
 
 #define EV_SHORT_FID_MAX 64   /* fids below this fit in byte0 */
 #define EV_SHORT_DELTA_MAX 63 /* exit deltas below this fit in byte0 */

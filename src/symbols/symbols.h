@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct prototype; /* prototypes.h */
+
 struct symbol {
 	const char *name;   /* demangled; "sub_<hex>" or "0x<hex>" when unknown */
 	const char *module; /* the module's path, or "?" */
@@ -24,6 +26,11 @@ struct symbol {
 	uint64_t file_address; /* in the module's file (0: unknown module) */
 	int filter_state;   /* for the walker's filters: 0 = not yet decided */
 	uint32_t id;	    /* dense 0..n-1 over every symbol of the table */
+	uint8_t kind;	    /* enum trace_call_kind: a library call's symbol is
+			       another than the same function's own */
+	/* Library calls and system calls: the built-in prototype that gives
+	 * their values' meaning (prototypes.h), or NULL. */
+	const struct prototype *proto;
 };
 
 struct symbol_table;

@@ -1,0 +1,72 @@
+/*
+ * prototypes.h - built-in prototypes of well-known C library, POSIX and
+ * Linux functions and of the system calls, so that library calls and
+ * system calls show their arguments and results without any debug info:
+ * `open("/etc/passwd", O_RDONLY|O_CLOEXEC) = 3`, `read(3, 0x7ffc..., 4096) = 1024`,
+ * `connect(5, {AF_INET, 127.0.0.1:6379}, 16) = -1 ECONNREFUSED`.
+ *
+ * One table serves both sides: the runtime asks which values to capture
+ * at a library call (a string's bytes, a sockaddr's bytes, a register),
+ * and the views ask how to show what was captured.  This file has no
+ * dependency beyond the C library, so the runtime links it too.
+ */
+#ifndef CALLTRACE_PROTOTYPES_H
+#define CALLTRACE_PROTOTYPES_H
+
+#include <stdint.h>
+
+/* What a value is: how it is captured and how it is shown. */
+enum proto_type {
+	PT_VOID = 0,
+	PT_INT,	     /* int, as decimal */
+	PT_UINT,     /* unsigned int */
+	PT_LONG,     /* long, ssize_t, off_t */
+	PT_ULONG,    /* unsigned long, size_t */
+	PT_HEX,	     /* an integer best read in hex (masks) */
+	PT_PTR,	     /* a pointer shown as an address (NULL by name) */
+	PT_STRING,   /* const char *: the text (TRACE_STRING_MAX bytes at most) */
+	PT_FD,	     /* a file descriptor (AT_FDCWD by name) */
+	PT_DOUBLE,   /* double (in a floating-point register) */
+	PT_CHAR,     /* int holding a character: 'x' */
+	PT_SOCKADDR, /* const struct sockaddr *: its bytes (length: len_arg) */
+	PT_OPEN_FLAGS, PT_MODE, PT_PROT, PT_MAP_FLAGS, PT_SIGNAL, PT_ADDRESS_FAMILY,
+	PT_SOCKET_TYPE, PT_WHENCE, PT_ACCESS_MODE, PT_CLOCK_ID, PT_FCNTL_CMD,
+	PT_TYPES /* count */
+};
+
+/* How a failed call shows, so that errno is captured and shown by name. */
+enum proto_failure {
+	PF_NONE = 0,	 /* never fails, or not in a way errno tells */
+	PF_MINUS_ONE,	 /* returns -1 and sets errno */
+	PF_NULL,	 /* returns NULL and sets errno */
+	PF_ERRNUM,	 /* returns the error number itself (pthread_*, posix_*) */
+	PF_NEG_ERRNO,	 /* a raw system call: returns -errno */
+};
+
+#define PROTO_MAX_ARGS 6
+#define PROTO_NO_LEN 0xff
+
+struct proto_arg {
+	const char *name;
+	uint8_t type;	 /* enum proto_type */
+	uint8_t len_arg; /* PT_SOCKADDR: the argument giving its length, or PROTO_NO_LEN */
+};
+
+struct prototype {
+	const char *name;
+	uint8_t ret;	 /* enum proto_type of the return value */
+	uint8_t failure; /* enum proto_failure */
+	uint8_t nargs;
+	uint8_t variadic; /* arguments after nargs are not shown ("...") */
+	struct proto_arg args[PROTO_MAX_ARGS];
+};
+
+/* The prototype of the library function `name` (a versioned name
+ * `open@GLIBC_2.2.5` is looked up without its version), or NULL. */
+const struct prototype *prototype_of_function(const char *name);
+/* The name and prototype of system call `nr` of the ELF machine `machine`
+ * (EM_X86_64...); the name is "syscall_NR" and the prototype NULL when
+ * unknown. */
+const char *syscall_name(uint32_t machine, uint64_t nr, const struct prototype **proto);
+
+#endif
