@@ -31,7 +31,7 @@ struct kernel_collector *record_kernel_start(struct trace_session *s, int syscal
 	    .syscalls = syscalls, .sched = sched, .verbose = verbose, .from_exec = from_exec};
 	char err[512] = "";
 	struct kernel_collector *kc = kernel_collector_start(s, &ko, tids, ntids, err, sizeof(err));
-	if (!kc)
+	if (*err)
 		cli_error("%s; the rest is recorded", err);
 	return kc;
 }

@@ -158,6 +158,7 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 						size_t errlen)
 {
 	struct kernel_collector *kc = calloc(1, sizeof(*kc));
+	err[0] = 0;
 	if (!kc) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -169,15 +170,23 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 				.monotonic = s->header->clock != TRACE_CLOCK_TSC,
 				.enable_on_exec = o->from_exec};
 	if (perf_session_open(&kc->perf, &w, tids, ntids, err, errlen) < 0) {
-		free(kc);
-		return NULL;
+		/* Off-CPU intervals need fewer rights: keep them. */
+		char unused[256];
+		w.syscalls = 0;
+		if (!o->sched ||
+		    perf_session_open(&kc->perf, &w, tids, ntids, unused, sizeof(unused)) < 0) {
+			free(kc);
+			return NULL;
+		}
 	}
 	kc->stop_fd = eventfd(0, EFD_CLOEXEC);
 	kernel_threads_init(&kc->threads, s);
-	if (set_clock(kc, err, errlen) < 0 || kc->stop_fd < 0 ||
-	    pthread_create(&kc->thread, NULL, collect, kc) != 0) {
-		if (!*err)
-			snprintf(err, errlen, "kernel events not recorded: %s", strerror(errno));
+	int failed = set_clock(kc, err, errlen) < 0;
+	if (!failed && (kc->stop_fd < 0 || pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
+		snprintf(err, errlen, "kernel events not recorded: cannot start their reader");
+		failed = 1;
+	}
+	if (failed) {
 		if (kc->stop_fd >= 0)
 			close(kc->stop_fd);
 		perf_session_close(&kc->perf);

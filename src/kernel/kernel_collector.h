@@ -35,7 +35,9 @@ int kernel_collector_pick_clock(void);
 
 /* Opens the events for the threads `tids` (and every thread and process
  * they start) and starts collecting into `s`.  NULL, with one line in
- * `err` saying what is missing, when the kernel refuses. */
+ * `err` saying what is missing, when the kernel refuses; when it refuses
+ * the system calls only, the off-CPU intervals are collected and `err`
+ * says why the system calls are not (it is "" when all went well). */
 struct kernel_collector *kernel_collector_start(struct trace_session *s,
 						const struct kernel_collect_options *o,
 						const pid_t *tids, int ntids, char *err,

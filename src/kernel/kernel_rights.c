@@ -51,17 +51,18 @@ static int ids_in(const char *dir, uint32_t *enter, uint32_t *exit)
 }
 
 /* tracefs not mounted: mount it in a mount namespace of a child's own,
- * which leaves the machine's mounts as they were, and read the ids there. */
+ * which leaves the machine's mounts as they were, and read the ids there.
+ * 0, or an errno. */
 static int ids_from_private_mount(uint32_t *enter, uint32_t *exit)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
+		return errno;
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
-		return -1;
+		return EAGAIN;
 	}
 	if (pid == 0) {
 		uint32_t ids[2];
@@ -70,17 +71,18 @@ static int ids_from_private_mount(uint32_t *enter, uint32_t *exit)
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 		    mount("nodev", tracefs_places[0], "tracefs", 0, NULL) < 0 ||
 		    ids_in(tracefs_places[0], &ids[0], &ids[1]) < 0)
-			_exit(1);
-		_exit(write(p[1], ids, sizeof(ids)) == sizeof(ids) ? 0 : 1);
+			_exit(errno & 0x7f);
+		_exit(write(p[1], ids, sizeof(ids)) == sizeof(ids) ? 0 : EIO);
 	}
 	close(p[1]);
 	uint32_t ids[2];
 	ssize_t got = read(p[0], ids, sizeof(ids));
 	close(p[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (got != sizeof(ids))
-		return -1;
+		return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : EIO;
 	*enter = ids[0];
 	*exit = ids[1];
 	return 0;
@@ -94,17 +96,23 @@ int perf_tracepoint_ids(uint32_t *enter, uint32_t *exit, char *err, size_t errle
 			return 0;
 		denied |= errno == EACCES || errno == EPERM;
 	}
-	if (!denied && ids_from_private_mount(enter, exit) == 0)
+	int mount_err = denied ? 0 : ids_from_private_mount(enter, exit);
+	if (!denied && mount_err == 0)
 		return 0;
 	if (denied)
 		snprintf(err, errlen,
-			 "system calls not recorded: the ids of the raw_syscalls tracepoints are "
-			 "in tracefs, readable by root only (run as root)");
+			 "system calls not recorded: tracefs, where the raw_syscalls tracepoints "
+			 "are, is readable by root only (run as root)");
+	else if (mount_err == EPERM || mount_err == EACCES)
+		snprintf(err, errlen,
+			 "system calls not recorded: tracefs, where the raw_syscalls tracepoints "
+			 "are, is not mounted and mounting it needs root (CAP_SYS_ADMIN; or as "
+			 "root: mount -t tracefs nodev /sys/kernel/tracing)");
 	else
 		snprintf(err, errlen,
-			 "system calls not recorded: no raw_syscalls tracepoints (tracefs not "
-			 "mounted and not mountable here: mount -t tracefs nodev "
-			 "/sys/kernel/tracing as root)");
+			 "system calls not recorded: this kernel has no raw_syscalls tracepoints "
+			 "(tracefs: %s)",
+			 strerror(mount_err));
 	return -1;
 }
 

@@ -41,7 +41,6 @@ static void base_attr(struct perf_event_attr *a, const struct perf_wanted *w)
 	a->inherit = 1;
 	a->disabled = 1;
 	a->enable_on_exec = w->enable_on_exec ? 1 : 0;
-	a->exclude_kernel = 0;
 	a->watermark = 1;
 	a->wakeup_watermark = RING_DATA_PAGES * 4096 / 4;
 	if (w->monotonic) {
@@ -68,6 +67,10 @@ static void sideband_attr(struct perf_event_attr *a, const struct perf_wanted *w
 	a->comm = 1;
 	a->comm_exec = 1;
 	a->context_switch = w->sched ? 1 : 0;
+	/* Side-band records only: with no kernel samples asked for, any user
+	 * may open it for own processes (perf_event_paranoid 2 allows it). */
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
 }
 
 static int keep_fd(struct perf_session *ps, int fd)

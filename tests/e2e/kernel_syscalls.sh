@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# kernel_syscalls.sh - record --syscalls --sched of a program that opens,
+# writes, reads, sleeps 40 ms, forks, runs a thread and execs
+# (tests/programs/kernel/sysmix.c), under strace -f in the same run: between
+# its two marker system calls the kernel events count each system call as
+# strace does; the sleep's clock_nanosleep holds a blocked off-CPU
+# interval; the child's, the thread's and the exec'd image's system calls
+# are in their own threads; each system call lies inside the program's
+# function that made it.  Needs root (or CAP_PERFMON) and strace.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+need_cmd strace
+build_c sysmix "$PROGRAMS/kernel/sysmix.c"
+dump() {
+	python3 "$ROOT/tests/e2e/kernel_dump.py" "$WORK/$1.trace" >"$WORK/$1.dump" ||
+		fail "cannot read $1.trace"
+}
+
+RC=0
+strace -f -n -o "$WORK/strace.txt" "$CALLTRACE" record --syscalls --sched -o "$WORK/sm.trace" \
+	"$WORK/sysmix" "$WORK/file" >"$WORK/sm.out" 2>"$WORK/sm.err" || RC=$?
+if grep -q "not recorded" "$WORK/sm.err"; then
+	skip "$(grep "not recorded" "$WORK/sm.err")"
+fi
+[ "$RC" = 0 ] || fail "record exited $RC: $(head -c 300 "$WORK/sm.err")"
+grep -q "^calltrace: kernel: [1-9][0-9]* system calls, [1-9][0-9]* off-CPU intervals" \
+	"$WORK/sm.err" || fail "no kernel summary: $(cat "$WORK/sm.err")"
+dump sm
+out=$(python3 "$ROOT/tests/e2e/kernel_check.py" "$WORK/sm.dump" "$WORK/strace.txt") ||
+	fail "$out"
+
+# Without strace too (no ptrace stops between the events).
+record plain --syscalls --sched "$WORK/sysmix" "$WORK/file"
+dump plain
+: >"$WORK/none.txt"
+out=$(python3 "$ROOT/tests/e2e/kernel_check.py" "$WORK/plain.dump" "$WORK/none.txt" 2>&1 |
+	grep -v -e "^syscall [0-9]*: [0-9]* recorded, strace saw 0" -e "^strace" || true)
+[ -z "$out" ] || fail "without strace: $out"
+
+# Without the options, no kernel events.
+record off "$WORK/sysmix" "$WORK/file"
+dump off
+! grep -q "^kernel" "$WORK/off.dump" || fail "kernel events recorded without --syscalls"
+pass
