@@ -4,8 +4,9 @@
  *
  * A thread's events can sit in several rings (it moves between CPUs), and
  * a ring read now may still miss an event stamped just before another ring
- * was read.  So events wait HOLD_MS in a pending list sorted by time before
- * they are applied; at the stop everything is applied.  The streams are
+ * was read.  So events wait HOLD_MS in a queue per ring (each in time
+ * order, as its CPU wrote them) and are applied merged by time; at the
+ * stop everything is applied.  The streams are
  * written into the trace every FLUSH_MS: a program killed with kill -9
  * loses nothing of what was written.
  */
@@ -29,14 +30,19 @@
 #define FLUSH_MS 100
 #define POLL_MS 50
 
+/* A ring's decoded events waiting to be applied: [head, n). */
+struct event_queue {
+	struct kernel_event *ev;
+	size_t head, n, cap;
+};
+
 struct kernel_collector {
 	struct trace_session *session;
 	struct perf_session perf;
 	struct kernel_clock clock;
 	struct kernel_threads threads;
-	struct kernel_event *pending;
-	size_t npending, cap;
-	uint64_t order;
+	struct event_queue *queues; /* one per ring */
+	struct event_queue *filling; /* the ring being read */
 	uint64_t hold_ticks, flush_ticks;
 	uint32_t first_tid;
 	int stop_fd;
@@ -51,46 +57,56 @@ static uint64_t now_tick(const struct kernel_collector *kc)
 static void take_record(void *ctx, const void *record)
 {
 	struct kernel_collector *kc = ctx;
-	struct kernel_event ev;
-	if (!perf_decode(&kc->clock, &kc->perf, record, &ev))
-		return;
-	if (kc->npending == kc->cap) {
-		size_t cap = kc->cap ? kc->cap * 2 : 4096;
-		struct kernel_event *p = realloc(kc->pending, cap * sizeof(*p));
+	struct event_queue *q = kc->filling;
+	if (q->n == q->cap) {
+		if (q->head > 0) { /* make room in front first */
+			memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
+			q->n -= q->head;
+			q->head = 0;
+		}
+	}
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 4096;
+		struct kernel_event *p = realloc(q->ev, cap * sizeof(*p));
 		if (!p) {
 			kc->threads.lost++;
 			return;
 		}
-		kc->pending = p;
-		kc->cap = cap;
+		q->ev = p;
+		q->cap = cap;
 	}
-	ev.order = kc->order++;
-	kc->pending[kc->npending++] = ev;
+	if (!perf_decode(&kc->clock, &kc->perf, record, &q->ev[q->n]))
+		return;
+	q->n++;
 }
 
-static int by_time(const void *a, const void *b)
-{
-	const struct kernel_event *x = a, *y = b;
-	if (x->tick != y->tick)
-		return x->tick < y->tick ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Applies the pending events stamped up to `upto`, in time order. */
+/* Applies the waiting events stamped up to `upto`, merged by time. */
 static void apply_until(struct kernel_collector *kc, uint64_t upto)
 {
-	qsort(kc->pending, kc->npending, sizeof(*kc->pending), by_time);
-	size_t i = 0;
-	for (; i < kc->npending && kc->pending[i].tick <= upto; i++)
-		kernel_threads_apply(&kc->threads, &kc->pending[i]);
-	memmove(kc->pending, kc->pending + i, (kc->npending - i) * sizeof(*kc->pending));
-	kc->npending -= i;
+	int nq = kc->perf.nrings;
+	for (;;) {
+		struct event_queue *first = NULL;
+		for (int i = 0; i < nq; i++) {
+			struct event_queue *q = &kc->queues[i];
+			if (q->head < q->n &&
+			    (!first || q->ev[q->head].tick < first->ev[first->head].tick))
+				first = q;
+		}
+		if (!first || first->ev[first->head].tick > upto)
+			break;
+		kernel_threads_apply(&kc->threads, &first->ev[first->head++]);
+	}
+	for (int i = 0; i < nq; i++)
+		if (kc->queues[i].head == kc->queues[i].n)
+			kc->queues[i].head = kc->queues[i].n = 0;
 }
 
 static void drain_all(struct kernel_collector *kc)
 {
-	for (int i = 0; i < kc->perf.nrings; i++)
+	for (int i = 0; i < kc->perf.nrings; i++) {
+		kc->filling = &kc->queues[i];
 		perf_ring_drain(&kc->perf.rings[i], take_record, kc);
+	}
 }
 
 static void *collect(void *arg)
@@ -181,8 +197,9 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	}
 	kc->stop_fd = eventfd(0, EFD_CLOEXEC);
 	kernel_threads_init(&kc->threads, s);
+	kc->queues = calloc((size_t)kc->perf.nrings, sizeof(*kc->queues));
 	int failed = set_clock(kc, err, errlen) < 0;
-	if (!failed && (kc->stop_fd < 0 || pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
+	if (!failed && (kc->stop_fd < 0 || !kc->queues || pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
 		snprintf(err, errlen, "kernel events not recorded: cannot start their reader");
 		failed = 1;
 	}
@@ -190,6 +207,7 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 		if (kc->stop_fd >= 0)
 			close(kc->stop_fd);
 		perf_session_close(&kc->perf);
+		free(kc->queues);
 		free(kc);
 		return NULL;
 	}
@@ -234,7 +252,9 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 			 kc->threads.syscalls, kc->threads.offcpu, lost);
 	}
 	close(kc->stop_fd);
+	for (int i = 0; i < kc->perf.nrings; i++)
+		free(kc->queues[i].ev);
+	free(kc->queues);
 	perf_session_close(&kc->perf);
-	free(kc->pending);
 	free(kc);
 }

@@ -41,7 +41,7 @@ one_line() { # NAME REGEX: exactly one line of the kind, matching REGEX
 
 # tracefs mounted (in a mount namespace of this test's own): perf_event_open refuses.
 RC=0
-unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing &&
+unshare -m sh -c '{ mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing; } &&
 	capsh --drop=cap_perfmon,cap_sys_admin -- -c "\"\$@\"" sh "$@"' sh \
 	"$CALLTRACE" record --syscalls -o "$WORK/mounted.trace" "$WORK/sysmix" "$WORK/f1" \
 	>"$WORK/mounted.out" 2>"$WORK/mounted.err" || RC=$?
