@@ -41,7 +41,7 @@ struct kernel_collector {
 	struct perf_session perf;
 	struct kernel_clock clock;
 	struct kernel_threads threads;
-	struct event_queue *queues; /* one per ring */
+	struct event_queue *queues;  /* one per ring */
 	struct event_queue *filling; /* the ring being read */
 	uint64_t hold_ticks, flush_ticks;
 	uint32_t first_tid;
@@ -199,7 +199,8 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	kernel_threads_init(&kc->threads, s);
 	kc->queues = calloc((size_t)kc->perf.nrings, sizeof(*kc->queues));
 	int failed = set_clock(kc, err, errlen) < 0;
-	if (!failed && (kc->stop_fd < 0 || !kc->queues || pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
+	if (!failed && (kc->stop_fd < 0 || !kc->queues ||
+			pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
 		snprintf(err, errlen, "kernel events not recorded: cannot start their reader");
 		failed = 1;
 	}

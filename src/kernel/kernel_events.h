@@ -23,7 +23,7 @@ enum kernel_event_kind {
 
 struct kernel_event {
 	uint64_t tick; /* the trace's clock */
-	uint32_t kind;	/* enum kernel_event_kind */
+	uint32_t kind; /* enum kernel_event_kind */
 	uint32_t pid, tid;
 	int32_t preempted; /* KEV_SWITCH_OUT */
 	int64_t nr;

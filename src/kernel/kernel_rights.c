@@ -123,11 +123,8 @@ static int paranoid_level(void)
 	return v == -1 && errno ? 2 : (int)v;
 }
 
-void kernel_rights_explain(int errnum, const struct perf_wanted *w, char *err, size_t errlen)
+void kernel_rights_explain(int errnum, const char *what, char *err, size_t errlen)
 {
-	const char *what = w->syscalls ? "system calls" : "off-CPU intervals";
-	if (w->syscalls && w->sched)
-		what = "system calls and off-CPU intervals";
 	if (errnum == EACCES || errnum == EPERM)
 		snprintf(err, errlen,
 			 "%s not recorded: the kernel's tracepoints need root or CAP_PERFMON "

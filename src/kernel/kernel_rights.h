@@ -8,11 +8,10 @@
 
 #include <stddef.h>
 
-struct perf_wanted;
-
-/* Into `err`: one line saying what is missing for the events `w` after
- * perf_event_open failed with `errnum`, and how to get it. */
-void kernel_rights_explain(int errnum, const struct perf_wanted *w, char *err, size_t errlen);
+/* Into `err`: one line saying what is missing for the events `what`
+ * ("system calls"...) after perf_event_open failed with `errnum`, and how
+ * to get it. */
+void kernel_rights_explain(int errnum, const char *what, char *err, size_t errlen);
 
 /* Into `out`: one line saying whether kernel functions can be recorded
  * here (kprobes, the function_graph tracer) and which events can. */

@@ -119,12 +119,16 @@ static int open_one(struct perf_session *ps, struct perf_event_attr *a, pid_t ti
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0 ? -errno : 0;
 }
 
-static int open_for_thread(struct perf_session *ps, const struct perf_wanted *w, pid_t tid, int cpu)
+/* 0, or -errno with `*what` naming the events refused. */
+static int open_for_thread(struct perf_session *ps, const struct perf_wanted *w, pid_t tid, int cpu,
+			   const char **what)
 {
 	struct perf_event_attr a;
 	sideband_attr(&a, w);
+	*what = w->sched ? "off-CPU intervals" : "system calls";
 	int rc = open_one(ps, &a, tid, cpu);
 	if (rc == 0 && w->syscalls) {
+		*what = "system calls";
 		tracepoint_attr(&a, w, ps->sys_enter_id);
 		rc = open_one(ps, &a, tid, cpu);
 		if (rc == 0) {
@@ -179,12 +183,13 @@ int perf_session_open(struct perf_session *ps, const struct perf_wanted *wanted,
 	int opened_cpus = 0;
 	for (int cpu = 0; cpu < ps->nrings; cpu++) {
 		int rc = 0;
+		const char *what = "";
 		for (int t = 0; t < ntids && rc == 0; t++)
-			rc = open_for_thread(ps, wanted, tids[t], cpu);
+			rc = open_for_thread(ps, wanted, tids[t], cpu, &what);
 		if (rc == -ENODEV || rc == -EINVAL) /* an offline CPU */
 			continue;
 		if (rc < 0) {
-			kernel_rights_explain(-rc, wanted, err, errlen);
+			kernel_rights_explain(-rc, what, err, errlen);
 			perf_session_close(ps);
 			return -1;
 		}
