@@ -76,6 +76,8 @@ static void put_values(struct kernel_sink *k, uint8_t *p, unsigned kind, const u
 	if (len > 0)
 		p = encode_values(p, kind, values, len);
 	k->len = (uint32_t)(p - k->buf);
+	if (k->len >= KERNEL_SINK_CHUNK)
+		kernel_sink_flush(k);
 }
 
 int kernel_sink_enter(struct kernel_sink *k, uint64_t address, uint64_t tick, const uint8_t *values,

@@ -24,7 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RING_DATA_PAGES 128 /* 512 KiB per CPU */
+/* Pages of a CPU's ring: system calls come fast (a loop of getppid()
+ * fills 2 MiB in about 15 ms), context switches slowly. */
+#define RING_PAGES_SYSCALLS 512
+#define RING_PAGES_SCHED 32
+
+static size_t ring_pages(const struct perf_wanted *w)
+{
+	return w->syscalls ? RING_PAGES_SYSCALLS : RING_PAGES_SCHED;
+}
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			    unsigned long flags)
@@ -42,7 +50,7 @@ static void base_attr(struct perf_event_attr *a, const struct perf_wanted *w)
 	a->disabled = 1;
 	a->enable_on_exec = w->enable_on_exec ? 1 : 0;
 	a->watermark = 1;
-	a->wakeup_watermark = RING_DATA_PAGES * 4096 / 4;
+	a->wakeup_watermark = (uint32_t)(ring_pages(w) * 4096 / 8);
 	if (w->monotonic) {
 		a->use_clockid = 1;
 		a->clockid = CLOCK_MONOTONIC;
@@ -87,10 +95,10 @@ static int keep_fd(struct perf_session *ps, int fd)
 	return 0;
 }
 
-static int map_ring(struct perf_ring *r, int fd)
+static int map_ring(struct perf_ring *r, int fd, size_t pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	r->data_size = RING_DATA_PAGES * page;
+	r->data_size = pages * page;
 	r->base = mmap(NULL, page + r->data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		r->base = NULL;
@@ -104,7 +112,8 @@ static int map_ring(struct perf_ring *r, int fd)
 
 /* Opens one event on `cpu` for `tid` into the CPU's ring (the first event
  * opened on a CPU owns it).  0, or -errno. */
-static int open_one(struct perf_session *ps, struct perf_event_attr *a, pid_t tid, int cpu)
+static int open_one(struct perf_session *ps, struct perf_event_attr *a, pid_t tid, int cpu,
+		    size_t pages)
 {
 	int fd = (int)perf_event_open(a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
@@ -115,7 +124,7 @@ static int open_one(struct perf_session *ps, struct perf_event_attr *a, pid_t ti
 	}
 	struct perf_ring *r = &ps->rings[cpu];
 	if (r->fd < 0)
-		return map_ring(r, fd) < 0 ? -errno : 0;
+		return map_ring(r, fd, pages) < 0 ? -errno : 0;
 	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0 ? -errno : 0;
 }
 
@@ -126,14 +135,14 @@ static int open_for_thread(struct perf_session *ps, const struct perf_wanted *w,
 	struct perf_event_attr a;
 	sideband_attr(&a, w);
 	*what = w->sched ? "off-CPU intervals" : "system calls";
-	int rc = open_one(ps, &a, tid, cpu);
+	int rc = open_one(ps, &a, tid, cpu, ring_pages(w));
 	if (rc == 0 && w->syscalls) {
 		*what = "system calls";
 		tracepoint_attr(&a, w, ps->sys_enter_id);
-		rc = open_one(ps, &a, tid, cpu);
+		rc = open_one(ps, &a, tid, cpu, ring_pages(w));
 		if (rc == 0) {
 			tracepoint_attr(&a, w, ps->sys_exit_id);
-			rc = open_one(ps, &a, tid, cpu);
+			rc = open_one(ps, &a, tid, cpu, ring_pages(w));
 		}
 	}
 	return rc;
