@@ -8,6 +8,7 @@ one per line, read straight from the file's bytes (trace_format.h).
   user PID TID UNIT enter ADDR-KIND WHERE            (function, library...)
   user PID TID UNIT exit
   user PID TID UNIT mark TEXT
+  thread PID TID lost N                              (THREAD_LOST_CALLS)
 
 UNIT is the event's time unit (tick >> tick_shift), comparable across both
 kinds of chunks.  For the tests of --syscalls and --sched.
@@ -139,6 +140,11 @@ def main():
         if magic != 0x4B435443 or length < CHUNK.size or length % 8:
             off += 8
             continue
+        if kind == 4:
+            event, name_len = struct.unpack_from("<II", data, off + hsize)
+            name = data[off + hsize + 8 : off + hsize + 8 + name_len].decode(errors="replace")
+            if event == 4:
+                print("thread %d %d lost %s" % (pid, tid, name))
         if kind in (1, 7):
             payload = data[off + hsize : off + hsize + (used or length - hsize)]
             src = "kernel" if kind == 7 else "user"
