@@ -85,8 +85,10 @@ const struct prototype *prototype_of_function(const char *name);
 unsigned prototype_function_count(void);
 const struct prototype *prototype_function_at(unsigned i);
 /* The name and prototype of system call `nr` of the ELF machine `machine`
- * (EM_X86_64...); the name is "syscall_NR" and the prototype NULL when
- * unknown. */
+ * (EM_X86_64, EM_AARCH64; 0 is x86-64, as in trace_file_header); the name
+ * is "syscall_NR" (valid until this thread's next call) and the prototype
+ * NULL when unknown.  Every number the kernel headers name has its name;
+ * the common calls have a prototype (failure PF_NEG_ERRNO). */
 const char *syscall_name(uint32_t machine, uint64_t nr, const struct prototype **proto);
 
 #endif

@@ -3,6 +3,7 @@
  * (src/symbols/prototypes.c): the table is sorted and well formed, and
  * functions are found by their plain, versioned, aliased and C++ names.
  */
+#include <elf.h>
 #include <string.h>
 #include "../../src/symbols/prototypes.h"
 #include "check.h"
@@ -118,6 +119,57 @@ static void test_unknown(void)
 	CHECK(prototype_of_function("__64") == NULL, "prefix and suffix");
 }
 
+static void check_syscall(uint32_t machine, uint64_t nr, const char *name, int nargs)
+{
+	const struct prototype *p = (const struct prototype *)1;
+	const char *got = syscall_name(machine, nr, &p);
+	CHECK(strcmp(got, name) == 0, "machine %u, %llu: %s, not %s", machine,
+	      (unsigned long long)nr, got, name);
+	if (nargs < 0)
+		CHECK(p == NULL, "%s has no prototype", name);
+	else
+		CHECK(p && p->nargs == nargs && strcmp(p->name, got) == 0 &&
+			  p->failure == PF_NEG_ERRNO,
+		      "%s's prototype", name);
+}
+
+static void test_syscalls(void)
+{
+	check_syscall(EM_X86_64, 0, "read", 3);
+	check_syscall(EM_X86_64, 2, "open", 3);
+	check_syscall(EM_X86_64, 9, "mmap", 6);
+	check_syscall(EM_X86_64, 42, "connect", 3);
+	check_syscall(EM_X86_64, 59, "execve", 3);
+	check_syscall(EM_X86_64, 231, "exit_group", 1);
+	check_syscall(EM_X86_64, 257, "openat", 4);
+	check_syscall(EM_X86_64, 435, "clone3", 2);
+	check_syscall(0, 257, "openat", 4); /* 0: x86-64 */
+	check_syscall(EM_X86_64, 134, "uselib", -1);
+	check_syscall(EM_AARCH64, 56, "openat", 4);
+	check_syscall(EM_AARCH64, 63, "read", 3);
+	check_syscall(EM_AARCH64, 64, "write", 3);
+	check_syscall(EM_AARCH64, 93, "exit", 1);
+	check_syscall(EM_AARCH64, 221, "execve", 3);
+	check_syscall(EM_AARCH64, 222, "mmap", 6);
+	check_syscall(EM_AARCH64, 79, "newfstatat", 4);
+	check_syscall(EM_AARCH64, 25, "fcntl", 3);
+	check_syscall(EM_X86_64, 100000, "syscall_100000", -1);
+	check_syscall(EM_AARCH64, 244, "syscall_244", -1); /* arch-specific, none on arm64 */
+	check_syscall(EM_386, 5, "syscall_5", -1);	   /* a machine without a table */
+	check_syscall(EM_X86_64, UINT64_MAX, "syscall_18446744073709551615", -1);
+	CHECK(strcmp(syscall_name(EM_X86_64, 1, NULL), "write") == 0, "no prototype asked");
+	const struct prototype *p;
+	syscall_name(EM_X86_64, 257, &p);
+	CHECK(p && p->args[0].type == PT_FD && p->args[1].type == PT_STRING &&
+		  p->args[2].type == PT_OPEN_FLAGS && p->args[3].type == PT_MODE,
+	      "openat(dfd, filename, flags, mode)");
+	/* Every number up to the table's end has a name. */
+	unsigned named = 0;
+	for (uint64_t nr = 0; nr < 512; nr++)
+		named += strncmp(syscall_name(EM_X86_64, nr, NULL), "syscall_", 8) != 0;
+	CHECK(named >= 350, "%u x86-64 system calls named", named);
+}
+
 int main(void)
 {
 	test_table_is_sorted_and_well_formed();
@@ -126,5 +178,6 @@ int main(void)
 	test_aliases();
 	test_cxx_operators();
 	test_unknown();
+	test_syscalls();
 	return CHECK_SUMMARY("test_prototypes");
 }
