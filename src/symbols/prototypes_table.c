@@ -519,6 +519,7 @@ const struct prototype proto_functions[] = {
 	{"rawmemchr", PT_PTR, PF_NONE, 2, 0, {{"s", PT_PTR, PROTO_NO_LEN}, {"c", PT_CHAR, PROTO_NO_LEN}}},
 	{"read", PT_LONG, PF_MINUS_ONE, 3, 0, {{"fd", PT_FD, PROTO_NO_LEN}, {"buf", PT_PTR, PROTO_NO_LEN}, {"count", PT_ULONG, PROTO_NO_LEN}}},
 	{"readdir", PT_PTR, PF_NONE, 1, 0, {{"dirp", PT_PTR, PROTO_NO_LEN}}},
+	{"readdir64_r", PT_INT, PF_ERRNUM, 3, 0, {{"dirp", PT_PTR, PROTO_NO_LEN}, {"entry", PT_PTR, PROTO_NO_LEN}, {"result", PT_PTR, PROTO_NO_LEN}}},
 	{"readdir_r", PT_INT, PF_ERRNUM, 3, 0, {{"dirp", PT_PTR, PROTO_NO_LEN}, {"entry", PT_PTR, PROTO_NO_LEN}, {"result", PT_PTR, PROTO_NO_LEN}}},
 	{"readlink", PT_LONG, PF_MINUS_ONE, 3, 0, {{"path", PT_STRING, PROTO_NO_LEN}, {"buf", PT_PTR, PROTO_NO_LEN}, {"bufsiz", PT_ULONG, PROTO_NO_LEN}}},
 	{"readlinkat", PT_LONG, PF_MINUS_ONE, 4, 0, {{"dirfd", PT_FD, PROTO_NO_LEN}, {"path", PT_STRING, PROTO_NO_LEN}, {"buf", PT_PTR, PROTO_NO_LEN}, {"bufsiz", PT_ULONG, PROTO_NO_LEN}}},
@@ -746,4 +747,4 @@ const struct prototype proto_functions[] = {
 };
 /* clang-format on */
 
-const unsigned proto_function_count = 735;
+const unsigned proto_function_count = 736;
