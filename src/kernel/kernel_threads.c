@@ -43,16 +43,12 @@ static struct kernel_thread *thread_of(struct kernel_threads *t, uint32_t pid, u
 		return NULL;
 	th->pid = pid;
 	th->tid = tid;
-	kernel_sink_init(&th->sink, t->session, pid, tid);
+	if (kernel_stream_init(&th->stream, t->session, pid, tid, KTHREAD_CHUNK) < 0) {
+		free(th);
+		return NULL;
+	}
 	*p = th;
 	return th;
-}
-
-static void encode_bytes8(uint8_t *out, uint64_t v)
-{
-	out[0] = VALUE_BYTES;
-	out[1] = 8;
-	memcpy(out + 2, &v, 8);
 }
 
 static void enter(struct kernel_thread *th, uint64_t address, uint64_t tick, const uint8_t *values,
@@ -60,7 +56,7 @@ static void enter(struct kernel_thread *th, uint64_t address, uint64_t tick, con
 {
 	if (th->depth == KTHREAD_DEPTH)
 		return;
-	if (kernel_sink_enter(&th->sink, address, tick, values, len) == 0)
+	if (kernel_stream_enter(&th->stream, address, tick, values, len) == 0)
 		th->open[th->depth++] = address;
 }
 
@@ -69,7 +65,7 @@ static void leave(struct kernel_thread *th, uint64_t tick, const uint8_t *values
 	if (th->depth == 0)
 		return;
 	th->depth--;
-	kernel_sink_exit(&th->sink, tick, values, len);
+	kernel_stream_exit(&th->stream, tick, values, len);
 }
 
 static int top_kind(const struct kernel_thread *th)
@@ -80,13 +76,11 @@ static int top_kind(const struct kernel_thread *th)
 static void syscall_enter(struct kernel_threads *t, struct kernel_thread *th,
 			  const struct kernel_event *ev)
 {
-	uint8_t values[6 * 10];
+	uint8_t values[KERNEL_SYSCALL_ARGS_BYTES];
 	while (th->depth) /* an exit missed (lost): what was open ended */
 		leave(th, ev->tick, NULL, 0);
-	for (int i = 0; i < 6; i++)
-		encode_bytes8(values + 10 * i, ev->args[i]);
-	enter(th, TRACE_CALL_ADDRESS(CALL_SYSCALL, (uint64_t)ev->nr), ev->tick, values,
-	      sizeof(values));
+	uint32_t len = kernel_syscall_args(values, ev->args);
+	enter(th, TRACE_CALL_ADDRESS(CALL_SYSCALL, (uint64_t)ev->nr), ev->tick, values, len);
 	t->syscalls++;
 }
 
@@ -96,9 +90,8 @@ static void syscall_exit(struct kernel_thread *th, const struct kernel_event *ev
 		leave(th, ev->tick, NULL, 0);
 	if (top_kind(th) != CALL_SYSCALL)
 		return;
-	uint8_t value[10];
-	encode_bytes8(value, ev->args[0]);
-	leave(th, ev->tick, value, sizeof(value));
+	uint8_t value[KERNEL_SYSCALL_RET_BYTES];
+	leave(th, ev->tick, value, kernel_syscall_ret(value, (int64_t)ev->args[0]));
 }
 
 static void exec_done(struct kernel_thread *th, const struct kernel_event *ev)
@@ -107,14 +100,13 @@ static void exec_done(struct kernel_thread *th, const struct kernel_event *ev)
 		leave(th, ev->tick, NULL, 0);
 	uint64_t nr = th->depth ? TRACE_CALL_WHERE(th->open[th->depth - 1]) : 0;
 	if (top_kind(th) == CALL_SYSCALL && (nr == EXECVE_NR || nr == EXECVEAT_NR)) {
-		uint8_t value[10];
-		encode_bytes8(value, 0);
-		leave(th, ev->tick, value, sizeof(value));
+		uint8_t value[KERNEL_SYSCALL_RET_BYTES];
+		leave(th, ev->tick, value, kernel_syscall_ret(value, 0));
 	}
 	while (th->depth)
 		leave(th, ev->tick, NULL, 0);
-	kernel_sink_flush(&th->sink);
-	th->pid = th->sink.pid = ev->pid;
+	kernel_stream_flush(&th->stream);
+	th->pid = th->stream.pid = ev->pid;
 }
 
 static void thread_exit(struct kernel_threads *t, struct kernel_thread *th,
@@ -122,8 +114,8 @@ static void thread_exit(struct kernel_threads *t, struct kernel_thread *th,
 {
 	while (th->depth)
 		leave(th, ev->tick, NULL, 0);
-	kernel_sink_destroy(&th->sink);
-	t->dropped_chunks += th->sink.dropped;
+	kernel_stream_fini(&th->stream);
+	t->unwritten += th->stream.lost_events;
 	struct kernel_thread **p = slot_of(t, th->tid);
 	*p = th->next;
 	free(th);
@@ -171,7 +163,7 @@ void kernel_threads_flush(struct kernel_threads *t)
 {
 	for (int b = 0; b < KTHREAD_BUCKETS; b++)
 		for (struct kernel_thread *th = t->buckets[b]; th; th = th->next)
-			kernel_sink_flush(&th->sink);
+			kernel_stream_flush(&th->stream);
 }
 
 void kernel_threads_destroy(struct kernel_threads *t)
@@ -180,8 +172,8 @@ void kernel_threads_destroy(struct kernel_threads *t)
 		struct kernel_thread *th = t->buckets[b];
 		while (th) {
 			struct kernel_thread *next = th->next;
-			kernel_sink_destroy(&th->sink);
-			t->dropped_chunks += th->sink.dropped;
+			kernel_stream_fini(&th->stream);
+			t->unwritten += th->stream.lost_events;
 			free(th);
 			th = next;
 		}

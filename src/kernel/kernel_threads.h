@@ -1,21 +1,22 @@
 /*
  * kernel_threads.h - each traced thread's kernel-side state: its open
- * system call and off-CPU interval, and the sink its events go to.
+ * system call and off-CPU interval, and the stream its events go to.
  */
 #ifndef CALLTRACE_KERNEL_THREADS_H
 #define CALLTRACE_KERNEL_THREADS_H
 
 #include "kernel_events.h"
-#include "kernel_sink.h"
+#include "../format/kernel_stream.h"
 
-#define KTHREAD_DEPTH 4 /* a system call, an off-CPU interval in it: 2 */
+#define KTHREAD_DEPTH 4		   /* a system call, an off-CPU interval in it: 2 */
+#define KTHREAD_CHUNK (256u << 10) /* payload of a thread's chunk */
 
 struct kernel_thread {
 	struct kernel_thread *next; /* in its hash bucket */
 	uint32_t pid, tid;
 	uint32_t depth;
 	uint64_t open[KTHREAD_DEPTH]; /* tagged addresses, innermost last */
-	struct kernel_sink sink;
+	struct kernel_stream stream;
 };
 
 #define KTHREAD_BUCKETS 1024
@@ -25,7 +26,7 @@ struct kernel_threads {
 	struct kernel_thread *buckets[KTHREAD_BUCKETS];
 	uint64_t lost; /* events the kernel could not hand over */
 	uint64_t syscalls, offcpu;
-	uint32_t dropped_chunks;
+	uint64_t unwritten; /* events of chunks the file had no room for */
 };
 
 void kernel_threads_init(struct kernel_threads *t, struct trace_session *s);
