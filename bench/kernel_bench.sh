@@ -80,8 +80,8 @@ done
 
 pw=$(med 1 "$tmp/plain.ns") pc=$(med 2 "$tmp/plain.ns")
 cw=$(calc %.1f "$(med 1 "$tmp/calltrace.ns") - $pw") cc=$(calc %.1f "$(med 2 "$tmp/calltrace.ns") - $pc")
-printf '%-22s %14s %14s %16s %16s\n' "per ${call}() call" "wall ns" "CPU ns" "wall / calltrace" "CPU / calltrace"
-printf '%-22s %14s %14s %16s %16s\n' "untraced" "$pw" "$pc" "" ""
+printf '%-30s %10s %10s %17s %16s\n' "per ${call}() call" "wall ns" "CPU ns" "wall / calltrace" "CPU / calltrace"
+printf '%-30s %10s %10s %17s %16s\n' "untraced" "$pw" "$pc" "" ""
 for t in "${tools[@]:1}"; do
 	w=$(calc %.1f "$(med 1 "$tmp/$t.ns") - $pw") c=$(calc %.1f "$(med 2 "$tmp/$t.ns") - $pc")
 	label=$t
@@ -90,6 +90,6 @@ for t in "${tools[@]:1}"; do
 	strace) label="strace -f" ;;
 	perf) label="perf trace" ;;
 	esac
-	printf '%-22s %14s %14s %16s %16s\n' "$label (added)" "$w" "$c" "$(calc %.1fx "$w / $cw")" \
+	printf '%-30s %10s %10s %17s %16s\n' "$label (added)" "$w" "$c" "$(calc %.1fx "$w / $cw")" \
 		"$(calc %.1fx "$c / $cc")"
 done
