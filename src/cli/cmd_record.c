@@ -447,10 +447,6 @@ int record_run(struct record_options *o, char **argv, int first)
 		cli_error("the ptrace engine is not built into this calltrace");
 		return 2;
 	}
-	if (use_dynamic && (o->syscalls || o->sched)) {
-		cli_error("--syscalls and --sched are not yet for the ptrace engine");
-		return 2;
-	}
 	if (use_dynamic && o->programs) {
 		cli_error("--program is for dynamically linked programs: the ptrace engine "
 			  "records every process it follows");
@@ -490,7 +486,14 @@ int record_run(struct record_options *o, char **argv, int first)
 	if (use_dynamic) {
 		o->engine.dyn.session = &s;
 		o->engine.dyn.argv = argv + first;
+		/* The engine starts the program itself: the events are opened
+		 * on this thread, disabled, and inherited by what it starts;
+		 * only a child's exec enables them (this process never execs). */
+		pid_t self = (pid_t)gettid();
+		struct kernel_collector *kc = record_kernel_start(
+		    &s, o->syscalls, o->sched, o->engine.dyn.verbose, &self, 1, 1);
 		code = dynamic_record(&o->engine.dyn);
+		record_kernel_stop(kc, o->quiet);
 	} else {
 		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}

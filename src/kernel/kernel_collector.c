@@ -44,7 +44,6 @@ struct kernel_collector {
 	struct event_queue *queues;  /* one per ring */
 	struct event_queue *filling; /* the ring being read */
 	uint64_t hold_ticks, flush_ticks;
-	uint32_t first_tid;
 	int stop_fd;
 	pthread_t thread;
 };
@@ -180,7 +179,6 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 		return NULL;
 	}
 	kc->session = s;
-	kc->first_tid = (uint32_t)tids[0];
 	struct perf_wanted w = {.syscalls = o->syscalls,
 				.sched = o->sched,
 				.monotonic = s->header->clock != TRACE_CLOCK_TSC,
@@ -217,18 +215,18 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	return kc;
 }
 
-/* Lost events have no thread: they are counted on the first one. */
+/* Lost events have no thread: they are counted on the first one seen. */
 static void write_losses(struct kernel_collector *kc)
 {
-	if (!kc->threads.lost)
+	if (!kc->threads.lost || !kc->threads.first_tid)
 		return;
 	char count[32];
 	snprintf(count, sizeof(count), "%" PRIu64, kc->threads.lost);
 	struct trace_session *s = kc->session;
 	uint32_t image = s->image, pid = s->pid;
 	s->image = 0;
-	s->pid = kc->first_tid;
-	trace_write_thread(s, kc->first_tid, THREAD_LOST_CALLS, count);
+	s->pid = kc->threads.first_pid;
+	trace_write_thread(s, kc->threads.first_tid, THREAD_LOST_CALLS, count);
 	s->image = image;
 	s->pid = pid;
 }

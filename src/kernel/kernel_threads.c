@@ -130,6 +130,10 @@ void kernel_threads_apply(struct kernel_threads *t, const struct kernel_event *e
 	struct kernel_thread *th = thread_of(t, ev->pid, ev->tid);
 	if (!th)
 		return;
+	if (!t->first_tid) {
+		t->first_pid = ev->pid;
+		t->first_tid = ev->tid;
+	}
 	switch (ev->kind) {
 	case KEV_SYS_ENTER:
 		syscall_enter(t, th, ev);

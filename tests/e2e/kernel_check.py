@@ -99,16 +99,24 @@ def user_calls(streams, pid):
 def main():
     streams = read_dump(sys.argv[1])
     calls = kernel_calls(streams)
-    marks = [k for k, evs in streams.items() if k[0] == "user" and any(f[0] == "mark" for _, f in evs)]
-    check(len(marks) == 1, "the marks are in %d threads, want 1" % len(marks))
-    if not marks:
+    starts = [c for c in calls if c[3] == 3 and c[4][0] & 0xFFFFFFFF == MARK_BEGIN]
+    check(len(starts) == 1, "%d close(-100) in the kernel events, want 1" % len(starts))
+    if not starts:
         return
-    pid = marks[0][1]
+    pid = starts[0][2]
+    # The marks (when the runtime gives calltrace_mark) are the main thread's.
+    marks = [k for k, evs in streams.items() if k[0] == "user" and any(f[0] == "mark" for _, f in evs)]
+    check(marks in ([], [("user", pid, pid)]), "the marks are in threads %s" % marks)
     begin, end = marker_units(calls, pid)
     check(begin is not None and end is not None, "no close(-100)/close(-101) in the kernel events")
     if begin is None or end is None:
         return
     inside = [c for c in calls if begin < c[0] < end]
+    # Only the program's processes (each has calls of its own), never the tool's.
+    user_pids = {k[1] for k in streams if k[0] == "user"}
+    kernel_pids = {k[1] for k in streams if k[0] == "kernel"}
+    check(kernel_pids <= user_pids,
+          "kernel events of processes %s, not the program's" % sorted(kernel_pids - user_pids))
     tids = {k[2] for k in streams if k[0] == "kernel"}
     mine = collections.Counter(c[3] for c in inside)
     theirs = strace_counts(sys.argv[2], tids)

@@ -6,7 +6,8 @@
 # strace does; the sleep's clock_nanosleep holds a blocked off-CPU
 # interval; the child's, the thread's and the exec'd image's system calls
 # are in their own threads; each system call lies inside the program's
-# function that made it.  Needs root (or CAP_PERFMON) and strace.
+# function that made it; no event is of another process than the
+# program's.  The same without strace, and with the ptrace engine.  Needs root (or CAP_PERFMON) and strace.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -40,6 +41,14 @@ dump plain
 out=$(python3 "$ROOT/tests/e2e/kernel_check.py" "$WORK/plain.dump" "$WORK/none.txt" 2>&1 |
 	grep -v -e "^syscall [0-9]*: [0-9]* recorded, strace saw 0" -e "^strace" || true)
 [ -z "$out" ] || fail "without strace: $out"
+
+# The ptrace engine starts the program itself: the same events, of the
+# program's processes only.
+record ptrace --engine ptrace --syscalls --sched "$WORK/sysmix" "$WORK/file"
+dump ptrace
+out=$(python3 "$ROOT/tests/e2e/kernel_check.py" "$WORK/ptrace.dump" "$WORK/none.txt" 2>&1 |
+	grep -v -e "^syscall [0-9]*: [0-9]* recorded, strace saw 0" -e "^strace" || true)
+[ -z "$out" ] || fail "ptrace engine: $out"
 
 # Without the options, no kernel events.
 record off "$WORK/sysmix" "$WORK/file"
