@@ -50,6 +50,19 @@ out=$(python3 "$ROOT/tests/e2e/kernel_check.py" "$WORK/ptrace.dump" "$WORK/none.
 	grep -v -e "^syscall [0-9]*: [0-9]* recorded, strace saw 0" -e "^strace" || true)
 [ -z "$out" ] || fail "ptrace engine: $out"
 
+# -v says in one line what the kernel offers for its own functions.
+record verbose -v --syscalls "$WORK/sysmix" "$WORK/file"
+offers=$(grep "^calltrace: kernel functions: " "$WORK/verbose.err" || true)
+[ "$(printf '%s' "$offers" | grep -c .)" = 1 ] || fail "-v: no one line on kernel functions: $(cat "$WORK/verbose.err")"
+graph=absent kprobes=absent
+grep -qw function_graph /sys/kernel/tracing/available_tracers 2>/dev/null && graph=present
+{ [ -e /sys/bus/event_source/devices/kprobe ] || [ -e /sys/kernel/tracing/kprobe_events ]; } && kprobes=present
+[[ "$offers" == *"(kprobes $kprobes, function_graph tracer $graph)"* ]] ||
+	fail "-v: '$offers', but kprobes are $kprobes and function_graph is $graph"
+if [ $kprobes$graph = absentabsent ]; then
+	[[ "$offers" == *"cannot be recorded on this kernel"* ]] || fail "-v: '$offers'"
+fi
+
 # Without the options, no kernel events.
 record off "$WORK/sysmix" "$WORK/file"
 dump off
