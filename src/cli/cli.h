@@ -57,9 +57,9 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	"  -t, --time-filter DUR  hide calls shorter than DUR (e.g. 10us, 2ms)\n"                  \
 	"      --tid TID[,TID]    only these threads\n"                                            \
 	"      --pid PID[,PID]    only these processes\n"                                          \
-	"      --kind KIND[,KIND] only calls of these kinds: function, library, syscall,\n"        \
-	"                         offcpu; -KIND: all but it (--kind=-offcpu); hidden calls'\n"     \
-	"                         callees stay, as with -N\n"
+	"      --kind KIND[,KIND] only calls of these kinds (function, library, syscall,\n"        \
+	"                         offcpu); --kind=-offcpu: all but off-CPU intervals;\n"        \
+	"                         the callees of hidden calls stay, as with -N\n"
 
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
 
