@@ -15,7 +15,8 @@
  *   NS enter FUNCTION      a call of FUNCTION begins
  *   NS exit [RET [ERRNO]]  the innermost open call ends; with RET, its
  *                          return value (EV_RETVAL: 8 bytes), and a failed
- *                          library call's errno (4 bytes) after it
+ *                          library call's errno (4 bytes) after it; a
+ *                          system call's RET is its raw return (-errno)
  *   NS load LIBRARY [BIAS] the shared library LIBRARY (a path) is loaded at
  *                          load bias BIAS (hex; by default the next free
  *                          place after 0x7f0000000000)
@@ -25,6 +26,9 @@
  *   NS dlcall NAME [ARG...]   a library call of NAME through a pointer (as
  *                          dlsym returns): NAME's own address in the first
  *                          library loaded that defines it
+ *   NS syscall NR [ARG...] system call NR (of x86-64) begins, with up to six
+ *                          raw argument registers (numbers; the rest 0)
+ *   NS offcpu REASON       the thread leaves the CPU: preempted or blocked
  *   NS mark TEXT           a mark, as calltrace_mark() writes it
  *   NS end STATUS          the process exits with STATUS (calls still open
  *                          stay unfinished); the last line
@@ -32,6 +36,10 @@
  * A library call's ARGs are its raw argument values, in the order of its
  * prototype: a number (decimal, 0x hex, negative) is 8 bytes, "TEXT" a
  * string, null a NULL string.  It ends with an `exit` as any call.
+ *
+ * System calls and off-CPU intervals are events the kernel sees: they go
+ * into the thread's CHUNK_KERNEL chunks (format/kernel_stream.h), written
+ * when the process ends, and end with an `exit` as any call.
  *
  * Empty lines and lines starting with '#' are skipped.  The writer reads the
  * clock through clock_gettime(CLOCK_MONOTONIC): this program defines that
@@ -48,11 +56,13 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "../../../src/format/kernel_stream.h"
 #include "../../../src/format/trace_writer.h"
 
 #define START_NS 1000000000ull /* the clock at the start: never 0 */
 #define MAX_THREADS 64
 #define MAX_LIBRARIES 16
+#define MAX_OPEN 4096 /* calls open at once in a thread */
 #define FIRST_LIBRARY_BIAS 0x7f0000000000ull
 
 static uint64_t now_ns = START_NS;
@@ -190,6 +200,16 @@ static uint64_t program_got_slot(const struct elf_file *p, const char *name)
 
 /* ---- the script ---------------------------------------------------------------- */
 
+/* A thread: the events it writes itself, the ones the kernel saw (CHUNK_KERNEL),
+ * and which of its open calls are the kernel's, innermost last. */
+struct thread_gen {
+	struct trace_stream stream;
+	struct kernel_stream kernel;
+	int kernel_started;
+	uint8_t open_as[MAX_OPEN]; /* OPEN_* */
+	uint32_t open;
+};
+
 struct generator {
 	struct elf_file program;
 	struct elf_file libraries[MAX_LIBRARIES];
@@ -199,9 +219,10 @@ struct generator {
 	const char *out_path;
 	struct trace_session session;
 	int started;
-	struct trace_stream streams[MAX_THREADS];
-	size_t nstreams;
-	struct trace_stream *thread; /* the one the events go to */
+	struct thread_gen threads[MAX_THREADS];
+	size_t nthreads;
+	struct thread_gen *current;  /* the thread the events go to */
+	struct trace_stream *thread; /* its own stream */
 };
 
 static void start_process(struct generator *g, uint32_t pid)
@@ -222,15 +243,17 @@ static void select_thread(struct generator *g, uint32_t tid, const char *name)
 {
 	if (!g->started)
 		start_process(g, tid);
-	for (size_t i = 0; i < g->nstreams; i++) {
-		if (g->streams[i].tid == tid) {
-			g->thread = &g->streams[i];
+	for (size_t i = 0; i < g->nthreads; i++) {
+		if (g->threads[i].stream.tid == tid) {
+			g->current = &g->threads[i];
+			g->thread = &g->current->stream;
 			return;
 		}
 	}
-	if (g->nstreams == MAX_THREADS)
+	if (g->nthreads == MAX_THREADS)
 		die("more than %d threads", MAX_THREADS);
-	g->thread = &g->streams[g->nstreams++];
+	g->current = &g->threads[g->nthreads++];
+	g->thread = &g->current->stream;
 	if (trace_stream_init(g->thread, &g->session, tid) < 0 ||
 	    trace_write_thread(&g->session, tid, THREAD_START, name) < 0)
 		die("cannot start thread %u: %s", tid, strerror(errno));
@@ -238,8 +261,14 @@ static void select_thread(struct generator *g, uint32_t tid, const char *name)
 
 static void end_process(struct generator *g, int status)
 {
-	for (size_t i = 0; i < g->nstreams; i++)
-		trace_stream_destroy(&g->streams[i]);
+	for (size_t i = 0; i < g->nthreads; i++) {
+		struct thread_gen *t = &g->threads[i];
+		trace_stream_destroy(&t->stream);
+		if (t->kernel_started && kernel_stream_flush(&t->kernel) < 0)
+			die("cannot write the kernel events of thread %u", t->stream.tid);
+		if (t->kernel_started)
+			kernel_stream_fini(&t->kernel);
+	}
 	if (trace_write_process(&g->session, PROCESS_EXIT, 0, 0, status, NULL, NULL, 0) < 0)
 		die("cannot write %s: %s", g->out_path, strerror(errno));
 	trace_session_close(&g->session);
@@ -341,6 +370,16 @@ static uint64_t library_function(const struct generator *g, const char *name)
 	die("no library loaded defines %s", name);
 }
 
+/* Notes a call entered: by the thread itself, or seen by the kernel. */
+enum { OPEN_OWN, OPEN_SYSCALL, OPEN_OFFCPU };
+static void opened(struct generator *g, int how)
+{
+	struct thread_gen *t = g->current;
+	if (t->open == MAX_OPEN)
+		die("more than %d calls open", MAX_OPEN);
+	t->open_as[t->open++] = (uint8_t)how;
+}
+
 /* A call of `address` with the values of the tokens in `args`. */
 static int enter_with_values(struct generator *g, uint64_t address, char *args)
 {
@@ -349,11 +388,57 @@ static int enter_with_values(struct generator *g, uint64_t address, char *args)
 	if (trace_stream_make_room(g->thread, len + 16, now_ns) < 0 ||
 	    trace_stream_enter(g->thread, address, now_ns, 0) < 0)
 		return -1;
+	opened(g, OPEN_OWN);
 	return len ? trace_stream_values(g->thread, EV_ARGS, values, len) : 0;
 }
 
+static struct kernel_stream *kernel_of(struct generator *g)
+{
+	struct thread_gen *t = g->current;
+	if (!t->kernel_started &&
+	    kernel_stream_init(&t->kernel, &g->session, g->session.pid, t->stream.tid, 0) < 0)
+		die("cannot start the kernel events of thread %u: %s", t->stream.tid,
+		    strerror(errno));
+	t->kernel_started = 1;
+	return &t->kernel;
+}
+
+/* NS syscall NR [ARG...]: up to six raw argument registers. */
+static int enter_syscall(struct generator *g, const char *nr, char *args)
+{
+	uint64_t regs[6] = {0};
+	int quoted;
+	char *t;
+	for (int i = 0; (t = next_token(&args, &quoted)) != NULL; i++) {
+		if (i == 6 || quoted)
+			die("syscall: at most six numbers after NR");
+		regs[i] = (uint64_t)parse_number(t);
+	}
+	opened(g, OPEN_SYSCALL);
+	return kernel_stream_syscall_enter(kernel_of(g), (uint32_t)parse_number(nr), now_ns, regs);
+}
+
+static int enter_offcpu(struct generator *g, const char *reason)
+{
+	uint32_t r = strcmp(reason, "preempted") == 0 ? OFFCPU_PREEMPTED
+		     : strcmp(reason, "blocked") == 0 ? OFFCPU_BLOCKED
+						      : (uint32_t)parse_number(reason);
+	opened(g, OPEN_OFFCPU);
+	return kernel_stream_offcpu_enter(kernel_of(g), r, now_ns);
+}
+
+/* The innermost open call ends: the thread's own or the kernel's. */
 static int exit_with_values(struct generator *g, char *args)
 {
+	struct thread_gen *t = g->current;
+	uint8_t opened_as = t->open_as[--t->open];
+	if (opened_as == OPEN_OFFCPU)
+		return kernel_stream_offcpu_exit(&t->kernel, now_ns);
+	if (opened_as == OPEN_SYSCALL) {
+		int quoted;
+		char *ret = next_token(&args, &quoted);
+		return kernel_stream_syscall_exit(&t->kernel, now_ns, ret ? parse_number(ret) : 0);
+	}
 	uint8_t values[64];
 	uint32_t len = encode_tokens(args, values, sizeof(values), 1);
 	if (trace_stream_make_room(g->thread, len + 16, now_ns) < 0 ||
@@ -388,14 +473,18 @@ static void run_event(struct generator *g, const char *what, char *rest)
 		die("%s before any thread", what);
 	int rc = 0;
 	if (strcmp(what, "enter") == 0 && arg)
-		rc = trace_stream_enter(g->thread, program_function(&g->program, arg), now_ns, 0);
+		rc = enter_with_values(g, program_function(&g->program, arg), args);
 	else if (strcmp(what, "libcall") == 0 && arg)
 		rc = enter_with_values(
 		    g, TRACE_CALL_ADDRESS(CALL_LIBRARY, program_got_slot(&g->program, arg)), args);
 	else if (strcmp(what, "dlcall") == 0 && arg)
 		rc = enter_with_values(
 		    g, TRACE_CALL_ADDRESS(CALL_LIBRARY, library_function(g, arg)), args);
-	else if (strcmp(what, "exit") == 0 && g->thread->depth)
+	else if (strcmp(what, "syscall") == 0 && arg)
+		rc = enter_syscall(g, arg, args);
+	else if (strcmp(what, "offcpu") == 0 && arg)
+		rc = enter_offcpu(g, arg);
+	else if (strcmp(what, "exit") == 0 && g->current->open)
 		rc = exit_with_values(g, text);
 	else if (strcmp(what, "mark") == 0 && arg)
 		rc = trace_stream_mark(g->thread, now_ns, text);
@@ -417,7 +506,7 @@ static void run_script(struct generator *g, FILE *in)
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
-		if (!g->started && g->nstreams)
+		if (!g->started && g->nthreads)
 			die("an event after 'end'");
 		if (sscanf(line, "%llu %15s %n", &ns, what, &consumed) != 2)
 			die("not 'NS EVENT [ARG]': %s", line);
