@@ -110,7 +110,8 @@ static const struct trace_module *provider(struct thread_walk *w, const char *na
 }
 
 /* A library call: through the GOT slot at `where` (its relocation names
- * the function), or to `where` itself (a pointer dlsym returned). */
+ * the function), or to `where` itself (a pointer dlsym returned: named as
+ * the module exports it, else as the function at that address). */
 static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where, uint64_t ns)
 {
 	const struct trace_module *m =
@@ -125,7 +126,12 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 					    NULL);
 	}
 	const struct symbol *own = function_symbol(w, where, ns);
-	return symbol_table_library(w->symbols, own->name, NULL, own->module, where, own);
+	const char *exported = NULL;
+	if (m && module_file_ok(m))
+		exported = symbol_table_exported_at(w->symbols, m->path, m->build_id,
+						    m->build_id_len, where - m->load_bias);
+	return symbol_table_library(w->symbols, exported ? exported : own->name, NULL, own->module,
+				    where, own);
 }
 
 static const struct symbol *symbol_of(struct thread_walk *w, uint64_t address, uint64_t ns)

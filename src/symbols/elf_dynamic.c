@@ -2,7 +2,9 @@
  * elf_dynamic.c - what the dynamic linker sees of one ELF file: its GOT
  * slots (the JUMP_SLOT and GLOB_DAT relocations of .rela.plt and .rela.dyn,
  * each naming the function it is bound to, with its symbol version) and
- * the names its dynamic symbol table defines.
+ * the names its dynamic symbol table defines, and the functions it exports
+ * by address (a call through a pointer dlsym returned is named by the name
+ * a program asks dlsym for: `puts` rather than its alias `_IO_puts`).
  *
  * A library call is recorded as the address of the GOT slot it went
  * through: the slot's relocation names the function, and the first module
@@ -149,7 +151,28 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The names the dynamic symbol table `scn` defines. */
+static unsigned leading_underscores(const char *name)
+{
+	return (unsigned)strspn(name, "_");
+}
+
+/* Of the functions exported at one address, the one a program names:
+ * fewest leading underscores, then the shorter name, then by name. */
+static int by_export_address(const void *a, const void *b)
+{
+	const struct exported_function *x = a, *y = b;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	unsigned ux = leading_underscores(x->name), uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The names the dynamic symbol table `scn` defines, and its functions. */
 static int read_defined(struct elf_dynamic *d, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -157,7 +180,8 @@ static int read_defined(struct elf_dynamic *d, Elf *elf, Elf_Scn *scn, const GEl
 	if (!data || n == 0)
 		return 0;
 	d->defined = malloc(n * sizeof(*d->defined));
-	if (!d->defined)
+	d->exported = malloc(n * sizeof(*d->exported));
+	if (!d->defined || !d->exported)
 		return -1;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -168,10 +192,15 @@ static int read_defined(struct elf_dynamic *d, Elf *elf, Elf_Scn *scn, const GEl
 		type = GELF_ST_TYPE(sym.st_info);
 		if (type == STT_SECTION || type == STT_FILE)
 			continue;
-		if ((name = elf_strptr(elf, sh->sh_link, sym.st_name)) != NULL && *name)
-			d->defined[d->ndefined++] = name;
+		if ((name = elf_strptr(elf, sh->sh_link, sym.st_name)) == NULL || !*name)
+			continue;
+		d->defined[d->ndefined++] = name;
+		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym.st_value)
+			d->exported[d->nexported++] =
+			    (struct exported_function){.address = sym.st_value, .name = name};
 	}
 	qsort(d->defined, d->ndefined, sizeof(*d->defined), by_name);
+	qsort(d->exported, d->nexported, sizeof(*d->exported), by_export_address);
 	return 0;
 }
 
@@ -210,6 +239,7 @@ void elf_dynamic_free(struct elf_dynamic *d)
 {
 	free(d->slots);
 	free(d->defined);
+	free(d->exported);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -223,4 +253,22 @@ int elf_dynamic_defines(const struct elf_dynamic *d, const char *name)
 {
 	return d->ndefined &&
 	       bsearch(&name, d->defined, d->ndefined, sizeof(*d->defined), by_name) != NULL;
+}
+
+static int by_address_only(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key, b = ((const struct exported_function *)elem)->address;
+	return a < b ? -1 : a > b;
+}
+
+const char *elf_dynamic_exported_at(const struct elf_dynamic *d, uint64_t file_address)
+{
+	const struct exported_function *f = d->nexported
+						? bsearch(&file_address, d->exported, d->nexported,
+							  sizeof(*d->exported), by_address_only)
+						: NULL;
+	/* bsearch finds any of the names at the address: the first is wanted. */
+	while (f && f > d->exported && f[-1].address == file_address)
+		f--;
+	return f ? f->name : NULL;
 }

@@ -178,6 +178,12 @@ int elf_module_defines(struct elf_module *m, const char *name)
 	return d && elf_dynamic_defines(d, name);
 }
 
+const char *elf_module_exported_at(struct elf_module *m, uint64_t file_address)
+{
+	const struct elf_dynamic *d = module_dynamic(m);
+	return d ? elf_dynamic_exported_at(d, file_address) : NULL;
+}
+
 /* The line of `file_address` found through its unit's ranges, when libdw
  * finds no unit for it (a clang-built file: no .debug_aranges); its
  * compilation directory in *comp_dir. */

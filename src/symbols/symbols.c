@@ -266,6 +266,14 @@ int symbol_table_defines(struct symbol_table *t, const char *path, const uint8_t
 	return m && elf_module_defines(m, name);
 }
 
+const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
+				     const uint8_t *build_id, size_t build_id_len,
+				     uint64_t file_address)
+{
+	struct elf_module *m = path ? find_module(t, path, build_id, build_id_len) : NULL;
+	return m ? elf_module_exported_at(m, file_address) : NULL;
+}
+
 const struct symbol *symbol_table_library(struct symbol_table *t, const char *name,
 					  const char *version, const char *module, uint64_t where,
 					  const struct symbol *own)

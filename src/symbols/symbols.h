@@ -72,6 +72,12 @@ const char *symbol_table_got_slot(struct symbol_table *t, const char *path, cons
  * the file cannot be read). */
 int symbol_table_defines(struct symbol_table *t, const char *path, const uint8_t *build_id,
 			 size_t build_id_len, const char *name);
+/* The function that `path` exports at `file_address`, as a program asks
+ * dlsym for it: of aliases (`puts`, `_IO_puts`), the one with the fewest
+ * leading underscores; NULL when none is exported there. */
+const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
+				     const uint8_t *build_id, size_t build_id_len,
+				     uint64_t file_address);
 /* The symbol of library calls of the function `name` (demangled, its
  * version cut) that `module` provides (NULL: "?"): one per (name,
  * module).  `where` is kept as its address; `own` (may be NULL), the

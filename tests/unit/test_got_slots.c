@@ -157,6 +157,11 @@ static void test_symbols_of_kinds(void)
 	check(slot_call != own && slot_call->kind == CALL_LIBRARY &&
 		  str_eq(slot_call->name, "kinds_lookup") && str_eq(slot_call->module, lib),
 	      "a library call's symbol is another, of kind library, in the library");
+	check(str_eq(symbol_table_exported_at(t, lib, NULL, 0, address), "kinds_lookup"),
+	      "the function exported at kinds_lookup's address is named kinds_lookup, not its "
+	      "alias _kinds_find");
+	check(symbol_table_exported_at(t, lib, NULL, 0, address + 1) == NULL,
+	      "no function is exported one byte further");
 	check(pointer_call == slot_call,
 	      "through a slot or a pointer: one symbol for one function of one module");
 	check(symbol_table_library(t, "kinds_lookup", NULL, NULL, 0x404038, NULL) != slot_call &&
