@@ -17,6 +17,7 @@
 #include <string.h>
 #include "flame_svg_internal.h"
 #include "../utils/array.h"
+#include "call_kind.h"
 #include "view_util.h"
 
 #define MARGIN FLAME_MARGIN
@@ -121,7 +122,7 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 	view_xml_text(out, view_basename(s->module));
 	fprintf(out,
 		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
-		y, w, ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		y, w, ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
 		unfinished ? " class=\"unf\"" : "");
 	flame_frame_label(out, x, w, y, s->name);
 	fputs("</g>\n", out);
