@@ -45,6 +45,21 @@ const char *view_kind_place(const struct symbol *s)
 	}
 }
 
+const char *view_kind_shown_name(const struct symbol *s, char *buf, size_t len)
+{
+	switch (s->kind) {
+	case CALL_LIBRARY:
+		snprintf(buf, len, "%s@%s", s->name, view_basename(s->module));
+		return buf;
+	case CALL_SYSCALL:
+	case CALL_KERNEL:
+		snprintf(buf, len, "[%s] %s", view_kind_json(s->kind), s->name);
+		return buf;
+	default:
+		return s->name;
+	}
+}
+
 const char *view_kind_frame_name(const struct symbol *s, char *buf, size_t len)
 {
 	if (s->kind == CALL_FUNCTION || s->kind == CALL_LIBRARY)

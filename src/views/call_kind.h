@@ -26,6 +26,14 @@ int view_kind_parse(const char *name);
  * off-CPU intervals and kernel functions; NULL for the program's own. */
 const char *view_kind_place(const struct symbol *s);
 
+/* The name the text views show (replay, report, diff, speedscope): the
+ * program's own function's as it is, a library call's with its library as
+ * `uftrace replay --libname` writes it ("read@libc.so.6"), a system call's
+ * after "[syscall] " ("[syscall] read"), a kernel function's after
+ * "[kernel] "; an off-CPU interval's as it is ("off-cpu:blocked").  Into
+ * buf; returns it (or the name itself). */
+const char *view_kind_shown_name(const struct symbol *s, char *buf, size_t len);
+
 /* A frame's name as FlameGraph's folded stacks spell the kernel's:
  * "read_[k]" for system calls, off-CPU intervals and kernel functions (its
  * palettes colour them apart); a library call's and the program's own

@@ -25,7 +25,7 @@ struct chrome_json {
 	uint32_t *pids;		  /* processes already named */
 	size_t npids, cap_pids;
 	struct call_values *values; /* NULL until a call has some */
-	uint64_t from_ns, to_ns; /* the window */
+	uint64_t from_ns, to_ns;    /* the window */
 };
 
 /* The escaped pieces around a call's numbers, made once per symbol. */
@@ -72,7 +72,8 @@ static struct name_cache *make_name_cache(const struct symbol *s)
 	if (n->args && s->kind == CALL_LIBRARY) { /* ,"args":{"library":"libc.so.6","file":... */
 		char *rest = NULL, *with = NULL;
 		if (asprintf(&rest, ",%s", n->args + strlen(",\"args\":{")) >= 0)
-			with = json_piece(",\"args\":{\"library\":", view_basename(s->module), rest);
+			with =
+			    json_piece(",\"args\":{\"library\":", view_basename(s->module), rest);
 		free(rest);
 		free(n->args);
 		n->args = with;

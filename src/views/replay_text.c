@@ -130,9 +130,8 @@ static void out_str(struct replay *rp, const char *s)
 
 #define NAME_HAS_PARAMS 0x80000000u
 
-/* The name a line shows: the program's own function's as it is, a library
- * call's with its library ("read@libc.so.6"), a system call's after
- * "[syscall] ". */
+/* The name a line shows (view_kind_shown_name): "read@libc.so.6" for a
+ * library call, "[syscall] read" for a system call. */
 static const char *shown_name(struct replay *rp, const struct symbol *sym)
 {
 	if (sym->kind == CALL_FUNCTION)
@@ -141,13 +140,9 @@ static const char *shown_name(struct replay *rp, const struct symbol *sym)
 	if (!slot)
 		abort();
 	if (!*slot) {
-		char *name = NULL;
-		int n = sym->kind == CALL_LIBRARY
-			    ? asprintf(&name, "%s@%s", sym->name, view_basename(sym->module))
-			    : asprintf(&name, "[%s] %s", view_kind_json(sym->kind), sym->name);
-		if (n < 0)
+		char buf[512];
+		if (!(*slot = strdup(view_kind_shown_name(sym, buf, sizeof(buf)))))
 			abort();
-		*slot = name;
 	}
 	return *slot;
 }
@@ -160,10 +155,11 @@ static uint32_t name_info(struct replay *rp, const struct symbol *sym)
 	if (!slot)
 		abort();
 	if (!*slot)
-		*slot = (void *)(uintptr_t)(((uint32_t)strlen(shown_name(rp, sym)) + 1) |
-					    (sym->kind == CALL_FUNCTION && view_name_params(sym->name)
-						 ? NAME_HAS_PARAMS
-						 : 0));
+		*slot =
+		    (void *)(uintptr_t)(((uint32_t)strlen(shown_name(rp, sym)) + 1) |
+					(sym->kind == CALL_FUNCTION && view_name_params(sym->name)
+					     ? NAME_HAS_PARAMS
+					     : 0));
 	return (uint32_t)(uintptr_t)*slot;
 }
 

@@ -48,6 +48,7 @@ static void add_stats(struct function_stats *to, const struct function_stats *s)
 	to->calls += s->calls;
 	to->total_ns += s->total_ns;
 	to->self_ns += s->self_ns;
+	to->oncpu_ns += s->oncpu_ns;
 }
 
 static int compare_keys(const struct function_key *a, const struct function_key *b)

@@ -4,10 +4,14 @@
  * thread, and stops adding calls of a thread after --max-calls; then maps
  * each function to its participant (module, source file or function; by
  * default modules when the calls ran in several, else source files).
+ * Library calls go to their library's lifeline ("libc.so.6"), system calls
+ * and off-CPU intervals to the kernel's ("kernel"), however the program's
+ * own functions are drawn; they do not count as modules the calls ran in.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "seq_model.h"
+#include "call_kind.h"
 #include "call_values.h"
 #include "../utils/array.h"
 
@@ -18,6 +22,8 @@ static const struct symbol not_shown = {.name = ""};
 
 static const char *participant_name(enum seq_by by, const struct symbol *s)
 {
+	if (s->kind != CALL_FUNCTION)
+		return view_kind_place(s);
 	switch (by) {
 	case SEQ_BY_FUNCTION:
 		return s->name;
@@ -65,7 +71,8 @@ static const char *call_text(struct seq_model *m, const struct symbol *s)
 		return NULL;
 	if (!*slot) {
 		char *text;
-		if (asprintf(&text, view_name_params(s->name) ? "%s" : "%s()", s->name) < 0)
+		int bare = view_name_params(s->name) || s->kind == CALL_OFFCPU;
+		if (asprintf(&text, bare ? "%s" : "%s()", s->name) < 0)
 			return NULL;
 		*slot = text;
 	}
@@ -156,7 +163,7 @@ static void cut(struct seq_model *m)
 
 static void count_module(struct seq_model *m, const struct symbol *s)
 {
-	if (m->modules > 1 || s->module == m->first_module)
+	if (m->modules > 1 || s->module == m->first_module || s->kind != CALL_FUNCTION)
 		return;
 	if (!m->first_module)
 		m->first_module = s->module;

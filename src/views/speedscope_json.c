@@ -133,11 +133,7 @@ static void write_frame(FILE *out, const struct symbol *s)
 {
 	char name[512];
 	fputs("{\"name\":", out);
-	if (s->kind == CALL_LIBRARY)
-		snprintf(name, sizeof(name), "%s@%s", s->name, view_basename(s->module));
-	else if (s->kind == CALL_SYSCALL)
-		snprintf(name, sizeof(name), "[syscall] %s", s->name);
-	view_json_string(out, s->kind == CALL_LIBRARY || s->kind == CALL_SYSCALL ? name : s->name);
+	view_json_string(out, view_kind_shown_name(s, name, sizeof(name)));
 	if (s->file && *s->file) {
 		fputs(",\"file\":", out);
 		view_json_string(out, s->file);
