@@ -135,7 +135,7 @@ static void note_exit(void *ctx, const struct walk_event *e)
 	if (e->call_kind == CALL_FUNCTION)
 		return;
 	count_kind(&w->all, e);
-	size_t i = (size_t)(e->thread->thread - w->reader->threads);
+	size_t i = e->thread->thread->index;
 	if (w->per_thread && i < w->reader->nthreads)
 		count_kind(&w->per_thread[i], e);
 }
