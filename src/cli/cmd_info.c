@@ -119,9 +119,9 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 
 static void count_kind(struct kind_counts *k, const struct walk_event *e)
 {
-	k->library += e->call_kind == CALL_LIBRARY;
-	k->syscall += e->call_kind == CALL_SYSCALL;
-	if (e->call_kind == CALL_OFFCPU) {
+	k->library += e->sym->kind == CALL_LIBRARY;
+	k->syscall += e->sym->kind == CALL_SYSCALL;
+	if (e->sym->kind == CALL_OFFCPU) {
 		k->offcpu++;
 		k->offcpu_ns += e->duration_ns;
 	}
@@ -132,7 +132,7 @@ static void note_exit(void *ctx, const struct walk_event *e)
 	struct info_walk *w = ctx;
 	if (e->end_ns > w->last_ns)
 		w->last_ns = e->end_ns;
-	if (e->call_kind == CALL_FUNCTION)
+	if (e->sym->kind == CALL_FUNCTION)
 		return;
 	count_kind(&w->all, e);
 	size_t i = e->thread->thread->index;

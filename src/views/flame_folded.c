@@ -144,7 +144,7 @@ static void on_call(void *ctx, const struct walk_event *e)
 	uint32_t node = child(ff, parent, e->sym->id, e->sym->name);
 	if (!node)
 		ff->failed = 1;
-	else if (e->call_kind != CALL_FUNCTION && e->call_kind != CALL_LIBRARY)
+	else if (e->sym->kind != CALL_FUNCTION && e->sym->kind != CALL_LIBRARY)
 		ff->nodes[node].kernel = 1;
 	ff->path[e->depth] = node;
 }

@@ -47,6 +47,7 @@ static void measure_exit(void *ctx, const struct walk_event *e)
 		return;
 	struct band *b = &fs->bands[fs->nbands - 1];
 	b->calls++;
+	fs->kinds |= 1u << (e->sym->kind & 31);
 	if (e->depth < fs->opt.max_rows && e->depth + 1 > b->rows)
 		b->rows = e->depth + 1;
 	if (e->start_ns < b->first_ns)
@@ -278,6 +279,7 @@ static void write_tail(struct flame_svg *fs)
 		fprintf(out, ", %llu calls deeper than %u levels not drawn",
 			(unsigned long long)fs->too_deep, fs->opt.max_rows);
 	fputs("</text>\n", out);
+	flame_doc_legend(out, fs->opt.width, fs->kinds);
 	flame_doc_end(out, &fs->names, fs->opt.min_px);
 }
 

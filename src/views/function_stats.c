@@ -73,7 +73,7 @@ static void on_call(void *ctx, const struct walk_event *e)
 static uint64_t offcpu_inside(struct function_table *ft, const struct walk_event *e)
 {
 	uint64_t inside = e->depth < ft->depths ? ft->offcpu_in[e->depth] : 0;
-	if (e->call_kind == CALL_OFFCPU) {
+	if (e->sym->kind == CALL_OFFCPU) {
 		inside = e->duration_ns;
 		ft->has_offcpu = 1;
 	}

@@ -178,9 +178,9 @@ static void on_call(void *ctx, const struct walk_event *e)
 	newline(jt, 4 + e->depth);
 	fputs_unlocked("{\"function\": ", out);
 	view_json_string(out, e->sym->name);
-	if (e->call_kind != CALL_FUNCTION) { /* absent: "function" */
+	if (e->sym->kind != CALL_FUNCTION) { /* absent: "function" */
 		fputs_unlocked(", \"kind\": \"", out);
-		fputs_unlocked(view_kind_json(e->call_kind), out);
+		fputs_unlocked(view_kind_json(e->sym->kind), out);
 		putc_unlocked('"', out);
 	}
 	fputs_unlocked(", \"address\": \"0x", out);

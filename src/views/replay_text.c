@@ -310,7 +310,7 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	const char *end = e->unfinished ? "; /* unfinished */\n" : ";\n";
 	if (rp->have_pending && rp->pending_seq == e->seq) {
 		rp->have_pending = 0;
-		if (e->call_kind == CALL_OFFCPU)
+		if (e->sym->kind == CALL_OFFCPU)
 			put_offcpu_line(rp, e);
 		else if (e->args || e->ret)
 			put_values_line(rp, e->depth, &e->duration_ns, e->sym,

@@ -205,7 +205,8 @@ static void test_report(void)
 	const char *sys = strstr(text, "# syscall: 1 function, 1 call, self time 6.000 us\n");
 	const char *off = strstr(text, "# off-CPU: 2 functions, 2 calls, self time 50.000 us\n");
 	CHECK(fn && lib && sys && off && fn < lib && lib < sys && sys < off, "by kind:\n%s", text);
-	CHECK(fn && strstr(fn, "  main\n") < lib && strstr(fn, "  work\n") < lib, "functions first");
+	CHECK(fn && strstr(fn, "  main\n") < lib && strstr(fn, "  work\n") < lib,
+	      "functions first");
 	free(text);
 }
 
@@ -272,7 +273,10 @@ static void test_flame_colors(void)
 		if (fill && end && fill < end)
 			classes[(unsigned char)color_class(fill + 6)]++;
 	}
-	CHECK(classes['w'] == 2 && classes['b'] == 1 && classes['g'] == 1 && classes['k'] == 2,
+	/* the frames, and one of each in the legend */
+	CHECK(strstr(text, "<g id=\"legend\"") != NULL, "a legend");
+	CHECK(classes['w'] == 2 + 1 && classes['b'] == 1 + 1 && classes['g'] == 1 + 1 &&
+		  classes['k'] == 2 + 1,
 	      "frames per colour: warm %d blue %d green %d grey %d", classes['w'], classes['b'],
 	      classes['g'], classes['k']);
 	free(text);
