@@ -52,6 +52,20 @@ void flame_names_write(const struct flame_names *t, FILE *out)
 		json_xml_string(out, t->syms[i]->name);
 	}
 	fputs("]</metadata>\n", out);
+	/* Calls of other kinds: the colour of each name, for the frames the
+	 * script draws when zooming in. */
+	uint32_t other = 0;
+	for (uint32_t i = 0; i < t->n; i++)
+		other += t->syms[i]->kind != CALL_FUNCTION;
+	if (!other)
+		return;
+	fputs("<metadata id=\"fcolors\">[", out);
+	for (uint32_t i = 0; i < t->n; i++) {
+		char color[16];
+		fprintf(out, "%s\"%s\"", i ? "," : "",
+			view_symbol_color(t->syms[i], color, sizeof(color)));
+	}
+	fputs("]</metadata>\n", out);
 }
 
 void flame_names_free(struct flame_names *t)

@@ -275,6 +275,7 @@ static void test_flame_colors(void)
 	}
 	/* the frames, and one of each in the legend */
 	CHECK(strstr(text, "<g id=\"legend\"") != NULL, "a legend");
+	CHECK(strstr(text, "<metadata id=\"fcolors\">[\"#") != NULL, "colours for the script");
 	CHECK(classes['w'] == 2 + 1 && classes['b'] == 1 + 1 && classes['g'] == 1 + 1 &&
 		  classes['k'] == 2 + 1,
 	      "frames per colour: warm %d blue %d green %d grey %d", classes['w'], classes['b'],
