@@ -6,7 +6,8 @@
  * default modules when the calls ran in several, else source files).
  * Library calls go to their library's lifeline ("libc.so.6"), system calls
  * and off-CPU intervals to the kernel's ("kernel"), however the program's
- * own functions are drawn; they do not count as modules the calls ran in.
+ * own functions are drawn; by default (modules when the calls ran in
+ * several) a program that calls a library is drawn by modules.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,7 @@ static void cut(struct seq_model *m)
 
 static void count_module(struct seq_model *m, const struct symbol *s)
 {
-	if (m->modules > 1 || s->module == m->first_module || s->kind != CALL_FUNCTION)
+	if (m->modules > 1 || s->module == m->first_module)
 		return;
 	if (!m->first_module)
 		m->first_module = s->module;

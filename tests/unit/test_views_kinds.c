@@ -336,10 +336,16 @@ static void test_seq(void)
 	CHECK(seq_write_mermaid(m, f) == 0, "mermaid");
 	seq_model_free(m);
 	fclose(f);
-	CHECK(strstr(text, "participant") != NULL, "participants:\n%s", text);
-	CHECK(strstr(text, "libc.so.6") && strstr(text, "kernel"), "lifelines:\n%s", text);
-	CHECK(strstr(text, "lifelines: source files (every call ran in prog)") != NULL,
-	      "libraries do not count as modules:\n%s", text);
+	CHECK(strstr(text, "  participant P0 as start\n  participant P1 as prog\n"
+			   "  participant P2 as libc.so.6\n  participant P3 as kernel\n") != NULL,
+	      "lifelines:\n%s", text);
+	CHECK(strstr(text, "  P0->>+P1: main()\n  P1->>+P2: read()\n  P2->>+P3: read()\n"
+			   "  P3->>+P3: off-cpu:blocked\n") != NULL,
+	      "calls into the library and the kernel:\n%s", text);
+	CHECK(strstr(text, "  P1->>+P3: off-cpu:preempted\n  P3-->>-P1: return\n") != NULL,
+	      "pre-empted in work");
+	CHECK(strstr(text, "lifelines: modules (the calls ran in several)") != NULL,
+	      "by modules:\n%s", text);
 	free(text);
 }
 
