@@ -5,6 +5,7 @@
 #include "../format/printable.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -82,7 +83,8 @@ static void print_kinds(const struct kind_counts *k, const char *lead)
 	       lead, k->library, k->library == 1 ? "" : "s", k->syscall, k->syscall == 1 ? "" : "s",
 	       k->offcpu, k->offcpu == 1 ? "" : "s");
 	if (k->offcpu)
-		printf(" (%s off the CPU)", cli_format_duration(k->offcpu_ns, dur, sizeof(dur)));
+		printf(" (%s off the CPU)",
+		       dur + strspn(cli_format_duration(k->offcpu_ns, dur, sizeof(dur)), " "));
 }
 
 static void print_image(const struct trace_reader *r, const struct trace_image *im,
