@@ -208,6 +208,23 @@ function main 0 200 - -
 CATS
 expect_text "chrome events" "$WORK/kinds.cats.expected" "$WORK/kinds.cats"
 
+# ---- Perfetto: the kind as the slices' category -----------------------------
+if command -v protoc >/dev/null; then
+	ct chrome --format proto -o "$WORK/kinds.pb" "$trace"
+	protoc --proto_path="$ROOT/tests/e2e" --decode=perfetto.protos.Trace \
+		"$ROOT/tests/e2e/perfetto_subset.proto" <"$WORK/kinds.pb" >"$WORK/kinds.pb.txt" ||
+		fail "protoc cannot decode the Perfetto trace"
+	python3 "$ROOT/tests/e2e/check_perfetto.py" <"$WORK/kinds.pb.txt" 2>"$WORK/check.err" |
+		grep '^category ' >"$WORK/kinds.pb.cats" || fail "perfetto: $(tail -n 1 "$WORK/check.err")"
+	cat >"$WORK/kinds.pb.cats.expected" <<'CATS'
+category off-cpu:blocked sched
+category off-cpu:preempted sched
+category read library
+category read syscall
+CATS
+	expect_text "Perfetto categories" "$WORK/kinds.pb.cats.expected" "$WORK/kinds.pb.cats"
+fi
+
 # ---- speedscope: frames named as replay names them -------------------------
 ct speedscope -o "$WORK/kinds.speedscope.json" "$trace"
 python3 -c 'import json, sys; print(" ".join(sorted(f["name"] for f in json.load(open(sys.argv[1]))["shared"]["frames"])))' \
