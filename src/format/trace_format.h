@@ -226,9 +226,9 @@ enum trace_call_kind {
 #define TRACE_KIND_BITS 0x7ull
 #define TRACE_WHERE_MASK ((1ull << TRACE_KIND_SHIFT) - 1)
 #define TRACE_CALL_ADDRESS(kind, where)                                                            \
-	((uint64_t)(kind) << TRACE_KIND_SHIFT | ((uint64_t)(where) & TRACE_WHERE_MASK))
+	((uint64_t)(kind) << TRACE_KIND_SHIFT | ((uint64_t)(where)&TRACE_WHERE_MASK))
 #define TRACE_CALL_KIND(address) ((unsigned)((address) >> TRACE_KIND_SHIFT & TRACE_KIND_BITS))
-#define TRACE_CALL_WHERE(address) ((address) & TRACE_WHERE_MASK)
+#define TRACE_CALL_WHERE(address) ((address)&TRACE_WHERE_MASK)
 
 enum trace_offcpu_reason {
 	OFFCPU_PREEMPTED = 0, /* runnable, but another task had the CPU */
