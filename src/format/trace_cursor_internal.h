@@ -20,4 +20,7 @@ int trace_substream_next(struct trace_substream *s, struct trace_event *ev);
 /* Gives back the pages of the window being read, and the dictionary. */
 void trace_substream_fini(struct trace_substream *s);
 
+/* trace_cursor_next of a thread with kernel chunks (trace_merge.c). */
+int trace_cursor_merged_next(struct trace_cursor *c, struct trace_event *ev);
+
 #endif

@@ -3,7 +3,7 @@
  * own windows' and its kernel chunks', merged by time (trace_format.h's
  * tie rule), with the fids of the two dictionaries kept apart and the
  * nesting made consistent (trace_reader.h says how).  A thread without
- * kernel chunks reads its windows as they are.
+ * kernel chunks reads its windows as they are (trace_cursor.c).
  */
 #include "trace_cursor_internal.h"
 #include "../utils/array.h"
@@ -173,7 +173,7 @@ static void refill(struct trace_cursor *c)
 	}
 }
 
-static int merged_next(struct trace_cursor *c, struct trace_event *ev)
+int trace_cursor_merged_next(struct trace_cursor *c, struct trace_event *ev)
 {
 	for (;;) {
 		refill(c);
@@ -201,20 +201,4 @@ static int merged_next(struct trace_cursor *c, struct trace_event *ev)
 		c->last_ns = ev->time_ns;
 		return 1;
 	}
-}
-
-int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
-{
-	int more;
-	if (c->merging) {
-		more = merged_next(c, ev);
-	} else {
-		more = trace_substream_next(&c->own, ev);
-		ev->kernel = 0;
-		c->window_serial = c->own.opened;
-		c->cap_dict = c->own.cap_dict;
-	}
-	if (more && !((ev->type == TRACE_PAUSE || ev->type == TRACE_UNWIND) && ev->lost))
-		c->events++;
-	return more;
 }
