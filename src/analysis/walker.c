@@ -325,7 +325,7 @@ static int thread_selected(const struct walk_filters *f, const struct trace_thre
 		ok_tid |= f->tids[i] == t->tid;
 	for (uint32_t i = 0; i < f->npids; i++)
 		ok_pid |= f->pids[i] == t->pid;
-	return ok_tid && ok_pid && t->nwindows > 0;
+	return ok_tid && ok_pid && (t->nwindows > 0 || t->nkernel_windows > 0);
 }
 
 static void walk_thread(struct thread_walk *w, const struct trace_thread *t)

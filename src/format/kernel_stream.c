@@ -89,6 +89,17 @@ int kernel_stream_flush(struct kernel_stream *ks)
 	return rc;
 }
 
+int kernel_stream_exec(struct kernel_stream *ks)
+{
+	int rc = kernel_stream_flush(ks);
+	ks->seq = 0;
+	/* The exec ended every call but itself, which returns in the new
+	 * image (its exit is written there). */
+	if (ks->depth > 1)
+		ks->depth = 1;
+	return rc;
+}
+
 void kernel_stream_fini(struct kernel_stream *ks)
 {
 	if (ks->buf)
