@@ -6,8 +6,9 @@
  * the raw return value.  An off-CPU interval is entered when the thread
  * leaves the CPU and exited when it is back: inside the system call it
  * slept in (blocked), or wherever it was pre-empted.  An exec ends the
- * execve in the old image (it returned 0) and starts a new chunk for the
- * new image; a thread's exit ends what it had open (exit_group never
+ * execve in the old image (it returned 0) and starts the new image's
+ * chunks (kernel_stream_exec: the reader gives the loader's system calls
+ * to the image it loads); a thread's exit ends what it had open (exit_group never
  * returns).  A system call whose enter came before recording began has no
  * enter to end: its exit is dropped.
  */
@@ -105,7 +106,7 @@ static void exec_done(struct kernel_thread *th, const struct kernel_event *ev)
 	}
 	while (th->depth)
 		leave(th, ev->tick, NULL, 0);
-	kernel_stream_flush(&th->stream);
+	kernel_stream_exec(&th->stream);
 	th->pid = th->stream.pid = ev->pid;
 }
 

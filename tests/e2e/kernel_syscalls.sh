@@ -42,6 +42,47 @@ out=$(python3 "$ROOT/tests/e2e/kernel_check.py" "$WORK/plain.dump" "$WORK/none.t
 	grep -v -e "^syscall [0-9]*: [0-9]* recorded, strace saw 0" -e "^strace" || true)
 [ -z "$out" ] || fail "without strace: $out"
 
+# What the views see (calltrace json): each system call named, under the
+# function that made it, the sleep's blocked interval under its
+# clock_nanosleep, the exec's execve ending the forked child's image and the
+# loader's calls starting the exec'd one.
+to_json plain
+python3 - "$WORK/plain.json" <<'PY' 2>"$WORK/json.err" || fail "json: $(cat "$WORK/json.err")"
+import json, sys
+trees = json.load(open(sys.argv[1]))["call_trees"]
+def syscalls(calls):
+    return [c["function"] for c in calls if c.get("kind") == "syscall"]
+def under(calls, name):
+    found = [c for c in calls if c["function"] == name and c.get("kind") is None]
+    if len(found) != 1:
+        sys.exit("%d calls of %s, want 1" % (len(found), name))
+    return found[0]["children"]
+main = [t for t in trees.values() if t["image"] == 1 and t["pid"] == t["thread_id"]]
+top = under(main[0]["calls"], "main")
+files = [n for n in syscalls(under(top, "do_files")) if n in ("openat", "write", "lseek", "read", "close")]
+if files != ["openat", "write", "write", "write", "lseek", "read", "close"]:
+    sys.exit("do_files made %s" % files)
+sleep = [c for c in under(top, "do_sleep") if c.get("kind") == "syscall"]
+if [c["function"] for c in sleep] != ["clock_nanosleep"] or \
+        "off-cpu:blocked" not in [c["function"] for c in sleep[0]["children"]]:
+    sys.exit("do_sleep: %s" % json.dumps(sleep)[:300])
+images = sorted((t for t in trees.values() if t["pid"] == t["thread_id"]), key=lambda t: t["image"])
+target = [t for t in images if "exec_target" in json.dumps([c["function"] for c in t["calls"]]) or
+          any(c["function"] == "main" and "exec_target" in [d["function"] for d in c["children"]]
+              for c in t["calls"])]
+if len(target) != 1:
+    sys.exit("%d images ran exec_target" % len(target))
+new = target[0]
+old = [t for t in images if t["pid"] == new["pid"] and t["image"] != new["image"]]
+if not old or syscalls(old[-1]["calls"])[-1:] != ["execve"]:
+    sys.exit("the image before the exec does not end with execve: %s" % syscalls(old[-1]["calls"])[-3:] if old else "no image before the exec")
+if new["calls"][0]["function"] == "main" or syscalls(new["calls"])[:1] != ["brk"]:
+    sys.exit("the exec'd image does not start with its loader's brk: %s" % [c["function"] for c in new["calls"][:3]])
+getgid = syscalls(under(under(new["calls"], "main"), "exec_target"))
+if getgid.count("getgid") != 4:
+    sys.exit("exec_target made %s" % getgid)
+PY
+
 # The ptrace engine starts the program itself: the same events, of the
 # program's processes only.
 record ptrace --engine ptrace --syscalls --sched "$WORK/sysmix" "$WORK/file"
