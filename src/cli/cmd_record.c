@@ -388,7 +388,7 @@ static void say_summary(const char *trace, int instrumented)
 	}
 	size_t threads = 0;
 	for (size_t i = 0; i < r->nthreads; i++)
-		threads += r->threads[i].nwindows > 0;
+		threads += r->threads[i].nwindows > 0 || r->threads[i].nkernel_windows > 0;
 	if (threads == 0)
 		cli_error("no calls recorded%s; trace written to %s",
 			  instrumented ? ""
@@ -397,7 +397,7 @@ static void say_summary(const char *trace, int instrumented)
 	else
 		cli_error("%zu process%s, %zu thread%s, %.1f KiB of events written to %s",
 			  r->nimages, r->nimages == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
-			  (double)r->event_bytes / 1024, trace);
+			  (double)(r->event_bytes + r->kernel_bytes) / 1024, trace);
 	trace_reader_close(r);
 }
 
