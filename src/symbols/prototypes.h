@@ -13,6 +13,7 @@
 #ifndef CALLTRACE_PROTOTYPES_H
 #define CALLTRACE_PROTOTYPES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What a value is: how it is captured and how it is shown. */
@@ -81,6 +82,11 @@ struct prototype {
  * operators by mangled (`_Znwm`), demangled (`operator new(unsigned long)`)
  * and short (`operator new`) name. */
 const struct prototype *prototype_of_function(const char *name);
+/* Whether a call of `p` whose return register held `ret` failed the way
+ * p->failure says (PF_NEG_ERRNO: -4095..-1; PF_MINUS_ONE: -1 of the
+ * return type's width; PF_NULL: 0; PF_ERRNUM: a positive int).  errno is
+ * worth capturing after a failed PF_MINUS_ONE or PF_NULL call. */
+bool prototype_failed(const struct prototype *p, uint64_t ret);
 /* The table's functions, in name order (i < prototype_function_count()). */
 unsigned prototype_function_count(void);
 const struct prototype *prototype_function_at(unsigned i);
