@@ -44,8 +44,10 @@ enum proto_type {
 	PT_ACCESS_MODE,
 	PT_CLOCK_ID,
 	PT_FCNTL_CMD,
-	PT_ERRNO, /* an error number: ENOENT (strerror's argument) */
-	PT_TYPES  /* count */
+	PT_ERRNO,      /* an error number: ENOENT (strerror's argument) */
+	PT_FILE_FLAGS, /* open flags without an access mode: O_CLOEXEC (dup3, pipe2,
+			  epoll_create1, eventfd2...) */
+	PT_TYPES       /* count */
 };
 
 /* How a failed call shows, so that errno is captured and shown by name. */

@@ -54,6 +54,7 @@ static const char *type_text(uint8_t type)
 	    [PT_CLOCK_ID] = "clockid_t",
 	    [PT_FCNTL_CMD] = "int",
 	    [PT_ERRNO] = "int",
+	    [PT_FILE_FLAGS] = "int",
 	};
 	return type < PT_TYPES && texts[type] ? texts[type] : "?";
 }
