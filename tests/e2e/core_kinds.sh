@@ -52,7 +52,7 @@ kinds_view() {
 	ct json "$@" -o "$WORK/$name.json" "$WORK/lib.trace"
 	check_tree schema "$WORK/$name.json"
 	ct replay "$@" "$WORK/lib.trace" >"$WORK/$name.replay"
-	sed -n 's/^.*| \( *\)\([A-Za-z_][A-Za-z_0-9]*\)(.*/\1\2/p' "$WORK/$name.replay" >"$WORK/$name.names"
+	sed -n 's/^.*| \( *\)\(\[syscall\] \)\{0,1\}\([A-Za-z_][A-Za-z_0-9]*\)\(@[^(]*\)\{0,1\}(.*/\1\3/p' "$WORK/$name.replay" >"$WORK/$name.names"
 }
 
 kinds_view all
@@ -111,7 +111,7 @@ expect_text "modules of the calls" "$WORK/lib.calls.expected" "$WORK/lib.calls"
 # function: one row, two calls (a pointer to puts is named puts, not by
 # its alias _IO_puts).
 ct report "$WORK/lib.trace" >"$WORK/lib.report"
-for f in kinds_lookup puts; do
+for f in kinds_lookup@libkinds.so puts@libc.so.6; do
 	[ "$(check_tree report-calls "$WORK/lib.report" $f)" = 2 ] ||
 		fail "report: $f is not one row of 2 calls"
 done
