@@ -357,8 +357,10 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 			while (w->depth)
 				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_UNWIND) {
+			/* lost: kernel events are missing (the calls of a
+			 * lost kernel chunk), not a longjmp. */
 			while (w->depth > ev.stay)
-				pop_frame(w, ev.time_ns, UNFINISHED);
+				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_MARK) {
 			handle_mark(w, &ev);
 		}
