@@ -122,8 +122,7 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 					     where - m->load_bias, &version);
 	if (name) {
 		const struct trace_module *p = provider(w, name, ns);
-		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where,
-					    NULL);
+		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where);
 	}
 	const struct symbol *own = function_symbol(w, where, ns);
 	const char *exported = NULL;
@@ -131,7 +130,7 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 		exported = symbol_table_exported_at(w->symbols, m->path, m->build_id,
 						    m->build_id_len, where - m->load_bias);
 	return symbol_table_library(w->symbols, exported ? exported : own->name, NULL, own->module,
-				    where, own);
+				    where);
 }
 
 static const struct symbol *symbol_of(struct thread_walk *w, uint64_t address, uint64_t ns)
