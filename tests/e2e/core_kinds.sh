@@ -116,6 +116,25 @@ for f in kinds_lookup@libkinds.so puts@libc.so.6; do
 		fail "report: $f is not one row of 2 calls"
 done
 
+# A library recorded only after a call into it (the record of a module can
+# come once its code first ran): the call is still its, one symbol with the
+# calls made after the record.
+gen_trace late "$WORK/kinds" <<SCRIPT
+0 thread 100 main
+0 load $libc
+10 enter main
+20 libcall kinds_lookup "k"
+30 exit 107
+40 load $WORK/libkinds.so
+50 libcall kinds_lookup "l"
+60 exit 108
+70 exit
+80 end 0
+SCRIPT
+ct report "$WORK/late.trace" >"$WORK/late.report"
+[ "$(check_tree report-calls "$WORK/late.report" kinds_lookup@libkinds.so)" = 2 ] ||
+	fail "report: kinds_lookup, recorded late, is not one row of 2 calls in libkinds.so"
+
 # --kind: only the library calls (their callers hidden as -N hides them),
 # only the program's functions, and a kind taken out.
 kinds_view only_library --kind library
