@@ -235,7 +235,8 @@ static void test_exec_and_strangers(const char *path, int mark_exec)
 		kernel_stream_flush(&ks);
 	later();
 	t = trace_clock_tick();
-	kernel_stream_syscall_exit(&ks, t, 0);		  /* execve returns in the new image */
+	CHECK(kernel_stream_syscall_exit(&ks, t, 0) == (mark_exec ? -1 : 0),
+	      "execve's return after the exec mark ends nothing");
 	kernel_stream_syscall_enter(&ks, 9, t + 1, args); /* the loader's mmap */
 	kernel_stream_syscall_exit(&ks, t + 2, 0x7f00);
 	kernel_stream_flush(&ks);
