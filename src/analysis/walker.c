@@ -122,8 +122,7 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 					     where - m->load_bias, &version);
 	if (name) {
 		const struct trace_module *p = provider(w, name, ns);
-		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where,
-					    NULL);
+		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where);
 	}
 	const struct symbol *own = function_symbol(w, where, ns);
 	const char *exported = NULL;
@@ -131,7 +130,7 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 		exported = symbol_table_exported_at(w->symbols, m->path, m->build_id,
 						    m->build_id_len, where - m->load_bias);
 	return symbol_table_library(w->symbols, exported ? exported : own->name, NULL, own->module,
-				    where, own);
+				    where);
 }
 
 static const struct symbol *symbol_of(struct thread_walk *w, uint64_t address, uint64_t ns)
@@ -357,8 +356,10 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 			while (w->depth)
 				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_UNWIND) {
+			/* lost: kernel events are missing (the calls of a
+			 * lost kernel chunk), not a longjmp. */
 			while (w->depth > ev.stay)
-				pop_frame(w, ev.time_ns, UNFINISHED);
+				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_MARK) {
 			handle_mark(w, &ev);
 		}
