@@ -194,7 +194,7 @@ import json, sys
 for e in json.load(open(sys.argv[1]))["traceEvents"]:
     if e["ph"] == "X":
         a = e["args"]
-        print(e["cat"], e["name"], e["ts"], e["dur"], a.get("library", "-"),
+        print(e["cat"], e["name"], "%g" % e["ts"], "%g" % e["dur"], a.get("library", "-"),
               "args" if "arguments" in a else "-")
 PY
 cat >"$WORK/kinds.cats.expected" <<'CATS'
