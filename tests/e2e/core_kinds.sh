@@ -318,6 +318,25 @@ expect_kinds sys_long_offcpu -F '^off-cpu:preempted$' -t 900ns <<'KINDS'
 off-cpu:preempted sched
 KINDS
 
+# A thread the kernel alone saw doing something (no call of its own was
+# recorded): its system calls and intervals off the CPU are its call tree.
+gen_trace kernel_only "$WORK/kinds" <<'SCRIPT'
+0 thread 100 main
+10 enter main
+20 exit
+30 thread 101 waiter
+40 syscall 202 0x601040 0 1
+50 offcpu blocked
+900 exit
+910 exit 0
+1000 end 0
+SCRIPT
+TRACE=kernel_only kinds_view kernel_only
+kind_tree kernel_only >"$WORK/kernel_only.kinds"
+printf '%s\n' "main -" "futex syscall" "  off-cpu:blocked sched" >"$WORK/kernel_only.kinds.expected"
+expect_text "kinds of a thread the kernel alone saw" "$WORK/kernel_only.kinds.expected" \
+	"$WORK/kernel_only.kinds"
+
 # Bad --kind values: one line, exit 2 (or 1), nothing written.
 for bad in bogus library, '' -function,-library,-syscall,-offcpu,-kernel; do
 	rc=0
