@@ -116,6 +116,25 @@ for f in kinds_lookup@libkinds.so puts@libc.so.6; do
 		fail "report: $f is not one row of 2 calls"
 done
 
+# A library recorded only after a call into it (the record of a module can
+# come once its code first ran): the call is still its, one symbol with the
+# calls made after the record.
+gen_trace late "$WORK/kinds" <<SCRIPT
+0 thread 100 main
+0 load $libc
+10 enter main
+20 libcall kinds_lookup "k"
+30 exit 107
+40 load $WORK/libkinds.so
+50 libcall kinds_lookup "l"
+60 exit 108
+70 exit
+80 end 0
+SCRIPT
+ct report "$WORK/late.trace" >"$WORK/late.report"
+[ "$(check_tree report-calls "$WORK/late.report" kinds_lookup@libkinds.so)" = 2 ] ||
+	fail "report: kinds_lookup, recorded late, is not one row of 2 calls in libkinds.so"
+
 # --kind: only the library calls (their callers hidden as -N hides them),
 # only the program's functions, and a kind taken out.
 kinds_view only_library --kind library
@@ -298,6 +317,25 @@ KINDS
 expect_kinds sys_long_offcpu -F '^off-cpu:preempted$' -t 900ns <<'KINDS'
 off-cpu:preempted sched
 KINDS
+
+# A thread the kernel alone saw doing something (no call of its own was
+# recorded): its system calls and intervals off the CPU are its call tree.
+gen_trace kernel_only "$WORK/kinds" <<'SCRIPT'
+0 thread 100 main
+10 enter main
+20 exit
+30 thread 101 waiter
+40 syscall 202 0x601040 0 1
+50 offcpu blocked
+900 exit
+910 exit 0
+1000 end 0
+SCRIPT
+TRACE=kernel_only kinds_view kernel_only
+kind_tree kernel_only >"$WORK/kernel_only.kinds"
+printf '%s\n' "main -" "futex syscall" "  off-cpu:blocked sched" >"$WORK/kernel_only.kinds.expected"
+expect_text "kinds of a thread the kernel alone saw" "$WORK/kernel_only.kinds.expected" \
+	"$WORK/kernel_only.kinds"
 
 # Bad --kind values: one line, exit 2 (or 1), nothing written.
 for bad in bogus library, '' -function,-library,-syscall,-offcpu,-kernel; do
