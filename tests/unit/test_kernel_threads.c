@@ -187,9 +187,9 @@ static void thread_events(struct trace_reader *r, uint32_t tid, uint64_t image_s
 /* perf time -> TSC, as the kernel's page gives the conversion (a 2.5 GHz
  * TSC: 0.4 ns a cycle): back to the cycle the time was taken at, or to
  * one of the 3 before it (the time dropped less than a ns, 2.5 cycles, and
- * the conversion back less than a cycle), never after: an event the
- * kernel stamped never goes before the user-space event that preceded
- * it. */
+ * the conversion back less than a cycle), never after: a few cycles
+ * early at most, far less than entering a system call takes, so it stays
+ * after the user-space event that made it. */
 static void test_tsc_conversion(void)
 {
 	struct perf_session ps = {
