@@ -23,6 +23,7 @@ struct record_options {
 	/* The dynamic engines' filters as given, for the in-process one. */
 	const char *module, *only, *hide;
 	struct cli_dynamic engine;
+	int syscalls, sched; /* --syscalls, --sched: the kernel's view (src/kernel/) */
 };
 
 enum {
@@ -33,7 +34,9 @@ enum {
 	RECORD_OPT_ENGINE,
 	RECORD_OPT_ARGS,
 	RECORD_OPT_PROGRAM,
-	RECORD_OPT_REPLACE
+	RECORD_OPT_REPLACE,
+	RECORD_OPT_SYSCALLS,
+	RECORD_OPT_SCHED
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -45,7 +48,9 @@ enum {
 	    {"max-depth", required_argument, 0, RECORD_OPT_DEPTH},                                 \
 	    {"start-off", no_argument, 0, RECORD_OPT_START_OFF},                                   \
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
-	    {"program", required_argument, 0, RECORD_OPT_PROGRAM}, CLI_DYNAMIC_LONGOPTS,           \
+	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
+	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
+	    {"sched", no_argument, 0, RECORD_OPT_SCHED}, CLI_DYNAMIC_LONGOPTS,                     \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -70,6 +75,12 @@ enum {
 	"                         execs): the children it forks or spawns, with or\n"              \
 	"                         without exec, run unrecorded.  Default: every child\n"           \
 	"                         is followed, each by the engine that fits it\n"                  \
+	"      --syscalls         also record every system call (arguments, return\n"              \
+	"                         value, duration) from the kernel's tracepoints,\n"               \
+	"                         nested under the call that made it (root or\n"                   \
+	"                         CAP_PERFMON; without them the rest is recorded)\n"               \
+	"      --sched            also record when each thread was off the CPU:\n"                 \
+	"                         pre-empted, or blocked (in which system call)\n"                 \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
 	"                         what they call (patch, ptrace: only those functions)\n"          \
@@ -87,5 +98,19 @@ int record_option(struct record_options *o, int opt, const char *arg);
  * signal if a signal killed it), or 2, 126, 127 after saying why it could
  * not. */
 int record_run(struct record_options *o, char **argv, int first);
+
+/* --syscalls, --sched (record_kernel.c): the kernel collector for the
+ * threads `tids` and what they start (from their next exec when
+ * `from_exec`), or NULL after saying in one line why not (or when neither
+ * is asked for). */
+struct kernel_collector;
+/* Before the trace is created: its clock must be one the kernel's times
+ * convert to exactly (kernel_collector_pick_clock). */
+void record_kernel_clock(int syscalls, int sched, int verbose);
+struct kernel_collector *record_kernel_start(struct trace_session *s, int syscalls, int sched,
+					     int verbose, const pid_t *tids, int ntids,
+					     int from_exec);
+/* Stops it (NULL: nothing) and says what it recorded unless `quiet`. */
+void record_kernel_stop(struct kernel_collector *kc, int quiet);
 
 #endif
