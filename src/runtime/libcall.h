@@ -16,6 +16,8 @@ enum libcall_site_flags {
 	LIBCALL_CALLER = 8,    /* reads its return address: returns through a landing pad */
 	LIBCALL_DLSYM_PTR = 16 /* a pointer dlsym returned, no slot */
 };
+/* The sites whose return asks runtime_libcall_returned for more. */
+#define LIBCALL_AFTER_RETURN (LIBCALL_LAZY | LIBCALL_DLOPEN | LIBCALL_DLSYM)
 
 /* One GOT slot hooked (or one function dlsym returned). */
 struct libcall_site {
@@ -60,7 +62,17 @@ void runtime_libcall_sweep(void);
 /* Forgets the lazily bound slots waiting for their address (restored). */
 void runtime_libcall_forget_pending(void);
 
-/* libcall_stubs.S: a trampoline loads its site into %r11 and jumps here. */
+/* libcall_stubs.S: a trampoline loads its site into %r11 and jumps to
+ * the enter stub; the call returns through the return stub. */
 extern void runtime_libcall_enter_stub(void);
+extern void runtime_libcall_return_stub(void);
+
+/* What a call through `site` returns through: the return stub, or the
+ * landing pad (which jumps there) for a caller-sensitive call. */
+static inline uint64_t runtime_libcall_landing_of(const struct libcall_site *site)
+{
+	return site->flags & LIBCALL_CALLER ? runtime_libcall_landing
+					    : (uint64_t)runtime_libcall_return_stub;
+}
 
 #endif

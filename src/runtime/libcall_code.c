@@ -21,8 +21,6 @@
 #define TRAMPOLINE_SIZE 32
 #define POINTER_SITES_MAX 4096
 
-extern void runtime_patch_return_stub(void);
-
 uint64_t runtime_libcall_landing;
 
 static void *map_pages(size_t len)
@@ -87,7 +85,7 @@ int runtime_libcall_code_init(void)
 	uint8_t *pad = map_pages(4096);
 	if (!pad)
 		return -1;
-	uint64_t stub = (uint64_t)runtime_patch_return_stub;
+	uint64_t stub = (uint64_t)runtime_libcall_return_stub;
 	static const uint8_t code[7] = {0x90, 0xff, 0x25, 0, 0, 0, 0};
 	memcpy(pad, code, sizeof(code));
 	memcpy(pad + sizeof(code), &stub, 8);

@@ -6,13 +6,13 @@
  * handlers consistent for library calls as for the program's own).
  *
  * A call is not recorded while the runtime does its own work (the thread's
- * gen says so), nor while this thread is inside the recording of another
- * library call or the in-process engine's stub: those are the runtime's own
- * calls.  After a lazily bound slot's first call returns, the dynamic
- * linker has written the function's address into the slot, over the
- * trampoline: that address becomes the target, and the trampoline goes
- * back.  A dlopen's return hooks the traced modules it brought; a dlsym's
- * returns a trampoline for the function found.
+ * gen says so), nor after the thread's stream ended (its last destructors:
+ * the program's own calls there are counted as lost, not these), nor while this thread is inside
+ * the recording of another library call or the in-process engine's stub: those are the runtime's
+ * own calls.  After a lazily bound slot's first call returns, the dynamic linker has written the
+ * function's address into the slot, over the trampoline: that address becomes the target, and the
+ * trampoline goes back.  A dlopen's return hooks the traced modules it brought; a dlsym's returns a
+ * trampoline for the function found.
  */
 #include "runtime.h"
 #include "libcall.h"
@@ -21,8 +21,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-extern void runtime_patch_return_stub(void);
-
 /* This thread records a library call now: calls meanwhile are its own. */
 static __thread uint32_t libcall_busy __attribute__((tls_model("initial-exec")));
 
@@ -30,7 +28,7 @@ static int runtime_at_work(const struct thread_state *t)
 {
 	uint32_t gen = t->gen;
 	return libcall_busy || t->in_patch_stub || gen == RUNTIME_GEN_BUSY ||
-	       gen == RUNTIME_GEN_INTERNAL;
+	       gen == RUNTIME_GEN_INTERNAL || t->phase == THREAD_DEAD;
 }
 
 /* Lazily bound slots whose first call is under way: the dynamic linker
@@ -99,14 +97,8 @@ runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot, uint6
 		return target;
 	libcall_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	int saved = errno;
-	if (runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot)) {
-		uint64_t landing = site->flags & LIBCALL_CALLER
-				       ? runtime_libcall_landing
-				       : (uint64_t)runtime_patch_return_stub;
-		runtime_patch_hijack_libcall(return_slot, site, landing);
-	}
-	errno = saved;
+	if (runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot))
+		runtime_patch_hijack_libcall(return_slot, site, runtime_libcall_landing_of(site));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	libcall_busy = 0;
 	return target;
@@ -135,9 +127,8 @@ void runtime_libcall_forget_pending(void)
 void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers)
 {
 	uint32_t flags = site->flags;
-	if (!(flags & (LIBCALL_LAZY | LIBCALL_DLOPEN | LIBCALL_DLSYM)))
-		return;
 	struct thread_state *t = &runtime_thread;
+	int saved = errno;
 	libcall_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (flags & LIBCALL_LAZY)
@@ -154,4 +145,5 @@ void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	libcall_busy = 0;
+	errno = saved;
 }

@@ -9,7 +9,13 @@
  * function called.  The other registers a call may clobber are left to
  * the function called: the caller expects them clobbered (it called
  * another module, whose code it cannot know), and so may the runtime.
- * The return comes through runtime_patch_return_stub (patch_stubs.S).
+ *
+ * runtime_libcall_return_stub: a library call's return address while it
+ * runs.  Keeps what a function returns (%rax, %rdx, %xmm0, %xmm1; the x87
+ * stack is left alone, the runtime never touches it) and asks
+ * runtime_patch_libcall_return(registers, stack pointer) for the real
+ * return address.  The caller expects every other register a call may
+ * clobber clobbered.
  */
 	.text
 	.globl runtime_libcall_enter_stub
@@ -59,5 +65,34 @@ runtime_libcall_enter_stub:
 	popq %rbp
 	jmp *%r11
 	.size runtime_libcall_enter_stub, . - runtime_libcall_enter_stub
+
+	.globl runtime_libcall_return_stub
+	.hidden runtime_libcall_return_stub
+	.type runtime_libcall_return_stub, @function
+	/* One byte before the label, so that an unwinder that looks up the
+	 * return address minus one finds this function, not the one before. */
+	nop
+runtime_libcall_return_stub:
+	subq $8, %rsp         /* the slot the real return address goes in */
+	pushq %rbp
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	subq $48, %rsp
+	movq %rax, 0(%rsp)
+	movq %rdx, 8(%rsp)
+	movaps %xmm0, 16(%rsp)
+	movaps %xmm1, 32(%rsp)
+	movq %rsp, %rdi
+	leaq 16(%rbp), %rsi
+	call runtime_patch_libcall_return
+	movq %rax, 8(%rbp)
+	movq 0(%rsp), %rax
+	movq 8(%rsp), %rdx
+	movaps 16(%rsp), %xmm0
+	movaps 32(%rsp), %xmm1
+	movq %rbp, %rsp
+	popq %rbp
+	ret
+	.size runtime_libcall_return_stub, . - runtime_libcall_return_stub
 
 	.section .note.GNU-stack, "", @progbits

@@ -138,6 +138,36 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	return f.original;
 }
 
+/* A library call's return (libcall_stubs.S): the frame is the innermost
+ * one but when frames above it were left without returning (a longjmp the
+ * runtime did not see). */
+__attribute__((visibility("hidden"))) uint64_t runtime_patch_libcall_return(uint64_t *registers,
+									    uint64_t sp)
+{
+	struct thread_state *t = &runtime_thread;
+	uint32_t outer = t->in_patch_stub;
+	t->in_patch_stub = runtime_patch_libraries_patched;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint32_t i = shadow_depth;
+	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
+		i--;
+	if (unlikely(i == 0)) {
+		runtime_say("a library call returned with no return address kept; aborting");
+		abort();
+	}
+	struct shadow_frame f = shadow[i - 1];
+	if (likely(i == shadow_depth))
+		shadow_depth--;
+	else
+		shadow_remove(i - 1, sp);
+	runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	if (unlikely(f.site->flags & LIBCALL_AFTER_RETURN))
+		runtime_libcall_returned(f.site, registers);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->in_patch_stub = outer;
+	return f.original;
+}
+
 /* A longjmp to the frame whose stack pointer is `sp`: the frames below it
  * on its stack never return. */
 void runtime_patch_unwind(uint64_t sp)
@@ -150,6 +180,13 @@ void runtime_patch_unwind(uint64_t sp)
 	shadow_depth = kept;
 }
 
+/* What a frame's return address was swapped for. */
+static uint64_t frame_landing(const struct shadow_frame *f)
+{
+	return f->by_hooks == SHADOW_LIBCALL ? runtime_libcall_landing_of(f->site)
+					     : (uint64_t)runtime_patch_return_stub;
+}
+
 /* ---- exceptions ---------------------------------------------------------- */
 
 /* The unwinder reads return addresses to find frames: it gets the real
@@ -159,7 +196,7 @@ static void shadow_restore_all(void)
 	runtime_libcall_sweep();
 	runtime_patch_unwinding = 1;
 	for (uint32_t i = 0; i < shadow_depth; i++)
-		if (*shadow[i].slot == (uint64_t)runtime_patch_return_stub)
+		if (*shadow[i].slot == frame_landing(&shadow[i]))
 			*shadow[i].slot = shadow[i].original;
 }
 
@@ -172,7 +209,7 @@ static void shadow_resume_after_catch(uint64_t sp)
 	runtime_patch_unwinding = 0;
 	for (uint32_t i = 0; i < shadow_depth; i++)
 		if (*shadow[i].slot == shadow[i].original)
-			*shadow[i].slot = (uint64_t)runtime_patch_return_stub;
+			*shadow[i].slot = frame_landing(&shadow[i]);
 }
 
 typedef int (*raise_fn)(void *);
