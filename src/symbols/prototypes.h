@@ -29,18 +29,31 @@ enum proto_type {
 	PT_DOUBLE,   /* double (in a floating-point register) */
 	PT_CHAR,     /* int holding a character: 'x' */
 	PT_SOCKADDR, /* const struct sockaddr *: its bytes (length: len_arg) */
-	PT_OPEN_FLAGS, PT_MODE, PT_PROT, PT_MAP_FLAGS, PT_SIGNAL, PT_ADDRESS_FAMILY,
-	PT_SOCKET_TYPE, PT_WHENCE, PT_ACCESS_MODE, PT_CLOCK_ID, PT_FCNTL_CMD,
-	PT_TYPES /* count */
+	/* Integers shown by name (prototypes_decode.h).  A PT_MODE right after
+	 * a PT_OPEN_FLAGS is shown only when the flags create a file
+	 * (O_CREAT, O_TMPFILE), as strace does. */
+	PT_OPEN_FLAGS,
+	PT_MODE,
+	PT_PROT,
+	PT_MAP_FLAGS,
+	PT_SIGNAL,
+	PT_ADDRESS_FAMILY,
+	PT_SOCKET_TYPE,
+	PT_WHENCE,
+	PT_ACCESS_MODE,
+	PT_CLOCK_ID,
+	PT_FCNTL_CMD,
+	PT_ERRNO, /* an error number: ENOENT (strerror's argument) */
+	PT_TYPES  /* count */
 };
 
 /* How a failed call shows, so that errno is captured and shown by name. */
 enum proto_failure {
-	PF_NONE = 0,	 /* never fails, or not in a way errno tells */
-	PF_MINUS_ONE,	 /* returns -1 and sets errno */
-	PF_NULL,	 /* returns NULL and sets errno */
-	PF_ERRNUM,	 /* returns the error number itself (pthread_*, posix_*) */
-	PF_NEG_ERRNO,	 /* a raw system call: returns -errno */
+	PF_NONE = 0,  /* never fails, or not in a way errno tells */
+	PF_MINUS_ONE, /* returns -1 (a pointer: (void *)-1, as MAP_FAILED) and sets errno */
+	PF_NULL,      /* returns NULL and sets errno */
+	PF_ERRNUM,    /* returns the error number itself (pthread_*, posix_*) */
+	PF_NEG_ERRNO, /* a raw system call: returns -errno */
 };
 
 #define PROTO_MAX_ARGS 6
@@ -62,11 +75,20 @@ struct prototype {
 };
 
 /* The prototype of the library function `name` (a versioned name
- * `open@GLIBC_2.2.5` is looked up without its version), or NULL. */
+ * `open@GLIBC_2.2.5` is looked up without its version), or NULL.  The C
+ * library's other names of a function find it too: `open64`, `__open64`,
+ * `__open_2`, `__read_chk`, `__isoc99_sscanf`, `__libc_malloc`; C++
+ * operators by mangled (`_Znwm`), demangled (`operator new(unsigned long)`)
+ * and short (`operator new`) name. */
 const struct prototype *prototype_of_function(const char *name);
+/* The table's functions, in name order (i < prototype_function_count()). */
+unsigned prototype_function_count(void);
+const struct prototype *prototype_function_at(unsigned i);
 /* The name and prototype of system call `nr` of the ELF machine `machine`
- * (EM_X86_64...); the name is "syscall_NR" and the prototype NULL when
- * unknown. */
+ * (EM_X86_64, EM_AARCH64; 0 is x86-64, as in trace_file_header); the name
+ * is "syscall_NR" (valid until this thread's next call) and the prototype
+ * NULL when unknown.  Every number the kernel headers name has its name;
+ * the common calls have a prototype (failure PF_NEG_ERRNO). */
 const char *syscall_name(uint32_t machine, uint64_t nr, const struct prototype **proto);
 
 #endif

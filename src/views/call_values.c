@@ -2,16 +2,20 @@
  * call_values.c - a call's values written with its function's signature
  * (see call_values.h).  Values come in DWARF's parameter order; where the
  * signature cannot be read now (the file changed, no debug info), values
- * are written as raw bytes.
+ * are written as raw bytes.  A library call or a system call is written
+ * with its built-in prototype instead (proto_values.c).
  */
 #include "call_values.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include "../format/trace_format.h"
 #include "../symbols/func_signature.h"
+#include "proto_values.h"
 
 struct call_values {
 	struct signature_table *signatures;
+	uint32_t machine; /* ELF e_machine of the recorded programs (0: x86-64) */
 };
 
 struct call_values *call_values_new(void)
@@ -30,6 +34,24 @@ void call_values_free(struct call_values *cv)
 		return;
 	signature_table_free(cv->signatures);
 	free(cv);
+}
+
+void call_values_set_machine(struct call_values *cv, uint32_t machine)
+{
+	cv->machine = machine;
+}
+
+/* Whether the symbol's values are described by a built-in prototype (a
+ * library call or a system call; an unknown system call's are raw). */
+static bool proto_call_of(const struct call_values *cv, const struct symbol *sym,
+			  struct proto_call *call)
+{
+	if (!sym || (!sym->proto && sym->kind != CALL_SYSCALL))
+		return false;
+	call->proto = sym->proto;
+	call->raw = sym->kind == CALL_SYSCALL;
+	call->machine = cv->machine;
+	return true;
 }
 
 static const struct func_signature *signature_of(struct call_values *cv, const struct symbol *sym)
@@ -73,6 +95,11 @@ static void arg_c(struct value_out *o, const struct func_param *p, const struct 
 void call_values_args_c(struct call_values *cv, struct value_out *o, const struct symbol *sym,
 			const uint8_t *values, uint32_t len)
 {
+	struct proto_call call;
+	if (proto_call_of(cv, sym, &call)) {
+		proto_values_args_c(o, &call, values, len);
+		return;
+	}
 	if (!values)
 		return;
 	const struct func_signature *sig = signature_of(cv, sym);
@@ -84,6 +111,11 @@ void call_values_args_c(struct call_values *cv, struct value_out *o, const struc
 void call_values_return_c(struct call_values *cv, struct value_out *o, const struct symbol *sym,
 			  const uint8_t *values, uint32_t len)
 {
+	struct proto_call call;
+	if (proto_call_of(cv, sym, &call)) {
+		proto_values_return_c(o, &call, values, len);
+		return;
+	}
 	struct tagged_value v;
 	if (!values || value_decode(values, len, &v) == 0)
 		return;
@@ -120,6 +152,11 @@ static void arg_json(struct value_out *o, const struct func_param *p, const stru
 void call_values_args_json(struct call_values *cv, struct value_out *o, const struct symbol *sym,
 			   const uint8_t *values, uint32_t len)
 {
+	struct proto_call call;
+	if (proto_call_of(cv, sym, &call)) {
+		proto_values_args_json(o, &call, values, len);
+		return;
+	}
 	value_out_text_put(o, "[");
 	if (values)
 		each_value(signature_of(cv, sym), o, values, len, arg_json);
@@ -129,6 +166,11 @@ void call_values_args_json(struct call_values *cv, struct value_out *o, const st
 void call_values_return_json(struct call_values *cv, struct value_out *o, const struct symbol *sym,
 			     const uint8_t *values, uint32_t len)
 {
+	struct proto_call call;
+	if (proto_call_of(cv, sym, &call)) {
+		proto_values_return_json(o, &call, values, len);
+		return;
+	}
 	struct tagged_value v;
 	if (!values || value_decode(values, len, &v) == 0) {
 		value_out_text_put(o, "null");
