@@ -136,6 +136,10 @@ uint64_t runtime_libcall_wrap_pointer(uint64_t address)
 		s->target = address;
 		s->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, address);
 		s->flags = LIBCALL_DLSYM_PTR;
+		Dl_info info;
+		if (dladdr((void *)address, &info) && info.dli_sname &&
+		    (uint64_t)info.dli_saddr == address)
+			runtime_libcall_describe(s, info.dli_sname);
 		__atomic_store_n(&npointers, npointers + 1, __ATOMIC_RELEASE);
 	}
 	if (i < npointers)

@@ -17,6 +17,7 @@
 #include "runtime.h"
 #include "libcall.h"
 #include "patch_shadow.h"
+#include "../symbols/prototypes.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -75,6 +76,52 @@ static void lazy_sweep(void)
 	__atomic_store_n(&lazy_lock, 0, __ATOMIC_RELEASE);
 }
 
+int runtime_libcall_values_on;
+
+/* The arguments wait in the thread's pending buffer for the enter, which
+ * the checked path writes with them (hooks.c). */
+static int enter_with_values(struct thread_state *t, struct libcall_site *site,
+			     uint64_t *return_slot, uint64_t *registers)
+{
+	uint32_t gen = t->gen;
+	if (RUNTIME_LOAD(runtime_state) != 0 && gen != RUNTIME_GEN_ARGS &&
+	    runtime_args_pending_buffer(t)) {
+		struct args_pending *a = t->args;
+		a->len = runtime_libcall_encode_args(site->proto, registers, a->bytes);
+		a->slot = (uint64_t)return_slot;
+		a->function = site->fid;
+	}
+	return runtime_hook_event_checked(t, site->fid, HOOK_ENTER, (uint64_t)return_slot);
+}
+
+/* Whether the event the stream wrote last is the exit of the call through
+ * `site` whose return address was at `slot` (as args_capture.c asks). */
+static int just_closed(const struct trace_stream *st, uint64_t fid, uint64_t slot)
+{
+	uint32_t d = st->depth;
+	return d < st->open_cap && st->open_calls[d].address == fid &&
+	       st->open_calls[d].sp == slot && st->pos;
+}
+
+static void write_return(struct thread_state *t, struct libcall_site *site, uint64_t *registers,
+			 uint64_t *return_slot, int saved_errno)
+{
+	uint32_t seen = t->gen;
+	if (seen == RUNTIME_GEN_BUSY || seen == RUNTIME_GEN_INTERNAL || seen == RUNTIME_GEN_ARGS ||
+	    RUNTIME_LOAD(runtime_state) != seen)
+		return;
+	t->gen = RUNTIME_GEN_BUSY;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (just_closed(&t->stream, site->fid, (uint64_t)return_slot)) {
+		uint8_t value[TRACE_STRING_MAX + 32];
+		uint32_t len =
+		    runtime_libcall_encode_return(site->proto, registers, saved_errno, value);
+		trace_stream_values(&t->stream, EV_RETVAL, value, len);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->gen = seen;
+}
+
 void runtime_libcall_sweep(void)
 {
 	if (unlikely(RUNTIME_LOAD(nlazy_pending)) && !libcall_busy)
@@ -97,7 +144,12 @@ runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot, uint6
 		return target;
 	libcall_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot))
+	int counted;
+	if (site->flags & LIBCALL_VALUES)
+		counted = enter_with_values(t, site, return_slot, registers);
+	else
+		counted = runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot);
+	if (counted)
 		runtime_patch_hijack_libcall(return_slot, site, runtime_libcall_landing_of(site));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	libcall_busy = 0;
@@ -124,12 +176,14 @@ void runtime_libcall_forget_pending(void)
 
 /* After the exit is written (patch_shadow.c): registers as the return
  * stub saved them, %rax first. */
-void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers)
+void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers, uint64_t *return_slot)
 {
 	uint32_t flags = site->flags;
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
 	libcall_busy = 1;
+	if ((flags & LIBCALL_VALUES) && site->proto->ret != PT_VOID)
+		write_return(t, site, registers, return_slot, saved);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (flags & LIBCALL_LAZY)
 		take_resolved(site);

@@ -18,6 +18,7 @@
 #include "runtime.h"
 #include "libcall.h"
 #include "../patch/special_functions.h"
+#include "../symbols/prototypes.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -57,6 +58,17 @@ struct module_facts {
 	const ElfW(Sym) * symtab;
 	const char *strtab;
 };
+
+/* Its prototype, when its values are captured and the table knows it. */
+void runtime_libcall_describe(struct libcall_site *site, const char *name)
+{
+	site->proto =
+	    runtime_libcall_values_on && name && (!runtime_args_on || runtime_args_wanted(name))
+		? prototype_of_function(name)
+		: NULL;
+	if (site->proto)
+		site->flags |= LIBCALL_VALUES;
+}
 
 /* Calls whose return address must stay theirs, or that the runtime's own
  * machinery must see unhooked. */
@@ -161,6 +173,7 @@ static uint32_t list_sites(const struct module_facts *m, struct libcall_site *si
 				site->name = name;
 				site->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, (uint64_t)slot);
 				site->flags = site_flags(name);
+				runtime_libcall_describe(site, name);
 				if (site->target >= m->lo && site->target < m->hi)
 					site->flags |= LIBCALL_LAZY;
 			}
@@ -354,6 +367,8 @@ void runtime_libcall_init(void)
 	runtime_libcall_on = env_on("CALLTRACE_LIBCALL", 1);
 	if (!runtime_libcall_on || nmodules)
 		return;
+	runtime_libcall_values_on =
+	    env_on("CALLTRACE_LIBCALL_ARGS", LIBCALL_ARGS_DEFAULT || runtime_args_on);
 	verbose = runtime_config.debug || env_on("CALLTRACE_PATCH_VERBOSE", 0);
 	nested = runtime_getenv("CALLTRACE_LIBCALL_NESTED");
 	const char *modules_re = runtime_getenv("CALLTRACE_PATCH_MODULES");

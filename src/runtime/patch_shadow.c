@@ -129,7 +129,7 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	if (f.by_hooks != 1)
 		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	if (f.by_hooks == SHADOW_LIBCALL)
-		runtime_libcall_returned(f.site, registers);
+		runtime_libcall_returned(f.site, registers, f.slot);
 	else if (f.plan)
 		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
 	errno = saved;
@@ -162,7 +162,7 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_libcall_return(uint
 		shadow_remove(i - 1, sp);
 	runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	if (unlikely(f.site->flags & LIBCALL_AFTER_RETURN))
-		runtime_libcall_returned(f.site, registers);
+		runtime_libcall_returned(f.site, registers, f.slot);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->in_patch_stub = outer;
 	return f.original;

@@ -29,6 +29,8 @@ main
     @write
     @close
     @close
+  missing
+    @open
   buffers
     @malloc
     @getpid
@@ -62,6 +64,24 @@ check lazy_now lazy LD_BIND_NOW=1
 check relro relro
 check noplt noplt
 
+# Values (--args): open's path and flags, read's count, what they return;
+# none without --args.
+for prog in lazy hooks; do
+	"$CALLTRACE" record --args -o "$WORK/args_$prog.trace" "$WORK/$prog" "$WORK/in.txt" \
+		"$WORK/args.out" 2>"$WORK/args.err" || fail "record --args failed"
+	ct replay "$WORK/args_$prog.trace" >"$WORK/args_$prog.replay"
+	for want in 'in.txt", <bytes 00 00 00 00 00 00 00 00>, ' \
+		'args.out", <bytes 41 02 00 00 00 00 00 00>, <bytes 80 01 00 00 00 00 00 00>) = ' \
+		'("/nonexistent/calltrace", <bytes 00 00 00 00 00 00 00 00>, ' \
+		') = <bytes ff ff ff ff 00 00 00 00>;' \
+		', <bytes 40 00 00 00 00 00 00 00>) = <bytes 0b 00 00 00 00 00 00 00>;'; do
+		grep -qF -- "$want" "$WORK/args_$prog.replay" ||
+			fail "args_$prog: replay lacks '$want': $(head -c 600 "$WORK/args_$prog.replay")"
+	done
+done
+ct replay "$WORK/lazy.trace" >"$WORK/lazy.replay"
+grep -q '<bytes' "$WORK/lazy.replay" && fail "values recorded without --args"
+
 # Without library calls: the program's own calls only, as before them.
 for how in option env; do
 	args=(--no-libcall)
@@ -71,7 +91,7 @@ for how in option env; do
 		"$WORK/in.txt" "$WORK/off.out" 2>"$WORK/off.err" || fail "record --no-libcall failed"
 	ct json -o "$WORK/off_$how.json" "$WORK/off_$how.trace"
 	python3 "$ROOT/tests/e2e/libcall_tree.py" "$WORK/off_$how.json" "$WORK/hooks" >"$WORK/off.got"
-	printf '%s\n' main '  copy_file' '  buffers' '  sort_three' '    compare' '    compare' \
+	printf '%s\n' main '  copy_file' '  missing' '  buffers' '  sort_three' '    compare' '    compare' \
 		'    compare' >"$WORK/off.expected"
 	expect_text "calls without library calls ($how)" "$WORK/off.expected" "$WORK/off.got"
 done

@@ -32,6 +32,12 @@ static int copy_file(const char *from, const char *to)
 	return 0;
 }
 
+/* A call that fails: open sets errno (ENOENT). */
+static int missing(void)
+{
+	return open("/nonexistent/calltrace", O_RDONLY);
+}
+
 static int buffers(void)
 {
 	char *p = malloc(32);
@@ -45,6 +51,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	int rc = copy_file(argv[1], argv[2]);
+	missing();
 	buffers();
 	sort_three();
 	return rc;
