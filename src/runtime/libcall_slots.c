@@ -341,17 +341,19 @@ static void forget_unseen(void)
 			modules[i].bias = modules[i].dynamic = 0;
 }
 
+/* Held while the modules' slots change (a scan, a restore). */
+static int slots_lock;
+
 void runtime_libcall_scan_modules(void)
 {
-	static int scanning;
-	if (__atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
+	if (__atomic_exchange_n(&slots_lock, 1, __ATOMIC_ACQUIRE))
 		return; /* another thread scans */
 	for (uint32_t i = 0; i < nmodules; i++)
 		modules[i].seen = 0;
 	int first = 1;
 	dl_iterate_phdr(each_module, &first);
 	forget_unseen();
-	__atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&slots_lock, 0, __ATOMIC_RELEASE);
 }
 
 static int env_on(const char *name, int fallback)
@@ -389,6 +391,8 @@ void runtime_libcall_init(void)
  * way through them. */
 void runtime_libcall_restore(void)
 {
+	while (__atomic_exchange_n(&slots_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
 	runtime_libcall_forget_pending();
 	for (uint32_t i = 0; i < nmodules; i++)
 		if (modules[i].bias || modules[i].dynamic)
@@ -397,4 +401,5 @@ void runtime_libcall_restore(void)
 	if (module_pattern_set)
 		regfree(&module_pattern);
 	module_pattern_set = 0;
+	__atomic_store_n(&slots_lock, 0, __ATOMIC_RELEASE);
 }
