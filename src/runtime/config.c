@@ -14,6 +14,8 @@
  * CALLTRACE_FORMAT       "json": CALLTRACE_OUTPUT gets the JSON call tree (output.c)
  * CALLTRACE_TOOL         the calltrace program the runtime runs (tool.c)
  * CALLTRACE_PROGRAMS, CALLTRACE_NO_FOLLOW  which processes record (image.c)
+ * CALLTRACE_LIBCALL      "0": no library calls (libcall_slots.c; also
+ *                        CALLTRACE_LIBCALL_NESTED, CALLTRACE_LIBCALL_ARGS)
  */
 #include "runtime.h"
 

@@ -70,15 +70,22 @@ void runtime_libcall_describe(struct libcall_site *site, const char *name)
 		site->flags |= LIBCALL_VALUES;
 }
 
-/* Calls whose return address must stay theirs, or that the runtime's own
- * machinery must see unhooked. */
+/* Calls the runtime's own machinery must see unhooked (the hooks, the
+ * unwinder, its API), start-up's, and clone, whose child may run on the
+ * parent's thread state. */
 static int never_hooked(const char *name)
 {
 	static const char *const prefixes[] = {"__cyg_profile_func_", "_ITM_", "_Unwind_",
 					       "calltrace_"};
-	static const char *const names[] = {"__libc_start_main", "__cxa_finalize",
-					    "__gmon_start__",	 "__cxa_begin_catch",
-					    "__tls_get_addr",	 "__libc_start_call_main"};
+	static const char *const names[] = {"__libc_start_main",
+					    "__cxa_finalize",
+					    "__gmon_start__",
+					    "__cxa_begin_catch",
+					    "__tls_get_addr",
+					    "__libc_start_call_main",
+					    "clone",
+					    "__clone",
+					    "clone3"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
