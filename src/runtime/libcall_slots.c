@@ -344,8 +344,10 @@ static int each_module(struct dl_phdr_info *info, size_t size, void *data)
 static void forget_unseen(void)
 {
 	for (uint32_t i = 0; i < nmodules; i++)
-		if (!modules[i].seen)
+		if (!modules[i].seen && (modules[i].bias || modules[i].dynamic)) {
+			runtime_libcall_forget_pending(modules[i].sites, modules[i].nsites);
 			modules[i].bias = modules[i].dynamic = 0;
+		}
 }
 
 /* Held while the modules' slots change (a scan, a restore). */
@@ -400,7 +402,7 @@ void runtime_libcall_restore(void)
 {
 	while (__atomic_exchange_n(&slots_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
-	runtime_libcall_forget_pending();
+	runtime_libcall_forget_pending(NULL, 0);
 	for (uint32_t i = 0; i < nmodules; i++)
 		if (modules[i].bias || modules[i].dynamic)
 			write_slots(&modules[i], 0);
