@@ -53,4 +53,12 @@ void runtime_config_load(struct runtime_config *c)
 	c->start_off = start && strcmp(start, "off") == 0;
 	c->debug = env_flag("CALLTRACE_DEBUG");
 	c->replace = env_flag("CALLTRACE_REPLACE");
+	/* Read here, before the session is published: a runtime started from
+	 * a .preinit_array function finds environ empty but for it after. */
+	const char *libcall = runtime_getenv("CALLTRACE_LIBCALL");
+	c->libcall = !libcall || !*libcall || env_flag("CALLTRACE_LIBCALL");
+	const char *args = runtime_getenv("CALLTRACE_LIBCALL_ARGS");
+	c->libcall_args = args && *args ? env_flag("CALLTRACE_LIBCALL_ARGS") : -1;
+	const char *nested = runtime_getenv("CALLTRACE_LIBCALL_NESTED");
+	strncpy(c->libcall_nested, nested ? nested : "", sizeof(c->libcall_nested) - 1);
 }

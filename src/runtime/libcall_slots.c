@@ -375,13 +375,13 @@ static int env_on(const char *name, int fallback)
 
 void runtime_libcall_init(void)
 {
-	runtime_libcall_on = env_on("CALLTRACE_LIBCALL", 1);
+	runtime_libcall_on = runtime_config.libcall;
 	if (!runtime_libcall_on || nmodules)
 		return;
-	runtime_libcall_values_on =
-	    env_on("CALLTRACE_LIBCALL_ARGS", LIBCALL_ARGS_DEFAULT || runtime_args_on);
+	int args = runtime_config.libcall_args;
+	runtime_libcall_values_on = args >= 0 ? args : LIBCALL_ARGS_DEFAULT || runtime_args_on;
 	verbose = runtime_config.debug || env_on("CALLTRACE_PATCH_VERBOSE", 0);
-	nested = runtime_getenv("CALLTRACE_LIBCALL_NESTED");
+	nested = runtime_config.libcall_nested;
 	const char *modules_re = runtime_getenv("CALLTRACE_PATCH_MODULES");
 	if (modules_re && *modules_re && env_on("CALLTRACE_PATCH", 0))
 		module_pattern_set =
