@@ -11,11 +11,14 @@ are checked in, so a build depends neither on Python nor on the installed
 kernel headers; run this script again after changing a list:
 
     python3 scripts/gen_prototypes.py [--x86-64 UNISTD_64_H] [--generic UNISTD_H]
+
+With --check it writes nothing and exits 1 when prototypes_table.c is not
+what prototypes.list gives (the system call table, which also depends on
+the installed headers, is not checked).
 """
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,7 +32,7 @@ TYPES = {
     "prot": "PT_PROT", "mapflags": "PT_MAP_FLAGS", "signal": "PT_SIGNAL",
     "family": "PT_ADDRESS_FAMILY", "socktype": "PT_SOCKET_TYPE",
     "whence": "PT_WHENCE", "amode": "PT_ACCESS_MODE", "clockid": "PT_CLOCK_ID",
-    "fcntlcmd": "PT_FCNTL_CMD", "errno": "PT_ERRNO",
+    "fcntlcmd": "PT_FCNTL_CMD", "errno": "PT_ERRNO", "fflags": "PT_FILE_FLAGS",
 }
 FAILURES = {None: "PF_NONE", "-1": "PF_MINUS_ONE", "NULL": "PF_NULL",
             "errnum": "PF_ERRNUM", "-errno": "PF_NEG_ERRNO"}
@@ -96,19 +99,7 @@ def c_prototype(name, proto, indent="\t"):
                                                len(args), int(variadic), ", ".join(parts))
 
 
-def clang_format(text, path):
-    """The text as clang-format writes it (the repository's style), when
-    clang-format is installed."""
-    try:
-        done = subprocess.run(["clang-format", "--assume-filename=" + path], input=text,
-                              capture_output=True, text=True, cwd=ROOT, check=True)
-        return done.stdout
-    except (OSError, subprocess.CalledProcessError):
-        return text
-
-
 def write_if_changed(path, text):
-    text = clang_format(text, path)
     old = None
     if os.path.exists(path):
         with open(path) as f:
@@ -139,8 +130,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--x86-64", default="/usr/include/x86_64-linux-gnu/asm/unistd_64.h")
     parser.add_argument("--generic", default="/usr/include/asm-generic/unistd.h")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 if prototypes_table.c is out of date")
     options = parser.parse_args()
     functions = parse_list(os.path.join(SYMBOLS, "prototypes.list"))
+    if options.check:
+        with open(os.path.join(SYMBOLS, "prototypes_table.c")) as f:
+            if f.read() != function_table(functions):
+                sys.exit("src/symbols/prototypes_table.c is out of date: "
+                         "run python3 scripts/gen_prototypes.py")
+        print("prototypes_table.c is up to date (%d functions)" % len(functions))
+        return
     write_if_changed(os.path.join(SYMBOLS, "prototypes_table.c"), function_table(functions))
     syscalls_list = os.path.join(SYMBOLS, "syscalls.list")
     if os.path.exists(syscalls_list):

@@ -7,6 +7,13 @@
  * first "pending" and is handed to the consumer only once it has lasted
  * long enough (its children cannot be longer than it, so order is kept),
  * or dropped when it ends sooner.
+ *
+ * A call's symbol follows the kind its function id's address carries
+ * (format/trace_format.h, "Kinds of calls"): a function of the program, a
+ * library call (named by the relocation of the GOT slot it went through,
+ * provided by the first module of the process that defines that name), a
+ * system call, an off-CPU interval.  --kind hides calls of the kinds not
+ * asked for the way -N does.
  */
 #include "walker.h"
 #include "../utils/array.h"
@@ -54,6 +61,10 @@ static int filter_flags(const struct walk_filters *f, const struct symbol *sym)
 			flags |= FILTER_ONLY;
 		if (f->hide && regexec(f->hide, sym->name, 0, NULL, 0) == 0)
 			flags |= FILTER_HIDE;
+		/* --kind hides the calls of other kinds as -N does: what they
+		 * call (a library call's system calls) stays. */
+		if (f->kinds && !(f->kinds & (1u << sym->kind)))
+			flags |= FILTER_HIDE;
 		*state = flags;
 	}
 	return *state;
@@ -70,6 +81,75 @@ static int module_file_ok(const struct trace_module *m)
 		*state = stat(m->path, &st) == 0 && !S_ISREG(st.st_mode) ? -1 : 1;
 	}
 	return *state > 0;
+}
+
+/* The symbol of the program's own function at runtime address `address`. */
+static const struct symbol *function_symbol(struct thread_walk *w, uint64_t address, uint64_t ns)
+{
+	const struct trace_module *m =
+	    trace_reader_find_module(w->reader, w->info.thread->image, address, ns);
+	if (m && module_file_ok(m))
+		return symbol_table_lookup(w->symbols, m->path, m->build_id, m->build_id_len,
+					   address - m->load_bias, address);
+	return symbol_table_unknown(w->symbols, address);
+}
+
+/* The module that provides the library function `name` at time `ns`: the
+ * first one loaded in the image (in load order) that defines it, as the
+ * dynamic linker binds it; NULL when none does. */
+static const struct trace_module *provider(struct thread_walk *w, const char *name, uint64_t ns)
+{
+	const struct trace_image *im = w->info.image;
+	for (size_t i = 0; im && i < im->nmodules; i++) {
+		const struct trace_module *m = &im->modules[i];
+		if (m->load_ns <= ns && ns <= m->unload_ns && module_file_ok(m) &&
+		    symbol_table_defines(w->symbols, m->path, m->build_id, m->build_id_len, name))
+			return m;
+	}
+	return NULL;
+}
+
+/* A library call: through the GOT slot at `where` (its relocation names
+ * the function), or to `where` itself (a pointer dlsym returned: named as
+ * the module exports it, else as the function at that address). */
+static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where, uint64_t ns)
+{
+	const struct trace_module *m =
+	    trace_reader_find_module(w->reader, w->info.thread->image, where, ns);
+	const char *name = NULL, *version = NULL;
+	if (m && module_file_ok(m))
+		name = symbol_table_got_slot(w->symbols, m->path, m->build_id, m->build_id_len,
+					     where - m->load_bias, &version);
+	if (name) {
+		const struct trace_module *p = provider(w, name, ns);
+		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where,
+					    NULL);
+	}
+	const struct symbol *own = function_symbol(w, where, ns);
+	const char *exported = NULL;
+	if (m && module_file_ok(m))
+		exported = symbol_table_exported_at(w->symbols, m->path, m->build_id,
+						    m->build_id_len, where - m->load_bias);
+	return symbol_table_library(w->symbols, exported ? exported : own->name, NULL, own->module,
+				    where, own);
+}
+
+static const struct symbol *symbol_of(struct thread_walk *w, uint64_t address, uint64_t ns)
+{
+	uint64_t where = TRACE_CALL_WHERE(address);
+	switch (TRACE_CALL_KIND(address)) {
+	case CALL_FUNCTION:
+		return function_symbol(w, address, ns);
+	case CALL_LIBRARY:
+		return library_symbol(w, where, ns);
+	case CALL_SYSCALL:
+	case CALL_OFFCPU:
+	case CALL_KERNEL:
+		return symbol_table_kernel_side(w->symbols, TRACE_CALL_KIND(address),
+						w->reader->header.machine, where);
+	}
+	/* A kind this version does not know: shown by its raw address. */
+	return symbol_table_unknown(w->symbols, address);
 }
 
 static const struct symbol *resolve(struct thread_walk *w, const struct trace_event *ev)
@@ -89,16 +169,8 @@ static const struct symbol *resolve(struct thread_walk *w, const struct trace_ev
 		w->nsyms = n;
 	}
 	const struct symbol *s = w->syms[ev->fid];
-	if (s)
-		return s;
-	const struct trace_module *m =
-	    trace_reader_find_module(w->reader, w->info.thread->image, ev->address, ev->time_ns);
-	if (m && module_file_ok(m))
-		s = symbol_table_lookup(w->symbols, m->path, m->build_id, m->build_id_len,
-					ev->address - m->load_bias, ev->address);
-	else
-		s = symbol_table_unknown(w->symbols, ev->address);
-	w->syms[ev->fid] = s;
+	if (!s)
+		s = w->syms[ev->fid] = symbol_of(w, ev->address, ev->time_ns);
 	return s;
 }
 
@@ -108,7 +180,8 @@ static void fill_event(struct thread_walk *w, const struct frame *f, struct walk
 	e->kind = kind;
 	e->thread = &w->info;
 	e->sym = f->sym;
-	e->address = f->address;
+	e->call_kind = f->sym->kind;
+	e->address = TRACE_CALL_WHERE(f->address);
 	e->depth = f->depth;
 	e->seq = f->seq;
 	e->start_ns = f->start_ns;
@@ -252,7 +325,7 @@ static int thread_selected(const struct walk_filters *f, const struct trace_thre
 		ok_tid |= f->tids[i] == t->tid;
 	for (uint32_t i = 0; i < f->npids; i++)
 		ok_pid |= f->pids[i] == t->pid;
-	return ok_tid && ok_pid && t->nwindows > 0;
+	return ok_tid && ok_pid && (t->nwindows > 0 || t->nkernel_windows > 0);
 }
 
 static void walk_thread(struct thread_walk *w, const struct trace_thread *t)

@@ -41,10 +41,12 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 			  missing argument */
 #define CLI_OPT_TID 0x1001
 #define CLI_OPT_PID 0x1002
+#define CLI_OPT_KIND 0x1005
 #define CLI_FILTER_LONGOPTS                                                                        \
 	{"filter", required_argument, 0, 'F'}, {"notrace", required_argument, 0, 'N'},             \
 	    {"depth", required_argument, 0, 'D'}, {"time-filter", required_argument, 0, 't'},      \
 	    {"tid", required_argument, 0, CLI_OPT_TID},                                            \
+	    {"kind", required_argument, 0, CLI_OPT_KIND},                                          \
 	{                                                                                          \
 		"pid", required_argument, 0, CLI_OPT_PID                                           \
 	}
@@ -54,7 +56,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	"  -D, --depth N          show at most N levels of calls\n"                                \
 	"  -t, --time-filter DUR  hide calls shorter than DUR (e.g. 10us, 2ms)\n"                  \
 	"      --tid TID[,TID]    only these threads\n"                                            \
-	"      --pid PID[,PID]    only these processes\n"
+	"      --pid PID[,PID]    only these processes\n"                                          \
+	"      --kind KIND[,KIND] only calls of these kinds (function, library, syscall,\n"        \
+	"                         offcpu); --kind=-offcpu: all but off-CPU intervals;\n"        \
+	"                         the callees of hidden calls stay, as with -N\n"
 
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
 

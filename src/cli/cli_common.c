@@ -173,6 +173,55 @@ bad:
 	return -1;
 }
 
+static const char *const kind_names[] = {
+    [CALL_FUNCTION] = "function", [CALL_LIBRARY] = "library", [CALL_SYSCALL] = "syscall",
+    [CALL_OFFCPU] = "offcpu",	  [CALL_KERNEL] = "kernel",
+};
+#define ALL_KINDS ((1u << (sizeof(kind_names) / sizeof(kind_names[0]))) - 1)
+
+/* The bit of kind `name` (len bytes), or 0 when it is not one. */
+static uint32_t kind_bit(const char *name, size_t len)
+{
+	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+		if (strlen(kind_names[k]) == len && strncmp(kind_names[k], name, len) == 0)
+			return 1u << k;
+	return 0;
+}
+
+/* --kind: "library,syscall" shows those kinds only; "-offcpu" all but
+ * that one; both together: the ones named, less the excluded. */
+static int parse_kinds(const char *arg, uint32_t *kinds)
+{
+	uint32_t shown = 0, hidden = 0;
+	if (*kinds) {
+		cli_error("--kind given twice (use one list: --kind=library,syscall)");
+		return -1;
+	}
+	for (const char *p = arg;; p++) {
+		int exclude = *p == '-';
+		p += exclude;
+		size_t len = strcspn(p, ",");
+		uint32_t bit = kind_bit(p, len);
+		if (!bit) {
+			cli_error(
+			    "bad kind '%.*s' in --kind '%s' (want function, library, syscall, "
+			    "offcpu or kernel, each maybe after '-', separated by commas)",
+			    (int)len, p, arg);
+			return -1;
+		}
+		*(exclude ? &hidden : &shown) |= bit;
+		p += len;
+		if (*p == '\0')
+			break;
+	}
+	*kinds = (shown ? shown : ALL_KINDS) & ~hidden;
+	if (*kinds == 0) {
+		cli_error("--kind '%s' leaves no kind of call to show", arg);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *opt)
 {
 	char msg[128];
@@ -217,6 +266,8 @@ int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 		return parse_id_list(arg, f->tids, &f->ntids, "--tid") < 0 ? -1 : 1;
 	case CLI_OPT_PID:
 		return parse_id_list(arg, f->pids, &f->npids, "--pid") < 0 ? -1 : 1;
+	case CLI_OPT_KIND:
+		return parse_kinds(arg, &f->kinds) < 0 ? -1 : 1;
 	}
 	return 0;
 }

@@ -20,7 +20,8 @@ static void diff_usage(FILE *out)
 		     "repeats); those in one trace only are marked so.\n\n"
 		     "options:\n" CLI_FILTER_HELP
 		     "  -s, --sort KEY         by the largest change of: total (default), self,\n"
-		     "                         calls, avg, min, max; or by name\n"
+		     "                         calls, avg, min, max, oncpu (on-CPU time, when\n"
+		     "                         the traces have off-CPU intervals); or by name\n"
 		     "  -n, --limit N          show the first N functions only\n"
 		     "  -f, --format FORMAT    text (default) or json\n"
 		     "  -o, --output FILE      write to FILE instead of standard output\n"
@@ -125,7 +126,8 @@ static int diff_option(int opt, const char *arg, struct diff_options *o)
 	switch (opt) {
 	case 's':
 		if ((sort = report_sort_parse(arg)) < 0) {
-			cli_error("unknown sort key '%s' (total, self, calls, avg, min, max, name)",
+			cli_error("unknown sort key '%s' (total, self, calls, avg, min, max, name, "
+				  "oncpu)",
 				  arg);
 			return 2;
 		}

@@ -4,6 +4,9 @@
 #include "cli.h"
 #include "../format/printable.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <time.h>
@@ -12,8 +15,9 @@ static void info_usage(FILE *out)
 {
 	fprintf(out, "usage: calltrace info [TRACE]\n\n"
 		     "Tells what a trace holds: the command, when and how long it ran, its\n"
-		     "processes, threads and modules, how many calls were recorded, and\n"
-		     "anything lost or damaged.\n\n"
+		     "processes, threads and modules, how many calls were recorded (and of\n"
+		     "them how many library calls, system calls and off-CPU intervals, with the\n"
+		     "time off the CPU, in total and per thread), and anything lost or damaged.\n\n"
 		     "options:\n"
 		     "  -h, --help             this help\n");
 }
@@ -53,7 +57,38 @@ static void print_header(const struct trace_reader *r, const struct walk_stats *
 	printf("unfinished: %" PRIu64 " calls had no recorded end\n", st->unfinished);
 }
 
-static void print_image(const struct trace_reader *r, const struct trace_image *im)
+/* Calls of other kinds than the program's own, of a thread or in all. */
+struct kind_counts {
+	uint64_t library, syscall, offcpu, offcpu_ns;
+};
+
+struct info_walk {
+	uint64_t last_ns;
+	struct kind_counts all;
+	struct kind_counts *per_thread; /* by index in the reader's threads */
+	const struct trace_reader *reader;
+};
+
+static int any_kind(const struct kind_counts *k)
+{
+	return k->library || k->syscall || k->offcpu;
+}
+
+/* ", 3 library calls, 2 system calls, 1 off-CPU interval (40.100 ms)" */
+static void print_kinds(const struct kind_counts *k, const char *lead)
+{
+	char dur[32];
+	printf("%s%" PRIu64 " library call%s, %" PRIu64 " system call%s, %" PRIu64
+	       " off-CPU interval%s",
+	       lead, k->library, k->library == 1 ? "" : "s", k->syscall, k->syscall == 1 ? "" : "s",
+	       k->offcpu, k->offcpu == 1 ? "" : "s");
+	if (k->offcpu)
+		printf(" (%s off the CPU)",
+		       dur + strspn(cli_format_duration(k->offcpu_ns, dur, sizeof(dur)), " "));
+}
+
+static void print_image(const struct trace_reader *r, const struct trace_image *im,
+			const struct info_walk *w)
 {
 	printf("  image %u: pid %u, %s", im->id, im->pid, how_name(im->how));
 	if (im->parent_image)
@@ -66,10 +101,14 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct trace_thread *t = &r->threads[i];
 		char name[256];
-		if (t->image == im->id)
-			printf("    thread %u%s%s: %zu event window%s\n", t->tid,
-			       *t->name ? " " : "", printable(t->name, name, sizeof(name)),
-			       t->nwindows, t->nwindows == 1 ? "" : "s");
+		if (t->image != im->id)
+			continue;
+		printf("    thread %u%s%s: %zu event window%s", t->tid, *t->name ? " " : "",
+		       printable(t->name, name, sizeof(name)), t->nwindows,
+		       t->nwindows == 1 ? "" : "s");
+		if (w->per_thread && any_kind(&w->per_thread[i]))
+			print_kinds(&w->per_thread[i], ", ");
+		putchar('\n');
 	}
 	for (size_t m = 0; m < im->nmodules; m++) {
 		const struct trace_module *mod = &im->modules[m];
@@ -80,15 +119,27 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 	}
 }
 
-struct last_time {
-	uint64_t ns;
-};
+static void count_kind(struct kind_counts *k, const struct walk_event *e)
+{
+	k->library += e->sym->kind == CALL_LIBRARY;
+	k->syscall += e->sym->kind == CALL_SYSCALL;
+	if (e->sym->kind == CALL_OFFCPU) {
+		k->offcpu++;
+		k->offcpu_ns += e->duration_ns;
+	}
+}
 
 static void note_exit(void *ctx, const struct walk_event *e)
 {
-	struct last_time *lt = ctx;
-	if (e->end_ns > lt->ns)
-		lt->ns = e->end_ns;
+	struct info_walk *w = ctx;
+	if (e->end_ns > w->last_ns)
+		w->last_ns = e->end_ns;
+	if (e->sym->kind == CALL_FUNCTION)
+		return;
+	count_kind(&w->all, e);
+	size_t i = e->thread->thread->index;
+	if (w->per_thread && i < w->reader->nthreads)
+		count_kind(&w->per_thread[i], e);
 }
 
 int cmd_info(int argc, char **argv)
@@ -107,13 +158,19 @@ int cmd_info(int argc, char **argv)
 		return 1;
 	const struct trace_reader *r = t.reader;
 	struct walk_stats st;
-	struct last_time lt = {0};
-	struct walk_consumer c = {.ctx = &lt, .exit = note_exit};
+	struct info_walk w = {.reader = r,
+			      .per_thread = calloc(r->nthreads + 1, sizeof(*w.per_thread))};
+	struct walk_consumer c = {.ctx = &w, .exit = note_exit};
 	walker_run(t.reader, t.symbols, NULL, &c, &st);
-	print_header(r, &st, lt.ns);
+	print_header(r, &st, w.last_ns);
+	if (any_kind(&w.all)) {
+		print_kinds(&w.all, "of them:    ");
+		putchar('\n');
+	}
 	printf("processes:  %zu\n", r->nimages);
 	for (size_t i = 0; i < r->nimages; i++)
-		print_image(r, &r->images[i]);
+		print_image(r, &r->images[i], &w);
+	free(w.per_thread);
 	char losses[256];
 	if (cli_describe_losses(r, &st, losses, sizeof(losses)))
 		printf("incomplete: %s\n", losses);

@@ -11,7 +11,9 @@ static void replay_usage(FILE *out)
 {
 	fprintf(out, "usage: calltrace replay [OPTIONS] [TRACE]\n\n"
 		     "Shows every recorded call as a function graph, thread by thread, with\n"
-		     "each call's duration (like uftrace replay).\n\n"
+		     "each call's duration (like uftrace replay).  Library calls show their\n"
+		     "library (read@libc.so.6(...)), system calls are marked [syscall] read(...),\n"
+		     "off-CPU intervals are comments: /* off-CPU: blocked */.\n\n"
 		     "options:\n" CLI_FILTER_HELP
 		     "      --no-duration      leave out the DURATION column\n"
 		     "      --no-tid           leave out the TID column\n"

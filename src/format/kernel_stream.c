@@ -89,6 +89,16 @@ int kernel_stream_flush(struct kernel_stream *ks)
 	return rc;
 }
 
+int kernel_stream_exec(struct kernel_stream *ks)
+{
+	int rc = kernel_stream_flush(ks);
+	ks->seq = 0;
+	/* The exec ended every call of the old image, the execve itself
+	 * included: its return in the new image ends nothing there. */
+	ks->depth = 0;
+	return rc;
+}
+
 void kernel_stream_fini(struct kernel_stream *ks)
 {
 	if (ks->buf)

@@ -13,8 +13,9 @@
  * both alike.
  *
  * The reader gives a whole chunk to the image of (pid, tid) that ran at
- * the chunk's first event: a collector flushes the stream when the thread
- * execs (kernel_stream_flush), so that no chunk spans two images.
+ * the chunk's first event: a collector calls kernel_stream_exec when the
+ * thread execs, so that no chunk spans two images and the reader knows
+ * where the new one began.
  *
  * Not for the traced program's own process: this allocates.
  */
@@ -79,6 +80,14 @@ int kernel_stream_exit(struct kernel_stream *ks, uint64_t tick, const uint8_t *v
  * the next event starts a new chunk and dictionary.  0, or -1 when the
  * chunk could not be written (its events are counted in lost_events). */
 int kernel_stream_flush(struct kernel_stream *ks);
+/* The thread exec'd (or will run a new image from the next event on):
+ * flushes, and numbers the next chunk 0 again; the calls open (the execve)
+ * are forgotten, so the execve's return is dropped as an exit with nothing
+ * open.  The reader takes a run of
+ * chunks numbered from 0 for the beginning of a new image of the pid, so
+ * that the loader's system calls belong to the image it loads.  Call it for
+ * the thread that execs (its tid is the pid then).  0, or -1 as flush. */
+int kernel_stream_exec(struct kernel_stream *ks);
 /* Flushes and frees the buffer. */
 void kernel_stream_fini(struct kernel_stream *ks);
 

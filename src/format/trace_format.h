@@ -247,6 +247,13 @@ enum trace_offcpu_reason {
  * kernel chunks, apart from its own windows.  The reader merges the two
  * streams by time; on equal times a kernel EXIT comes before the thread's
  * event and a kernel ENTER after it.
+ *
+ * Each chunk goes whole to one image, by the time of its first event.  At
+ * an exec the collector ends the chunk of the thread that execs and
+ * numbers the next one 0 again (kernel_stream_exec): the reader takes that
+ * chunk's first event for the start of the new image (its loader's system
+ * calls come before its first record).  Without the mark, the new image
+ * begins at its first record.
  */
 
 #define EV_SHORT_FID_MAX 64   /* fids below this fit in byte0 */

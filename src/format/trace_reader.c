@@ -1,18 +1,18 @@
 /*
- * trace_reader.c - index a trace file and decode its event streams.
+ * trace_reader.c - index a trace file: the walk over its chunks.
  *
  * trace_reader_open() walks the chunk headers once.  A chunk header that
  * does not check out (bad magic, impossible length) is reported with its
  * offset, and the walk resyncs at the next 8-byte-aligned valid header; a
  * region that was claimed but never written (a process killed at just the
  * wrong moment) is skipped the same way, a page at a time, and holes of a
- * sparse file without reading them.  Event windows are only indexed here;
+ * sparse file without reading them.  Event windows are only indexed here
+ * (records: trace_records.c; kernel chunks: trace_kernel_index.c);
  * trace_cursor_next() decodes them later, checking every byte.  What the
  * record lacks (windows lost or missing, corruption, truncation) is counted
  * in trace_reader.losses and described in trace_reader.problems.
  */
-#include "trace_reader.h"
-#include "../utils/array.h"
+#include "trace_reader_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,13 +23,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The index cannot go on without its arrays: out of memory ends the tool. */
-#define GROW(arr, n, cap)                                                                          \
-	do {                                                                                       \
-		if (!ARRAY_RESERVE(arr, n, cap, 16))                                               \
-			abort();                                                                   \
-	} while (0)
 
 /* Keeps a problem; 1 when it is new (not already found by another walk). */
 static int add_problem(struct trace_reader *r, uint64_t offset, const char *fmt, va_list ap)
@@ -57,285 +50,12 @@ void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *f
 	va_end(ap);
 }
 
-/* A loss that is not corruption (windows lost or missing, calls dropped);
- * the caller counts it in r->losses. */
-static void __attribute__((format(printf, 3, 4)))
-note_loss(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
+void trace_reader_note_loss(struct trace_reader *r, uint64_t offset, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	add_problem(r, offset, fmt, ap);
 	va_end(ap);
-}
-
-static char *copy_string(const uint8_t *p, size_t len)
-{
-	char *s = malloc(len + 1);
-	if (!s)
-		abort();
-	memcpy(s, p, len);
-	s[len] = '\0';
-	return s;
-}
-
-/* NUL-separated arguments joined with spaces. */
-static char *join_arguments(const uint8_t *p, size_t len)
-{
-	while (len > 0 && p[len - 1] == '\0')
-		len--;
-	char *s = copy_string(p, len);
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == '\0')
-			s[i] = ' ';
-	return s;
-}
-
-/* ---- images, threads ------------------------------------------------------ */
-
-static uint64_t image_key_hash(uint32_t id)
-{
-	return (uint64_t)id * 0x9e3779b97f4a7c15ull >> 17;
-}
-
-static void image_hash_rebuild(struct trace_reader *r)
-{
-	free(r->image_hash);
-	r->image_hash_size = r->image_hash_size ? r->image_hash_size * 2 : 64;
-	r->image_hash = calloc(r->image_hash_size, sizeof(uint32_t));
-	if (!r->image_hash)
-		abort();
-	for (size_t i = 0; i < r->nimages; i++) {
-		size_t h = image_key_hash(r->images[i].id);
-		while (r->image_hash[h & (r->image_hash_size - 1)])
-			h++;
-		r->image_hash[h & (r->image_hash_size - 1)] = (uint32_t)i + 1;
-	}
-}
-
-/* The hash slot of image `id`: holds its index + 1, or 0 when it is new. */
-static uint32_t *image_slot(const struct trace_reader *r, uint32_t id)
-{
-	size_t mask = r->image_hash_size - 1;
-	for (size_t h = image_key_hash(id);; h++) {
-		uint32_t *slot = &r->image_hash[h & mask];
-		if (*slot == 0 || r->images[*slot - 1].id == id)
-			return slot;
-	}
-}
-
-static struct trace_image *image_get(struct trace_reader *r, uint32_t id, uint32_t pid)
-{
-	if (r->nimages * 2 >= r->image_hash_size)
-		image_hash_rebuild(r);
-	uint32_t *slot = image_slot(r, id);
-	if (*slot)
-		return &r->images[*slot - 1];
-	GROW(r->images, r->nimages, r->cap_images);
-	struct trace_image *im = &r->images[r->nimages++];
-	*slot = (uint32_t)r->nimages;
-	memset(im, 0, sizeof(*im));
-	im->id = id;
-	im->pid = pid;
-	im->exe = copy_string((const uint8_t *)"", 0);
-	im->command = copy_string((const uint8_t *)"", 0);
-	return im;
-}
-
-const struct trace_image *trace_reader_image(const struct trace_reader *r, uint32_t id)
-{
-	if (r->nimages == 0)
-		return NULL;
-	uint32_t slot = *image_slot(r, id);
-	return slot ? &r->images[slot - 1] : NULL;
-}
-
-static uint64_t thread_key_hash(uint32_t image, uint32_t tid)
-{
-	return ((uint64_t)image * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)tid * 0xc2b2ae3d27d4eb4full);
-}
-
-static void thread_hash_rebuild(struct trace_reader *r)
-{
-	free(r->thread_hash);
-	r->thread_hash_size = r->thread_hash_size ? r->thread_hash_size * 2 : 256;
-	r->thread_hash = calloc(r->thread_hash_size, sizeof(uint32_t));
-	if (!r->thread_hash)
-		abort();
-	for (size_t i = 0; i < r->nthreads; i++) {
-		size_t h = thread_key_hash(r->threads[i].image, r->threads[i].tid);
-		while (r->thread_hash[h & (r->thread_hash_size - 1)])
-			h++;
-		r->thread_hash[h & (r->thread_hash_size - 1)] = (uint32_t)i + 1;
-	}
-}
-
-static struct trace_thread *thread_get(struct trace_reader *r, uint32_t image, uint32_t pid,
-				       uint32_t tid)
-{
-	if (r->nthreads * 2 >= r->thread_hash_size)
-		thread_hash_rebuild(r);
-	size_t mask = r->thread_hash_size - 1;
-	for (size_t h = thread_key_hash(image, tid);; h++) {
-		uint32_t slot = r->thread_hash[h & mask];
-		if (slot == 0) {
-			GROW(r->threads, r->nthreads, r->cap_threads);
-			struct trace_thread *t = &r->threads[r->nthreads];
-			memset(t, 0, sizeof(*t));
-			t->image = image;
-			t->pid = pid;
-			t->tid = tid;
-			t->index = (uint32_t)r->nthreads++;
-			r->thread_hash[h & mask] = t->index + 1;
-			image_get(r, image, pid);
-			return t;
-		}
-		struct trace_thread *t = &r->threads[slot - 1];
-		if (t->image == image && t->tid == tid)
-			return t;
-	}
-}
-
-/* ---- chunk payloads ------------------------------------------------------- */
-
-static uint64_t chunk_time_ns(const struct trace_reader *r, const struct trace_chunk *c)
-{
-	return c->clock_ns > r->header.start_mono_ns ? c->clock_ns - r->header.start_mono_ns : 0;
-}
-
-static void read_process(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
-			 const uint8_t *p, size_t len)
-{
-	struct trace_process_record rec;
-	if (len < sizeof(rec))
-		goto bad;
-	memcpy(&rec, p, sizeof(rec));
-	if ((uint64_t)rec.exe_len + rec.command_len > len - sizeof(rec))
-		goto bad;
-	if (rec.event == PROCESS_EXIT) {
-		/* Image 0: written by the recorder, which knows only the pid. */
-		struct trace_image *im = (struct trace_image *)trace_reader_image(r, c->image);
-		for (size_t i = r->nimages; !c->image && i-- > 0;)
-			if (r->images[i].pid == c->pid) {
-				im = &r->images[i];
-				break;
-			}
-		if (im) {
-			im->has_exit = 1;
-			im->exit_status = rec.status;
-		}
-		return;
-	}
-	struct trace_image *im = image_get(r, c->image, c->pid);
-	const uint8_t *strings = p + sizeof(rec);
-	im->pid = c->pid;
-	im->ppid = rec.ppid;
-	im->parent_image = rec.parent_image;
-	im->how = rec.event;
-	im->start_ns = chunk_time_ns(r, c);
-	free(im->exe);
-	free(im->command);
-	im->exe = copy_string(strings, rec.exe_len);
-	im->command = join_arguments(strings + rec.exe_len, rec.command_len);
-	return;
-bad:
-	trace_reader_problem(r, off, "corrupt process record");
-}
-
-static void read_module(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
-			const uint8_t *p, size_t len)
-{
-	struct trace_module_record rec;
-	if (len < sizeof(rec))
-		goto bad;
-	memcpy(&rec, p, sizeof(rec));
-	if ((uint64_t)rec.build_id_len + rec.path_len > len - sizeof(rec) || rec.low > rec.high)
-		goto bad;
-	struct trace_image *im = image_get(r, c->image, c->pid);
-	uint64_t now = chunk_time_ns(r, c);
-	if (rec.event == MODULE_UNLOAD) {
-		for (size_t i = 0; i < im->nmodules; i++) {
-			struct trace_module *m = &im->modules[i];
-			if (m->low == rec.low && m->load_bias == rec.load_bias &&
-			    m->unload_ns == UINT64_MAX)
-				m->unload_ns = now;
-		}
-		return;
-	}
-	GROW(im->modules, im->nmodules, im->cap_modules);
-	struct trace_module *m = &im->modules[im->nmodules++];
-	memset(m, 0, sizeof(*m));
-	m->build_id = (uint8_t *)copy_string(p + sizeof(rec), rec.build_id_len);
-	m->build_id_len = rec.build_id_len;
-	m->path = copy_string(p + sizeof(rec) + rec.build_id_len, rec.path_len);
-	m->load_bias = rec.load_bias;
-	m->low = rec.low;
-	m->high = rec.high;
-	m->load_ns = now;
-	m->unload_ns = UINT64_MAX;
-	return;
-bad:
-	trace_reader_problem(r, off, "corrupt module record");
-}
-
-static void read_thread(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
-			const uint8_t *p, size_t len)
-{
-	struct trace_thread_record rec;
-	if (len < sizeof(rec) || (memcpy(&rec, p, sizeof(rec)), rec.name_len > len - sizeof(rec))) {
-		trace_reader_problem(r, off, "corrupt thread record");
-		return;
-	}
-	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
-	if (rec.event == THREAD_LOST_CALLS) {
-		char *count = copy_string(p + sizeof(rec), rec.name_len);
-		char *end;
-		unsigned long long n = strtoull(count, &end, 10);
-		if (*count && !*end) {
-			r->losses.lost_calls += n < UINT64_MAX - r->losses.lost_calls
-						    ? n
-						    : UINT64_MAX - r->losses.lost_calls;
-			note_loss(r, off, "thread %u: %llu calls could not be recorded", c->tid, n);
-		} else {
-			trace_reader_problem(r, off, "corrupt thread record");
-		}
-		free(count);
-		return;
-	}
-	if (rec.name_len) { /* START, NAME, END: the latest name wins */
-		free(t->name);
-		t->name = copy_string(p + sizeof(rec), rec.name_len);
-	}
-}
-
-static void read_crash(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
-		       const uint8_t *p, size_t len)
-{
-	struct trace_crash_record rec;
-	if (len < sizeof(rec) ||
-	    (memcpy(&rec, p, sizeof(rec)), rec.frames > (len - sizeof(rec)) / sizeof(uint64_t))) {
-		trace_reader_problem(r, off, "corrupt crash record");
-		return;
-	}
-	GROW(r->crashes, r->ncrashes, r->cap_crashes);
-	struct trace_crash *k = &r->crashes[r->ncrashes++];
-	k->image = c->image;
-	k->pid = c->pid;
-	k->tid = c->tid;
-	k->signal = rec.signal;
-	k->code = rec.code;
-	k->fault_address = rec.fault_address;
-	k->time_ns = chunk_time_ns(r, c);
-	k->nframes = rec.frames;
-	k->flags = rec.flags;
-	k->frames = malloc(rec.frames * sizeof(uint64_t) + 1);
-	memcpy(k->frames, p + sizeof(rec), rec.frames * sizeof(uint64_t));
-}
-
-static void index_window(struct trace_reader *r, uint64_t off, const struct trace_chunk *c)
-{
-	struct trace_thread *t = thread_get(r, c->image, c->pid, c->tid);
-	GROW(t->windows, t->nwindows, t->cap_windows);
-	t->windows[t->nwindows++] = (struct trace_window_ref){off, c->seq};
 }
 
 /* ---- the walk over chunk headers ------------------------------------------ */
@@ -348,9 +68,10 @@ static int chunk_header_ok(const struct trace_reader *r, uint64_t off)
 	memcpy(&c, r->data + off, sizeof(c));
 	return c.magic == TRACE_CHUNK_MAGIC && c.header_size == sizeof(c) &&
 	       c.length >= sizeof(c) && c.length % 8 == 0 && c.kind >= CHUNK_EVENTS &&
-	       c.kind <= CHUNK_SKIP && c.used <= c.length - sizeof(c) &&
-	       c.length <=
-		   (c.kind == CHUNK_EVENTS || c.kind == CHUNK_SKIP ? TRACE_MAX_WINDOW : 1u << 20);
+	       c.kind <= CHUNK_KERNEL && c.used <= c.length - sizeof(c) &&
+	       c.length <= (c.kind == CHUNK_EVENTS || c.kind == CHUNK_SKIP || c.kind == CHUNK_KERNEL
+				? TRACE_MAX_WINDOW
+				: 1u << 20);
 }
 
 /* Gives back the pages of [from, to) of the mapping (page-aligned inward). */
@@ -504,7 +225,8 @@ static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_
 	if (c->kind == CHUNK_SKIP)
 		return;
 	if (c->kind == CHUNK_EVENTS) {
-		index_window(r, off, c);
+		trace_index_window(r, off, c);
+		trace_image_seen(r, c);
 		r->event_bytes += window_bytes(r, off);
 		return;
 	}
@@ -514,18 +236,22 @@ static void read_chunk(struct trace_reader *r, uint64_t off, const struct trace_
 	}
 	switch (c->kind) {
 	case CHUNK_PROCESS:
-		read_process(r, off, c, payload, c->used);
+		trace_read_process(r, off, c, payload, c->used);
 		break;
 	case CHUNK_MODULE:
-		read_module(r, off, c, payload, c->used);
+		trace_read_module(r, off, c, payload, c->used);
 		break;
 	case CHUNK_THREAD:
-		read_thread(r, off, c, payload, c->used);
+		trace_read_thread(r, off, c, payload, c->used);
 		break;
 	case CHUNK_CRASH:
-		read_crash(r, off, c, payload, c->used);
+		trace_read_crash(r, off, c, payload, c->used);
+		break;
+	case CHUNK_KERNEL:
+		trace_kernel_note(r, off, c);
 		break;
 	}
+	trace_image_seen(r, c);
 }
 
 static int compare_windows(const void *a, const void *b)
@@ -578,13 +304,13 @@ static void finish_threads(struct trace_reader *r)
 						     t->tid, seq);
 			else if (seq != before + 1) {
 				r->losses.missing_windows += seq - before - 1;
-				note_loss(r, t->windows[w].offset,
-					  "thread %u: %u event windows missing", t->tid,
-					  seq - before - 1);
+				trace_reader_note_loss(r, t->windows[w].offset,
+						       "thread %u: %u event windows missing",
+						       t->tid, seq - before - 1);
 			}
 		}
 		if (!t->name)
-			t->name = copy_string((const uint8_t *)"", 0);
+			t->name = trace_reader_copy_string((const uint8_t *)"", 0);
 	}
 }
 
@@ -596,15 +322,16 @@ static void header_losses(struct trace_reader *r)
 	uint64_t end = r->header.next_offset;
 	if (r->header.lost_windows) {
 		r->losses.lost_windows = r->header.lost_windows;
-		note_loss(r, 0,
-			  "%u event windows lost: the space for them could not be claimed (disk "
-			  "full?), their events are missing",
-			  r->header.lost_windows);
+		trace_reader_note_loss(
+		    r, 0,
+		    "%u event windows lost: the space for them could not be claimed (disk "
+		    "full?), their events are missing",
+		    r->header.lost_windows);
 	} else if (end > r->size) {
 		r->losses.truncated_bytes = end - r->size;
-		note_loss(r, r->size,
-			  "trace truncated: it ends %llu bytes short of the space claimed",
-			  (unsigned long long)(end - r->size));
+		trace_reader_note_loss(
+		    r, r->size, "trace truncated: it ends %llu bytes short of the space claimed",
+		    (unsigned long long)(end - r->size));
 	}
 }
 
@@ -641,6 +368,7 @@ static void index_chunks(struct trace_reader *r)
 	}
 	header_losses(r);
 	set_clock(r, &span);
+	trace_kernel_assign(r);
 	finish_threads(r);
 }
 
@@ -669,7 +397,8 @@ static int check_header(struct trace_reader *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: corrupt trace header", r->path);
 		return -1;
 	}
-	r->command = join_arguments((const uint8_t *)r->header.command, r->header.command_len);
+	r->command =
+	    trace_reader_join_arguments((const uint8_t *)r->header.command, r->header.command_len);
 	return 0;
 }
 
@@ -762,6 +491,7 @@ void trace_reader_close(struct trace_reader *r)
 	}
 	for (size_t i = 0; i < r->nthreads; i++) {
 		free(r->threads[i].windows);
+		free(r->threads[i].kernel_windows);
 		free(r->threads[i].name);
 	}
 	for (size_t i = 0; i < r->ncrashes; i++)
@@ -774,6 +504,7 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->crashes);
 	free(r->thread_hash);
 	free(r->image_hash);
+	free(r->kernel_pending);
 	free(r->command);
 	if (r->fd >= 0)
 		close(r->fd);
@@ -800,279 +531,4 @@ const struct trace_module *trace_reader_find_module(const struct trace_reader *r
 			later = m;
 	}
 	return later ? later : any;
-}
-
-/* ---- decoding one thread's events ----------------------------------------- */
-
-static void release_window(struct trace_cursor *c);
-
-void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r, const struct trace_thread *t)
-{
-	memset(c, 0, sizeof(*c));
-	c->reader = r;
-	c->thread = t;
-}
-
-void trace_cursor_fini(struct trace_cursor *c)
-{
-	release_window(c);
-	c->end = NULL;
-	free(c->dict);
-	c->dict = NULL;
-}
-
-/* Gives back the pages of the window just read: the reader's memory stays
- * bounded however long the trace (they are still in the page cache). */
-static void release_window(struct trace_cursor *c)
-{
-	if (!c->end)
-		return;
-	uintptr_t start = (uintptr_t)(c->reader->data + c->chunk_offset) & ~(uintptr_t)4095;
-	uintptr_t end = (uintptr_t)c->end & ~(uintptr_t)4095;
-	if (end > start)
-		madvise((void *)start, end - start, MADV_DONTNEED);
-}
-
-static int open_window(struct trace_cursor *c)
-{
-	struct trace_reader *r = c->reader;
-	release_window(c);
-	if (c->window >= c->thread->nwindows)
-		return 0;
-	const struct trace_window_ref *w = &c->thread->windows[c->window++];
-	uint64_t off = w->offset;
-	c->gap = c->window > 1 && w->seq != c->seq + 1;
-	c->seq = w->seq;
-	struct trace_chunk h;
-	memcpy(&h, r->data + off, sizeof(h));
-	const uint8_t *data = r->data + off + h.header_size;
-	uint64_t limit = off + h.length < r->size ? off + h.length : r->size;
-	c->p = data;
-	c->end = h.used ? data + h.used : r->data + limit;
-	if (c->end > r->data + limit) {
-		trace_reader_problem(r, off, "event window truncated");
-		c->end = r->data + limit;
-		c->damaged = 1; /* noted now, said after the window */
-	}
-	c->chunk_offset = off;
-	c->tick = h.base_tick;
-	c->anchor_tick = h.clock_tick >> r->header.tick_shift;
-	c->anchor_ns = (double)h.clock_ns - (double)r->header.start_mono_ns;
-	c->ndict = 0;
-	c->window_serial++;
-	return 1;
-}
-
-static void window_corrupt(struct trace_cursor *c, const char *what)
-{
-	trace_reader_problem(
-	    c->reader, c->chunk_offset + (uint64_t)(c->p - (c->reader->data + c->chunk_offset)),
-	    "thread %u: %s; rest of the window skipped", c->thread->tid, what);
-	c->p = c->end;
-	c->damaged = 1;
-}
-
-/* Reads a varint; 0 when it runs past the end or is too long. */
-static inline int read_varint(struct trace_cursor *c, uint64_t *out)
-{
-	const uint8_t *p = c->p;
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		if (p >= c->end)
-			return 0;
-		uint8_t b = *p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			c->p = p;
-			*out = v;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static inline uint64_t event_time(struct trace_cursor *c, uint64_t delta)
-{
-	c->tick += delta;
-	double ns =
-	    c->anchor_ns + (double)(int64_t)(c->tick - c->anchor_tick) * c->reader->ns_per_unit;
-	/* Saturates: a huge or corrupt delta must not overflow (nor NaN pass). */
-	uint64_t t = ns < (double)TRACE_TIME_MAX ? (ns > 0 ? (uint64_t)ns : 0) : TRACE_TIME_MAX;
-	if (t < c->last_ns)
-		t = c->last_ns; /* never backwards within a thread */
-	c->last_ns = t;
-	return t;
-}
-
-static int define_function(struct trace_cursor *c)
-{
-	uint64_t address;
-	if (!read_varint(c, &address))
-		return 0;
-	if (!ARRAY_RESERVE(c->dict, c->ndict, c->cap_dict, 256))
-		abort();
-	c->dict[c->ndict++] = address;
-	return 1;
-}
-
-/* Fills in the function of `fid`; 0 if the window has no such id. */
-static inline int set_function(struct trace_cursor *c, struct trace_event *ev, uint64_t fid)
-{
-	if (fid >= c->ndict)
-		return 0;
-	ev->fid = (uint32_t)fid;
-	ev->address = c->dict[fid];
-	return 1;
-}
-
-static inline __attribute__((always_inline)) int enter_event(struct trace_cursor *c,
-							     struct trace_event *ev, uint8_t b)
-{
-	uint64_t fid = b >> 2, high = 0, delta;
-	if ((b & 3) == 3 && !read_varint(c, &high))
-		return 0;
-	if (!read_varint(c, &delta) || !set_function(c, ev, fid | high << 6))
-		return 0;
-	ev->type = TRACE_ENTER;
-	ev->innermost = 0;
-	ev->time_ns = event_time(c, delta);
-	return 1;
-}
-
-static inline __attribute__((always_inline)) int exit_event(struct trace_cursor *c,
-							    struct trace_event *ev, uint8_t b)
-{
-	uint64_t delta = b >> 2, more = 0;
-	if (delta == EV_SHORT_DELTA_MAX && !read_varint(c, &more))
-		return 0;
-	ev->type = TRACE_EXIT;
-	ev->innermost = 1;
-	ev->fid = 0;
-	ev->address = 0;
-	ev->time_ns = event_time(c, delta + more);
-	return 1;
-}
-
-/* The values of `kind` that follow the event just read, if any.  0 when
- * they are cut short. */
-static inline int attached_values(struct trace_cursor *c, struct trace_event *ev, unsigned kind)
-{
-	uint64_t len;
-	ev->values = NULL;
-	ev->values_len = 0;
-	if (__builtin_expect(c->p >= c->end || *c->p != (uint8_t)(kind << 2), 1))
-		return 1;
-	c->p++;
-	if (!read_varint(c, &len) || len > (uint64_t)(c->end - c->p))
-		return 0;
-	ev->values = c->p;
-	ev->values_len = (uint32_t)len;
-	c->p += len;
-	return 1;
-}
-
-static int extended_event(struct trace_cursor *c, struct trace_event *ev, unsigned kind)
-{
-	uint64_t delta, len;
-	switch (kind) {
-	case EV_DEFINE:
-		return define_function(c) ? 0 : -1;
-	case EV_PAUSE:
-		if (!read_varint(c, &delta))
-			return -1;
-		ev->type = TRACE_PAUSE;
-		ev->time_ns = event_time(c, delta);
-		ev->lost = 0;
-		return 1;
-	case EV_EXIT_AT:
-		if (!read_varint(c, &len) || !read_varint(c, &delta) || !set_function(c, ev, len))
-			return -1;
-		ev->type = TRACE_EXIT;
-		ev->innermost = 0;
-		ev->time_ns = event_time(c, delta);
-		return 1;
-	case EV_UNWIND:
-		if (!read_varint(c, &delta) || !read_varint(c, &len) || len > UINT32_MAX)
-			return -1;
-		ev->type = TRACE_UNWIND;
-		ev->time_ns = event_time(c, delta);
-		ev->stay = (uint32_t)len;
-		return 1;
-	case EV_ARGS:
-	case EV_RETVAL: /* after no enter or exit (the call's was cut off): skipped */
-		if (!read_varint(c, &len) || len > (uint64_t)(c->end - c->p))
-			return -1;
-		c->p += len;
-		return 0;
-	case EV_MARK:
-		if (!read_varint(c, &delta) || !read_varint(c, &len) ||
-		    len > (uint64_t)(c->end - c->p))
-			return -1;
-		ev->type = TRACE_MARK;
-		ev->time_ns = event_time(c, delta);
-		ev->mark = (const char *)c->p;
-		ev->mark_len = (uint32_t)len;
-		c->p += len;
-		return 1;
-	}
-	return -1;
-}
-
-static int only_zeros_follow(const struct trace_cursor *c)
-{
-	for (const uint8_t *q = c->p; q < c->end && q < c->p + 2 * EV_MAX_BYTES; q++)
-		if (*q)
-			return 0;
-	return 1;
-}
-
-int trace_cursor_next(struct trace_cursor *c, struct trace_event *ev)
-{
-	for (;;) {
-		if (c->p >= c->end) {
-			/* Where events are missing (the rest of a corrupt
-			 * window, windows before the next), the open calls end. */
-			if (c->damaged)
-				c->damaged = 0;
-			else if (!open_window(c))
-				return 0;
-			else if (!c->gap)
-				continue;
-			ev->type = TRACE_PAUSE;
-			ev->time_ns = c->last_ns;
-			ev->lost = 1;
-			return 1;
-		}
-		uint8_t b = *c->p;
-		if (b == 0) { /* the rest of the window was never written */
-			c->p = c->end;
-			continue;
-		}
-		c->p++;
-		if (b & 1) {
-			if (!enter_event(c, ev, b) || !attached_values(c, ev, EV_ARGS))
-				goto corrupt;
-		} else if ((b & 3) == 2) {
-			if (!exit_event(c, ev, b) || !attached_values(c, ev, EV_RETVAL))
-				goto corrupt;
-		} else {
-			int rc = extended_event(c, ev, b >> 2);
-			if (rc < 0)
-				goto corrupt;
-			if (rc == 0)
-				continue;
-			ev->values = NULL;
-			ev->values_len = 0;
-			if (ev->type == TRACE_EXIT && !attached_values(c, ev, EV_RETVAL))
-				goto corrupt;
-		}
-		c->events++;
-		return 1;
-	corrupt:
-		/* The last event of a window cut short by kill -9 may be
-		 * incomplete (only zeros follow it); anything else is corruption. */
-		if (!only_zeros_follow(c))
-			window_corrupt(c, "corrupt event");
-		c->p = c->end;
-	}
 }

@@ -8,6 +8,24 @@
  * (offset + message) and is skipped where the framing allows.
  *
  * Events are then read one thread at a time with a trace_cursor.
+ *
+ * Kernel chunks (CHUNK_KERNEL: system calls and off-CPU intervals, written
+ * by the session's kernel collector with image 0) are checked whole when
+ * indexed (a corrupt one is a problem, and skipped) and given to a thread:
+ * the same (pid, tid), of the image that ran at the chunk's first event.
+ * Each chunk goes whole to one image, by the time of its first event: the
+ * images of a pid follow each other, the first from the beginning of time
+ * (events before an image's first record belong to it: the loader runs
+ * before the runtime starts), each later one from the exec that began it,
+ * which the collector marks by starting a new chunk numbered 0 for the
+ * thread that execs (kernel_stream_exec); without that mark, from the
+ * image's first record.  A pid the runtime never recorded gets an image of
+ * its own, kernel_only, so that its threads are not lost.  A thread's
+ * kernel chunks are its kernel_windows, in time order; their seq is their
+ * own, counted from 0 again at an exec.  For info: trace_thread's
+ * nkernel_windows and kernel_events, trace_reader's kernel_chunks,
+ * kernel_events and kernel_bytes; missing kernel chunks count in
+ * losses.missing_windows, corrupt ones in losses.corrupt.
  */
 #ifndef CALLTRACE_TRACE_READER_H
 #define CALLTRACE_TRACE_READER_H
@@ -28,7 +46,11 @@ struct trace_module {
 struct trace_image {
 	uint32_t id, pid, ppid;
 	uint32_t parent_image; /* 0: none */
-	uint32_t how;	       /* enum trace_process_event: START, FORK or EXEC */
+	uint32_t how;	       /* enum trace_process_event: START, FORK or EXEC;
+				  0 for a kernel_only image */
+	int kernel_only;       /* made for a process only the kernel collector saw
+				  (id TRACE_KERNEL_ONLY_IMAGE(pid)): no modules */
+	uint64_t first_ns;     /* its first record or window (UINT64_MAX: none) */
 	int has_exit;
 	int32_t exit_status;
 	uint64_t start_ns;
@@ -43,12 +65,19 @@ struct trace_window_ref {
 	uint32_t seq;
 };
 
+/* The image of a process only the kernel saw. */
+#define TRACE_KERNEL_ONLY_IMAGE(pid) (0x80000000u | (uint32_t)(pid))
+
 struct trace_thread {
 	uint32_t image, pid, tid;
 	char *name;
 	struct trace_window_ref *windows; /* sorted by seq */
 	size_t nwindows, cap_windows;
-	uint32_t index; /* position in trace_reader.threads */
+	struct trace_window_ref *kernel_windows; /* its CHUNK_KERNEL chunks, in time order */
+	size_t nkernel_windows, cap_kernel_windows;
+	uint64_t kernel_events; /* events in them (system calls and off-CPU
+				   intervals count two: enter and exit) */
+	uint32_t index;		/* position in trace_reader.threads */
 };
 
 struct trace_problem {
@@ -70,7 +99,8 @@ struct trace_crash {
 struct trace_losses {
 	uint64_t lost_windows;	  /* the header's count of windows whose space could not be
 				     claimed (disk full?): their events were dropped */
-	uint64_t missing_windows; /* gaps in the threads' window sequences */
+	uint64_t missing_windows; /* gaps in the threads' window sequences (kernel
+				     chunks' included) */
 	uint64_t lost_calls;	  /* calls the writer counted but could not record */
 	uint64_t corrupt;	  /* corrupt chunks, records and event windows */
 	uint64_t truncated_bytes; /* claimed space the file does not hold */
@@ -92,7 +122,12 @@ struct trace_reader {
 	size_t nproblems, cap_problems;
 	struct trace_crash *crashes;
 	size_t ncrashes, cap_crashes;
-	uint64_t event_bytes;	  /* payload bytes of all event windows */
+	uint64_t event_bytes;			     /* payload bytes of all event windows */
+	uint64_t kernel_chunks;			     /* CHUNK_KERNEL chunks given to threads */
+	uint64_t kernel_events;			     /* events in them (the sum of the threads') */
+	uint64_t kernel_bytes;			     /* their payload bytes */
+	struct trace_kernel_pending *kernel_pending; /* while indexing */
+	size_t nkernel_pending, cap_kernel_pending;
 	uint64_t unwritten_bytes; /* claimed but never written space */
 	struct trace_losses losses;
 	uint32_t *thread_hash; /* (image, tid) -> index + 1 */
@@ -125,26 +160,62 @@ void trace_reader_problem(struct trace_reader *r, uint64_t offset, const char *f
 
 enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK, TRACE_UNWIND };
 
+/*
+ * A thread's events come in one stream: its own windows' and, merged by
+ * time, its kernel chunks' (on equal times a kernel EXIT comes before the
+ * thread's event, a kernel ENTER after it).  Times compare as written, in
+ * units of the one clock; time_ns never goes back within a thread.
+ * `address` is the full value the EV_DEFINE gave, kind bits included
+ * (trace_format.h, "Kinds of calls"): a system call's or off-CPU
+ * interval's address never equals a function's, so an exit that names its
+ * address finds the right call; TRACE_CALL_WHERE(address) is what is
+ * called, call_kind its kind.
+ *
+ * In a thread that has kernel chunks:
+ * - fids of the two dictionaries are kept apart: the thread's own fid f is
+ *   2f, a kernel fid k is 2k + 1; window_serial changes when either
+ *   dictionary is reset, so a cache keyed by (window_serial, fid) holds.
+ *   (A thread without kernel chunks has its fids as written.)
+ * - a kernel EXIT names its call (innermost 0, its address and fid): were
+ *   calls of the thread's own left above it (times that disagree), they
+ *   end there, unfinished; an own exit whose call is below an open kernel
+ *   call names its call likewise.  A kernel exit with no kernel call open
+ *   (entered before the record, or across a gap) is dropped.
+ * - where kernel events are missing (a gap in the chunks, a corrupt one),
+ *   the kernel calls open there end: a TRACE_UNWIND with `lost` set keeps
+ *   the calls below them; a thread's own gap is a PAUSE as ever.
+ * The cursor keeps the open calls to do this; a reader of the events sees
+ * one consistent nesting, as in a thread without kernel chunks.
+ */
 struct trace_event {
 	enum trace_event_type type;
-	int innermost;	  /* EXIT: ends the innermost open call (address 0) */
-	uint32_t fid;	  /* ENTER, and EXIT unless innermost: index into cursor.dict */
-	uint64_t address; /* ENTER, and EXIT unless innermost */
-	uint64_t time_ns; /* since the session started */
+	int innermost;	       /* EXIT: ends the innermost open call (address 0) */
+	uint32_t fid;	       /* ENTER, and EXIT unless innermost: the function id
+				  (see above); for an exit, the id its enter had */
+	uint64_t address;      /* ENTER, and EXIT unless innermost: tagged */
+	unsigned call_kind;    /* ENTER, and EXIT unless innermost:
+				  TRACE_CALL_KIND(address), enum trace_call_kind */
+	int kernel;	       /* from the thread's kernel chunks */
+	uint64_t time_ns;      /* since the session started */
 	const uint8_t *values; /* ENTER: the arguments' tagged values, EXIT: the
 				  return value's (trace_format.h), or NULL */
 	uint32_t values_len;
 	const char *mark; /* MARK: the text (not NUL-terminated) */
 	uint32_t mark_len;
 	uint32_t stay; /* UNWIND: the open calls that go on (the outermost) */
-	int lost;      /* PAUSE: events are missing here (windows missing, a
-			  corrupt window): the open calls' ends were not recorded */
+	int lost;      /* PAUSE, UNWIND: events are missing here (windows or
+			  kernel chunks missing, a corrupt one): the open
+			  calls' ends were not recorded */
 };
 
-struct trace_cursor {
+/* One source of a thread's events: its windows, or its kernel chunks. */
+struct trace_substream {
 	struct trace_reader *reader;
-	const struct trace_thread *thread;
+	uint32_t tid;
+	const struct trace_window_ref *windows;
+	size_t nwindows;
 	size_t window; /* next window index */
+	int kernel;    /* kernel chunks */
 	const uint8_t *p, *end;
 	uint64_t chunk_offset;
 	uint64_t tick; /* time unit of the last event */
@@ -153,11 +224,37 @@ struct trace_cursor {
 	uint64_t last_ns;
 	uint64_t *dict; /* this window's fid -> address */
 	uint32_t ndict, cap_dict;
-	uint32_t window_serial; /* changes whenever dict is reset */
-	uint32_t seq;		/* the open window's sequence number */
-	int gap;		/* windows before the open one are missing */
-	int damaged;		/* the rest of the last window was skipped */
+	uint32_t seq;	 /* the open window's sequence number */
+	int gap;	 /* windows before the open one are missing */
+	int damaged;	 /* the rest of the last window was skipped */
+	uint32_t opened; /* windows begun (each resets dict) */
+	int quiet;	 /* corruption counted in `corrupt`, not reported */
+	uint32_t corrupt;
+};
+
+/* An open call, as the cursor of a merged thread keeps it. */
+struct trace_open_frame {
+	uint64_t address;
+	uint32_t fid;
+	uint32_t kernel;
+};
+
+struct trace_cursor {
+	struct trace_reader *reader;
+	const struct trace_thread *thread;
+	struct trace_substream own, kernel;
+	uint32_t window_serial; /* changes whenever a dictionary is reset */
+	uint32_t cap_dict;	/* fids given so far are below it, mostly: a size
+				   for caches indexed by fid */
 	uint64_t events;	/* decoded so far */
+	/* Merging (a thread with kernel chunks): the next event of each. */
+	int merging;
+	int has_own, has_kernel, own_done, kernel_done;
+	struct trace_event next_own, next_kernel;
+	uint64_t own_unit, kernel_unit; /* their times in clock units */
+	uint64_t last_ns;
+	struct trace_open_frame *open; /* the open calls, innermost last */
+	size_t depth, cap_open;
 };
 
 void trace_cursor_init(struct trace_cursor *c, struct trace_reader *r,

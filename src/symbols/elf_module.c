@@ -31,7 +31,9 @@ struct elf_module {
 	Dwfl_Module *mod;
 	enum index_state index_state;
 	struct func_index functions;
-	struct unit_ranges units; /* when libdw finds no unit (clang: no .debug_aranges) */
+	enum index_state dynamic_state;
+	struct elf_dynamic dynamic; /* GOT slots, exported names */
+	struct unit_ranges units;   /* when libdw finds no unit (clang: no .debug_aranges) */
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -66,6 +68,7 @@ void elf_module_free(struct elf_module *m)
 	if (!m)
 		return;
 	func_index_free(&m->functions);
+	elf_dynamic_free(&m->dynamic);
 	unit_ranges_free(&m->units);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
@@ -148,6 +151,37 @@ const char *elf_module_function(struct elf_module *m, uint64_t file_address)
 	if (m->index_state != INDEX_BUILT)
 		return NULL;
 	return func_index_find(&m->functions, file_address);
+}
+
+static const struct elf_dynamic *module_dynamic(struct elf_module *m)
+{
+	if (!module_ready(m))
+		return NULL;
+	if (m->dynamic_state == INDEX_UNBUILT) {
+		GElf_Addr bias;
+		Elf *elf = dwfl_module_getelf(m->mod, &bias);
+		m->dynamic_state =
+		    elf && elf_dynamic_read(&m->dynamic, elf) == 0 ? INDEX_BUILT : INDEX_FAILED;
+	}
+	return m->dynamic_state == INDEX_BUILT ? &m->dynamic : NULL;
+}
+
+const struct got_slot *elf_module_got_slot(struct elf_module *m, uint64_t file_address)
+{
+	const struct elf_dynamic *d = module_dynamic(m);
+	return d ? elf_dynamic_slot(d, file_address) : NULL;
+}
+
+int elf_module_defines(struct elf_module *m, const char *name)
+{
+	const struct elf_dynamic *d = module_dynamic(m);
+	return d && elf_dynamic_defines(d, name);
+}
+
+const char *elf_module_exported_at(struct elf_module *m, uint64_t file_address)
+{
+	const struct elf_dynamic *d = module_dynamic(m);
+	return d ? elf_dynamic_exported_at(d, file_address) : NULL;
 }
 
 /* The line of `file_address` found through its unit's ranges, when libdw

@@ -74,6 +74,26 @@ const struct prototype *prototype_of_function(const char *name)
 	return p ? p : find_without_prefix(name, len);
 }
 
+bool prototype_failed(const struct prototype *p, uint64_t ret)
+{
+	if (!p)
+		return false;
+	bool wide = p->ret == PT_LONG || p->ret == PT_ULONG || p->ret == PT_HEX ||
+		    p->ret == PT_PTR || p->ret == PT_STRING;
+	switch (p->failure) {
+	case PF_NEG_ERRNO:
+		return (int64_t)ret < 0 && (int64_t)ret >= -4095;
+	case PF_MINUS_ONE:
+		return wide ? ret == UINT64_MAX : (int32_t)ret == -1;
+	case PF_NULL:
+		return ret == 0;
+	case PF_ERRNUM:
+		return (int32_t)ret > 0;
+	default:
+		return false;
+	}
+}
+
 unsigned prototype_function_count(void)
 {
 	return proto_function_count;

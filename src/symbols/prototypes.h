@@ -13,6 +13,7 @@
 #ifndef CALLTRACE_PROTOTYPES_H
 #define CALLTRACE_PROTOTYPES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What a value is: how it is captured and how it is shown. */
@@ -43,8 +44,10 @@ enum proto_type {
 	PT_ACCESS_MODE,
 	PT_CLOCK_ID,
 	PT_FCNTL_CMD,
-	PT_ERRNO, /* an error number: ENOENT (strerror's argument) */
-	PT_TYPES  /* count */
+	PT_ERRNO,      /* an error number: ENOENT (strerror's argument) */
+	PT_FILE_FLAGS, /* open flags without an access mode: O_CLOEXEC (dup3, pipe2,
+			  epoll_create1, eventfd2...) */
+	PT_TYPES       /* count */
 };
 
 /* How a failed call shows, so that errno is captured and shown by name. */
@@ -81,6 +84,11 @@ struct prototype {
  * operators by mangled (`_Znwm`), demangled (`operator new(unsigned long)`)
  * and short (`operator new`) name. */
 const struct prototype *prototype_of_function(const char *name);
+/* Whether a call of `p` whose return register held `ret` failed the way
+ * p->failure says (PF_NEG_ERRNO: -4095..-1; PF_MINUS_ONE: -1 of the
+ * return type's width; PF_NULL: 0; PF_ERRNUM: a positive int).  errno is
+ * worth capturing after a failed PF_MINUS_ONE or PF_NULL call. */
+bool prototype_failed(const struct prototype *p, uint64_t ret);
 /* The table's functions, in name order (i < prototype_function_count()). */
 unsigned prototype_function_count(void);
 const struct prototype *prototype_function_at(unsigned i);

@@ -113,6 +113,16 @@ static void put_open_flags(struct text *t, uint64_t value, uint32_t machine)
 		put_flags(t, open_flags_x86, COUNT(open_flags_x86), value);
 }
 
+/* Flags of the open flags' bits alone (dup3, pipe2, epoll_create1...). */
+static void put_file_flags(struct text *t, uint64_t value, uint32_t machine)
+{
+	value &= 0xffffffffu;
+	if (machine == EM_AARCH64)
+		put_flags(t, open_flags_arm, COUNT(open_flags_arm), value);
+	else
+		put_flags(t, open_flags_x86, COUNT(open_flags_x86), value);
+}
+
 static void put_mode(struct text *t, uint64_t value)
 {
 	static const struct name_of types[] = {
@@ -308,7 +318,7 @@ static void put_errno(struct text *t, uint64_t value)
 bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, size_t size)
 {
 	struct text t = {buf, size, 0};
-	bool named = type == PT_FD || (type >= PT_OPEN_FLAGS && type <= PT_ERRNO);
+	bool named = type == PT_FD || (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
 	if (!buf || size == 0 || !named)
 		return false;
 	buf[0] = '\0';
@@ -356,6 +366,9 @@ bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, siz
 		break;
 	case PT_ERRNO:
 		put_errno(&t, value);
+		break;
+	case PT_FILE_FLAGS:
+		put_file_flags(&t, value, machine);
 		break;
 	default:
 		return false;

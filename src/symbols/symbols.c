@@ -7,20 +7,28 @@
  * string pool.  The first lookup of an ELF file opens it (elf_module.c);
  * later ones reuse it.
  */
+#include <elf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbols.h"
 #include "symbols_internal.h"
+#include "prototypes.h"
+#include "../format/trace_format.h"
 
 #define BLOCK_SHIFT 12
 #define BLOCK_LEN (1u << BLOCK_SHIFT)
 
+/* An entry is found by (owner, key, kind).  Functions: the module (NULL:
+ * outside every module) and the file address (runtime address when no
+ * module).  Library calls: the providing module's interned path and the
+ * interned name.  System calls, off-CPU intervals, kernel functions: NULL
+ * and the call's "where". */
 struct entry {
 	struct symbol sym;
-	const struct elf_module *mod; /* NULL: outside every module */
-	uint64_t key;		      /* file address, or runtime address when mod is NULL */
+	const void *owner;
+	uint64_t key;
 };
 
 struct symbol_table {
@@ -76,23 +84,25 @@ static struct entry *entry_at(const struct symbol_table *t, uint32_t id)
 	return &t->blocks[id >> BLOCK_SHIFT][id & (BLOCK_LEN - 1)];
 }
 
-static size_t slot_of(const struct elf_module *mod, uint64_t key, size_t nslots)
+static size_t slot_of(const void *owner, uint64_t key, unsigned kind, size_t nslots)
 {
-	uint64_t h = key ^ ((uint64_t)(uintptr_t)mod * 0x9e3779b97f4a7c15ull);
+	uint64_t h =
+	    key ^ ((uint64_t)(uintptr_t)owner * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)kind << 59);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return (size_t)h & (nslots - 1);
 }
 
-static struct entry *find_entry(const struct symbol_table *t, const struct elf_module *mod,
-				uint64_t key)
+static struct entry *find_entry(const struct symbol_table *t, const void *owner, uint64_t key,
+				unsigned kind)
 {
 	if (t->nslots == 0)
 		return NULL;
-	for (size_t i = slot_of(mod, key, t->nslots); t->slots[i]; i = (i + 1) & (t->nslots - 1)) {
+	for (size_t i = slot_of(owner, key, kind, t->nslots); t->slots[i];
+	     i = (i + 1) & (t->nslots - 1)) {
 		struct entry *e = entry_at(t, t->slots[i] - 1);
-		if (e->mod == mod && e->key == key)
+		if (e->owner == owner && e->key == key && e->sym.kind == kind)
 			return e;
 	}
 	return NULL;
@@ -106,7 +116,7 @@ static int grow_slots(struct symbol_table *t)
 		return -1;
 	for (uint32_t id = 0; id < t->count; id++) {
 		struct entry *e = entry_at(t, id);
-		size_t i = slot_of(e->mod, e->key, n);
+		size_t i = slot_of(e->owner, e->key, e->sym.kind, n);
 		while (slots[i])
 			i = (i + 1) & (n - 1);
 		slots[i] = id + 1;
@@ -117,8 +127,9 @@ static int grow_slots(struct symbol_table *t)
 	return 0;
 }
 
-/* A new, zeroed entry with the next id, indexed under (mod, key). */
-static struct entry *add_entry(struct symbol_table *t, const struct elf_module *mod, uint64_t key)
+/* A new, zeroed entry with the next id, indexed under (owner, key, kind). */
+static struct entry *add_entry(struct symbol_table *t, const void *owner, uint64_t key,
+			       unsigned kind)
 {
 	if ((t->count + 1) * 2 > t->nslots && grow_slots(t) < 0)
 		return NULL;
@@ -134,10 +145,11 @@ static struct entry *add_entry(struct symbol_table *t, const struct elf_module *
 	}
 	uint32_t id = t->count++;
 	struct entry *e = entry_at(t, id);
-	e->mod = mod;
+	e->owner = owner;
 	e->key = key;
 	e->sym.id = id;
-	size_t i = slot_of(mod, key, t->nslots);
+	e->sym.kind = (uint8_t)kind;
+	size_t i = slot_of(owner, key, kind, t->nslots);
 	while (t->slots[i])
 		i = (i + 1) & (t->nslots - 1);
 	t->slots[i] = id + 1;
@@ -195,7 +207,7 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 	struct elf_module *m = find_module(t, path, build_id, build_id_len);
 	if (!m)
 		return &out_of_memory;
-	struct entry *e = find_entry(t, m, file_address);
+	struct entry *e = find_entry(t, m, file_address, CALL_FUNCTION);
 	if (e)
 		return &e->sym;
 
@@ -206,7 +218,7 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 	const char *module = strpool_intern(t->strings, elf_module_path(m));
 	if (file)
 		file = strpool_intern(t->strings, file);
-	if (!name || !module || !(e = add_entry(t, m, file_address)))
+	if (!name || !module || !(e = add_entry(t, m, file_address, CALL_FUNCTION)))
 		return &out_of_memory;
 	e->sym.name = name;
 	e->sym.module = module;
@@ -219,16 +231,116 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 
 const struct symbol *symbol_table_unknown(struct symbol_table *t, uint64_t runtime_address)
 {
-	struct entry *e = find_entry(t, NULL, runtime_address);
+	struct entry *e = find_entry(t, NULL, runtime_address, CALL_FUNCTION);
 	if (e)
 		return &e->sym;
 	char buf[32];
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, runtime_address);
 	const char *name = strpool_intern(t->strings, buf);
-	if (!name || !(e = add_entry(t, NULL, runtime_address)))
+	if (!name || !(e = add_entry(t, NULL, runtime_address, CALL_FUNCTION)))
 		return &out_of_memory;
 	e->sym.name = name;
 	e->sym.module = "?";
 	e->sym.address = runtime_address;
+	return &e->sym;
+}
+
+/* ---- calls of other kinds ------------------------------------------------ */
+
+const char *symbol_table_got_slot(struct symbol_table *t, const char *path, const uint8_t *build_id,
+				  size_t build_id_len, uint64_t file_address, const char **version)
+{
+	*version = NULL;
+	struct elf_module *m = path ? find_module(t, path, build_id, build_id_len) : NULL;
+	const struct got_slot *slot = m ? elf_module_got_slot(m, file_address) : NULL;
+	if (!slot)
+		return NULL;
+	*version = slot->version;
+	return slot->name;
+}
+
+int symbol_table_defines(struct symbol_table *t, const char *path, const uint8_t *build_id,
+			 size_t build_id_len, const char *name)
+{
+	struct elf_module *m = path ? find_module(t, path, build_id, build_id_len) : NULL;
+	return m && elf_module_defines(m, name);
+}
+
+const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
+				     const uint8_t *build_id, size_t build_id_len,
+				     uint64_t file_address)
+{
+	struct elf_module *m = path ? find_module(t, path, build_id, build_id_len) : NULL;
+	return m ? elf_module_exported_at(m, file_address) : NULL;
+}
+
+const struct symbol *symbol_table_library(struct symbol_table *t, const char *name,
+					  const char *version, const char *module, uint64_t where,
+					  const struct symbol *own)
+{
+	char *shown = symbol_display_name(name);
+	const char *key_name = shown ? strpool_intern(t->strings, shown) : NULL;
+	const char *key_module = strpool_intern(t->strings, module ? module : "?");
+	free(shown);
+	if (!key_name || !key_module)
+		return &out_of_memory;
+	struct entry *e = find_entry(t, key_module, (uint64_t)(uintptr_t)key_name, CALL_LIBRARY);
+	if (e)
+		return &e->sym;
+	if (version && !(version = strpool_intern(t->strings, version)))
+		return &out_of_memory;
+	if (!(e = add_entry(t, key_module, (uint64_t)(uintptr_t)key_name, CALL_LIBRARY)))
+		return &out_of_memory;
+	e->sym.name = key_name;
+	e->sym.version = version;
+	e->sym.module = key_module;
+	e->sym.address = where;
+	if (own) {
+		e->sym.file = own->file;
+		e->sym.line = own->line;
+		e->sym.file_address = own->file_address;
+	}
+	e->sym.proto = prototype_of_function(key_name);
+	return &e->sym;
+}
+
+/* The name of a call the kernel saw into buf, and its prototype. */
+static const char *kernel_side_name(unsigned kind, uint32_t machine, uint64_t where, char *buf,
+				    size_t len, const struct prototype **proto)
+{
+	*proto = NULL;
+	switch (kind) {
+	case CALL_SYSCALL:
+		/* Traces written before the header said its machine are x86-64's. */
+		return syscall_name(machine ? machine : EM_X86_64, where, proto);
+	case CALL_OFFCPU:
+		if (where == OFFCPU_PREEMPTED)
+			return "off-cpu:preempted";
+		if (where == OFFCPU_BLOCKED)
+			return "off-cpu:blocked";
+		snprintf(buf, len, "off-cpu:%" PRIu64, where);
+		return buf;
+	}
+	/* A kernel function: its address has bits 60..63 set. */
+	snprintf(buf, len, "0x%" PRIx64, (uint64_t)(where | ~TRACE_WHERE_MASK));
+	return buf;
+}
+
+const struct symbol *symbol_table_kernel_side(struct symbol_table *t, unsigned kind,
+					      uint32_t machine, uint64_t where)
+{
+	struct entry *e = find_entry(t, NULL, where, kind);
+	if (e)
+		return &e->sym;
+	char buf[48];
+	const struct prototype *proto;
+	const char *name = kernel_side_name(kind, machine, where, buf, sizeof(buf), &proto);
+	if (!name || !(name = strpool_intern(t->strings, name)) ||
+	    !(e = add_entry(t, NULL, where, kind)))
+		return &out_of_memory;
+	e->sym.name = name;
+	e->sym.module = KERNEL_MODULE_NAME;
+	e->sym.address = where;
+	e->sym.proto = proto;
 	return &e->sym;
 }

@@ -31,7 +31,13 @@ struct symbol {
 	/* Library calls and system calls: the built-in prototype that gives
 	 * their values' meaning (prototypes.h), or NULL. */
 	const struct prototype *proto;
+	/* A library call through a GOT slot: the symbol version its
+	 * relocation asked for ("GLIBC_2.2.5"), or NULL. */
+	const char *version;
 };
+
+/* The module of system calls, off-CPU intervals and kernel functions. */
+#define KERNEL_MODULE_NAME "[kernel]"
 
 struct symbol_table;
 
@@ -47,6 +53,45 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 const struct symbol *symbol_table_unknown(struct symbol_table *t, uint64_t runtime_address);
 /* How many distinct symbols have been handed out (ids are below this). */
 uint32_t symbol_table_count(const struct symbol_table *t);
+
+/*
+ * Calls of other kinds (format/trace_format.h, "Kinds of calls").  Each
+ * gets a symbol of its own, never the one a function's own calls get: a
+ * report row or a graph node of `puts` as a library call is another than
+ * of `puts` traced inside the C library.
+ */
+
+/* The function bound to the GOT slot at `file_address` of the ELF file
+ * `path` (its JUMP_SLOT or GLOB_DAT relocation's symbol, as written: maybe
+ * mangled) and, in *version, the symbol version it asks for or NULL; NULL
+ * when no such relocation fills a slot there.  The strings live as long
+ * as the table. */
+const char *symbol_table_got_slot(struct symbol_table *t, const char *path, const uint8_t *build_id,
+				  size_t build_id_len, uint64_t file_address, const char **version);
+/* 1 if the dynamic symbol table of `path` defines `name`; 0 if not (or
+ * the file cannot be read). */
+int symbol_table_defines(struct symbol_table *t, const char *path, const uint8_t *build_id,
+			 size_t build_id_len, const char *name);
+/* The function that `path` exports at `file_address`, as a program asks
+ * dlsym for it: of aliases (`puts`, `_IO_puts`), the one with the fewest
+ * leading underscores; NULL when none is exported there. */
+const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
+				     const uint8_t *build_id, size_t build_id_len,
+				     uint64_t file_address);
+/* The symbol of library calls of the function `name` (demangled, its
+ * version cut) that `module` provides (NULL: "?"): one per (name,
+ * module).  `where` is kept as its address; `own` (may be NULL), the
+ * function's own symbol, gives its source file and line.  Its proto is
+ * the function's built-in prototype. */
+const struct symbol *symbol_table_library(struct symbol_table *t, const char *name,
+					  const char *version, const char *module, uint64_t where,
+					  const struct symbol *own);
+/* The symbol of a call the kernel saw: `kind` CALL_SYSCALL (`where` the
+ * number of a system call of ELF machine `machine`, 0: x86-64), CALL_OFFCPU
+ * (enum trace_offcpu_reason: "off-cpu:preempted", "off-cpu:blocked") or
+ * CALL_KERNEL (an address's low 60 bits).  Its module is "[kernel]". */
+const struct symbol *symbol_table_kernel_side(struct symbol_table *t, unsigned kind,
+					      uint32_t machine, uint64_t where);
 
 /* Demangles a C++ name into buf; returns buf, or `name` itself if it is not
  * a mangled name. */

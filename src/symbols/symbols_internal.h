@@ -40,6 +40,47 @@ const char *elf_module_function(struct elf_module *m, uint64_t file_address);
 const char *elf_module_source(struct elf_module *m, uint64_t file_address, uint32_t *line,
 			      char *buf, size_t buflen);
 
+/* The GOT slot of a library call at `file_address` (elf_dynamic.c), or
+ * NULL when no JUMP_SLOT or GLOB_DAT relocation fills one there. */
+const struct got_slot *elf_module_got_slot(struct elf_module *m, uint64_t file_address);
+/* 1 if the module's dynamic symbol table defines `name`, else 0. */
+int elf_module_defines(struct elf_module *m, const char *name);
+/* The exported function at `file_address` (elf_dynamic_exported_at), or NULL. */
+const char *elf_module_exported_at(struct elf_module *m, uint64_t file_address);
+
+/* --- elf_dynamic.c: GOT slots and the names a module exports --- */
+
+struct Elf;
+
+struct got_slot {
+	uint64_t address;    /* r_offset: the slot's file address */
+	const char *name;    /* the function bound there (owned by the Elf) */
+	const char *version; /* its symbol version ("GLIBC_2.2.5"), or NULL */
+};
+
+struct exported_function {
+	uint64_t address;
+	const char *name;
+};
+
+struct elf_dynamic {
+	struct got_slot *slots; /* by address */
+	size_t nslots;
+	const char **defined; /* names .dynsym defines, sorted */
+	size_t ndefined;
+	struct exported_function *exported; /* .dynsym's functions, by address */
+	size_t nexported;
+};
+
+/* Reads both tables of `elf`; 0, or -1 when out of memory. */
+int elf_dynamic_read(struct elf_dynamic *d, struct Elf *elf);
+void elf_dynamic_free(struct elf_dynamic *d);
+const struct got_slot *elf_dynamic_slot(const struct elf_dynamic *d, uint64_t file_address);
+int elf_dynamic_defines(const struct elf_dynamic *d, const char *name);
+/* The name a program gives the function exported at `file_address` (of
+ * aliases, the one with the fewest leading underscores), or NULL. */
+const char *elf_dynamic_exported_at(const struct elf_dynamic *d, uint64_t file_address);
+
 /* --- func_index.c: the functions of a module, sorted by address --- */
 
 struct Dwfl_Module;

@@ -3,8 +3,12 @@
  * coloured by how much time they take, clustered by module
  * (subgraph cluster_N labelled with the module's base name), edges
  * caller -> callee labelled with the number of calls and their time.
+ * Library calls are ellipses in their library's cluster, system calls and
+ * off-CPU intervals hexagons in the kernel's ("[kernel]"); `--kind` hides
+ * the kinds not asked for.
  */
 #include "callgraph_model.h"
+#include "call_kind.h"
 
 /* A dot string: quotes and backslashes escaped. */
 static void quoted_text(FILE *out, const char *s)
@@ -29,8 +33,11 @@ static void node(const struct callgraph *g, uint32_t i, FILE *out)
 	}
 	fputs("\\n", out);
 	quoted_text(out, cg_node_stats(n, stats, sizeof(stats)));
-	fprintf(out, "\", fillcolor=\"%s\"];\n",
-		view_heat_color(cg_node_heat(g, n), color, sizeof(color)));
+	fprintf(out, "\", fillcolor=\"%s\"%s];\n",
+		view_heat_color(cg_node_heat(g, n), color, sizeof(color)),
+		n->sym->kind == CALL_FUNCTION  ? ""
+		: n->sym->kind == CALL_LIBRARY ? ", shape=ellipse"
+					       : ", shape=hexagon");
 }
 
 int callgraph_write_dot(const struct callgraph *g, FILE *out)

@@ -2,13 +2,17 @@
  * chrome_json.c - Chrome Trace Event JSON, streamed: one complete ("X")
  * event written when each call exits, with process and thread names as
  * metadata ("M") events, and an instant ("i") event for each
- * calltrace_mark().  A time window (from, to) keeps only the calls that
- * overlap it.  Opens in Perfetto UI and chrome://tracing.
+ * calltrace_mark().  A call's kind is its category ("cat": "function",
+ * "library", "syscall", "sched" for an off-CPU interval, which is a slice
+ * of its own on the thread's track, inside the call it interrupted); its
+ * values, and a library call's library, are in "args".  A time window
+ * (from, to) keeps only the calls that overlap it.  Opens in Perfetto UI and chrome://tracing.
  * Memory: a cache of escaped names per symbol, never the trace.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
+#include "call_kind.h"
 #include "call_values.h"
 #include "../utils/array.h"
 #include "view_util.h"
@@ -21,7 +25,7 @@ struct chrome_json {
 	uint32_t *pids;		  /* processes already named */
 	size_t npids, cap_pids;
 	struct call_values *values; /* NULL until a call has some */
-	uint64_t from_ns, to_ns; /* the window */
+	uint64_t from_ns, to_ns;    /* the window */
 };
 
 /* The escaped pieces around a call's numbers, made once per symbol. */
@@ -60,10 +64,20 @@ static struct name_cache *make_name_cache(const struct symbol *s)
 	struct name_cache *n = calloc(1, sizeof(*n));
 	if (!n)
 		return NULL;
-	char line[40];
+	char line[40], cat[64];
 	snprintf(line, sizeof(line), ",\"line\":%u,\"seq\":", s->line);
-	n->head = json_piece("{\"name\":", s->name, ",\"cat\":\"function\",\"ph\":\"X\",\"ts\":");
+	snprintf(cat, sizeof(cat), ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", view_kind_json(s->kind));
+	n->head = json_piece("{\"name\":", s->name, cat);
 	n->args = json_piece(",\"args\":{\"file\":", s->file ? s->file : "", line);
+	if (n->args && s->kind == CALL_LIBRARY) { /* ,"args":{"library":"libc.so.6","file":... */
+		char *rest = NULL, *with = NULL;
+		if (asprintf(&rest, ",%s", n->args + strlen(",\"args\":{")) >= 0)
+			with =
+			    json_piece(",\"args\":{\"library\":", view_basename(s->module), rest);
+		free(rest);
+		free(n->args);
+		n->args = with;
+	}
 	if (!n->head || !n->args) {
 		free_name_cache(n);
 		return NULL;

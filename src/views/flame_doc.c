@@ -1,10 +1,13 @@
 /*
  * flame_doc.c - what the ordered flame chart and the merged flame graph
  * share around their frames: the styles, the title, the search box and
- * the reset button; at the end the function names, the script and the
- * tooltip.
+ * the reset button; at the end the legend of the kinds of calls, the
+ * function names, the script and the tooltip.
  */
 #include "flame_tree_draw.h"
+#include "call_kind.h"
+
+#include <string.h>
 
 extern const char flame_svg_script[];
 
@@ -76,6 +79,27 @@ void flame_doc_begin(FILE *out, unsigned width, unsigned height, const char *roo
 	fputs(flame_style, out);
 	write_titles(out, width, title, subtitle);
 	write_controls(out, width);
+}
+
+void flame_doc_legend(FILE *out, unsigned width, uint32_t kinds)
+{
+	if (!(kinds & ~(1u << CALL_FUNCTION)))
+		return;
+	unsigned x = width - FLAME_MARGIN;
+	for (int k = VIEW_KINDS - 1; k >= 0; k--) /* right to left */
+		if (kinds & (1u << k))
+			x -= 14 + 7 * (unsigned)strlen(view_kind_label((unsigned)k)) + 10;
+	fputs("<g id=\"legend\" class=\"ui\" font-size=\"10\">", out);
+	for (unsigned k = 0; k < VIEW_KINDS; k++) {
+		if (!(kinds & (1u << k)))
+			continue;
+		fprintf(out,
+			"<rect x=\"%u\" y=\"4\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			"<text x=\"%u\" y=\"13\">%s</text>",
+			x, view_kind_legend_color(k), x + 14, view_kind_label(k));
+		x += 14 + 7 * (unsigned)strlen(view_kind_label(k)) + 10;
+	}
+	fputs("</g>\n", out);
 }
 
 void flame_doc_end(FILE *out, const struct flame_names *names, double min_px)

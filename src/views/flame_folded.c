@@ -3,10 +3,13 @@
  * aggregated in a tree of distinct stacks (a hash of (parent stack, function)
  * finds a stack's node), printed at the end depth first, stacks in the order
  * they first happened.  The value of a stack is the number of calls that
- * ended in it, or their self time in nanoseconds.
+ * ended in it, or their self time in nanoseconds.  The kernel's frames
+ * (system calls, off-CPU intervals) end in "_[k]", as FlameGraph spells
+ * them.
  */
 #include <stdlib.h>
 #include <string.h>
+#include "call_kind.h"
 #include "views.h"
 #include "view_util.h"
 
@@ -15,6 +18,7 @@ struct stack_node {
 	uint32_t parent; /* node index; 0 is the root (no frame) */
 	uint32_t first_child, last_child, next_sibling; /* 0: none */
 	const char *name;
+	uint8_t kernel; /* the name takes FlameGraph's "_[k]" */
 	uint64_t calls, self_ns;
 };
 
@@ -140,6 +144,8 @@ static void on_call(void *ctx, const struct walk_event *e)
 	uint32_t node = child(ff, parent, e->sym->id, e->sym->name);
 	if (!node)
 		ff->failed = 1;
+	else if (e->sym->kind != CALL_FUNCTION && e->sym->kind != CALL_LIBRARY)
+		ff->nodes[node].kernel = 1;
 	ff->path[e->depth] = node;
 }
 
@@ -182,12 +188,12 @@ void flame_folded_consumer(struct flame_folded *ff, struct walk_consumer *c)
 }
 
 /* Appends a frame name to the stack text; ';' would split it, so it goes. */
-static size_t append_frame(char **buf, size_t *cap, size_t len, const char *name)
+static size_t append_frame(char **buf, size_t *cap, size_t len, const char *name, int kernel)
 {
-	size_t n = strlen(name);
-	if (len + n + 2 > *cap) {
+	size_t n = strlen(name), suffix = kernel ? 4 : 0;
+	if (len + n + suffix + 2 > *cap) {
 		size_t c = *cap ? *cap : 256;
-		while (len + n + 2 > c)
+		while (len + n + suffix + 2 > c)
 			c *= 2;
 		char *b = realloc(*buf, c);
 		if (!b)
@@ -199,7 +205,8 @@ static size_t append_frame(char **buf, size_t *cap, size_t len, const char *name
 		(*buf)[len++] = ';';
 	for (size_t i = 0; i < n; i++)
 		(*buf)[len + i] = name[i] == ';' || name[i] == '\n' ? '_' : name[i];
-	return len + n;
+	memcpy(*buf + len + n, "_[k]", suffix);
+	return len + n + suffix;
 }
 
 /* Depth first, without recursion: stacks can be deeper than the C stack. */
@@ -214,7 +221,7 @@ int flame_folded_finish(struct flame_folded *ff)
 	while (node) {
 		struct stack_node *n = &ff->nodes[node];
 		size_t before = n->parent ? lens[n->parent] : 0;
-		size_t len = append_frame(&text, &cap, before, n->name);
+		size_t len = append_frame(&text, &cap, before, n->name, n->kernel);
 		if (len == (size_t)-1) {
 			ff->failed = 1;
 			break;

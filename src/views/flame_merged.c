@@ -24,11 +24,13 @@ struct flame_merged {
 	uint32_t cap_path, rows;
 	uint64_t calls, too_deep;
 	struct flame_names names;
+	uint32_t kinds; /* 1 << enum trace_call_kind of each kind seen */
 };
 
 static void on_call(void *ctx, const struct walk_event *e)
 {
 	struct flame_merged *fm = ctx;
+	fm->kinds |= 1u << (e->sym->kind & 31);
 	if (e->depth >= fm->opt.max_rows)
 		return;
 	if (e->depth >= fm->cap_path) {
@@ -179,6 +181,7 @@ static void write_document(struct flame_merged *fm)
 		fprintf(out, "; %llu calls deeper than %u levels not drawn",
 			(unsigned long long)fm->too_deep, fm->opt.max_rows);
 	fputs("</text>\n", out);
+	flame_doc_legend(out, width, fm->kinds);
 	flame_doc_end(out, &fm->names, fm->opt.min_px);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "flame_svg_internal.h"
 #include "../utils/array.h"
+#include "call_kind.h"
 #include "view_util.h"
 
 #define MARGIN FLAME_MARGIN
@@ -46,6 +47,7 @@ static void measure_exit(void *ctx, const struct walk_event *e)
 		return;
 	struct band *b = &fs->bands[fs->nbands - 1];
 	b->calls++;
+	fs->kinds |= 1u << (e->sym->kind & 31);
 	if (e->depth < fs->opt.max_rows && e->depth + 1 > b->rows)
 		b->rows = e->depth + 1;
 	if (e->start_ns < b->first_ns)
@@ -121,7 +123,7 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 	view_xml_text(out, view_basename(s->module));
 	fprintf(out,
 		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
-		y, w, ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		y, w, ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
 		unfinished ? " class=\"unf\"" : "");
 	flame_frame_label(out, x, w, y, s->name);
 	fputs("</g>\n", out);
@@ -277,6 +279,7 @@ static void write_tail(struct flame_svg *fs)
 		fprintf(out, ", %llu calls deeper than %u levels not drawn",
 			(unsigned long long)fs->too_deep, fs->opt.max_rows);
 	fputs("</text>\n", out);
+	flame_doc_legend(out, fs->opt.width, fs->kinds);
 	flame_doc_end(out, &fs->names, fs->opt.min_px);
 }
 

@@ -24,7 +24,8 @@ struct flame_own;
 struct flame_svg {
 	FILE *out;
 	struct flame_svg_options opt;
-	char *title; /* the default title, owned */
+	uint32_t kinds; /* 1 << enum trace_call_kind of each kind seen */
+	char *title;	/* the default title, owned */
 	int failed;
 	struct band *bands;
 	size_t nbands, cap_bands;

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "call_kind.h"
 #include "flame_svg_internal.h"
 
 #define DETAIL_PIECE_MAX 20000
@@ -254,7 +255,7 @@ static void write_run_frame(struct flame_merge *m, const struct run *r,
 	fprintf(out,
 		"\nclick to zoom in: the calls inside are drawn at the new scale</title>"
 		"<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>",
-		r->x0, y, w, FLAME_ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		r->x0, y, w, FLAME_ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
 		top->unfinished ? " class=\"unf\"" : "");
 	snprintf(label, sizeof(label), "%s \xc3\x97%llu", s->name, (unsigned long long)r->n);
 	flame_frame_label(out, r->x0, w, y, label);

@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "call_kind.h"
 #include "flame_svg_internal.h"
 #include "../utils/array.h"
 
@@ -158,8 +159,7 @@ static void write_own_frame(struct flame_own *o, const struct own_entry *e)
 		"\nclick to zoom in</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" "
 		"fill=\"%s\"%s/>",
 		e->x, flame_svg_row_y(fs, e->depth), w, FLAME_ROW_H - 1,
-		view_flame_color(s->name, color, sizeof(color)),
-		e->unfinished ? " class=\"unf\"" : "");
+		view_symbol_color(s, color, sizeof(color)), e->unfinished ? " class=\"unf\"" : "");
 	flame_frame_label(out, e->x, w, flame_svg_row_y(fs, e->depth), s->name);
 	fputs("</g>\n", out);
 	fs->frames++;

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "call_kind.h"
 #include "../utils/array.h"
 
 uint32_t flame_names_index(struct flame_names *t, const struct symbol *s)
@@ -49,6 +50,20 @@ void flame_names_write(const struct flame_names *t, FILE *out)
 		if (i)
 			putc(',', out);
 		json_xml_string(out, t->syms[i]->name);
+	}
+	fputs("]</metadata>\n", out);
+	/* Calls of other kinds: the colour of each name, for the frames the
+	 * script draws when zooming in. */
+	uint32_t other = 0;
+	for (uint32_t i = 0; i < t->n; i++)
+		other += t->syms[i]->kind != CALL_FUNCTION;
+	if (!other)
+		return;
+	fputs("<metadata id=\"fcolors\">[", out);
+	for (uint32_t i = 0; i < t->n; i++) {
+		char color[16];
+		fprintf(out, "%s\"%s\"", i ? "," : "",
+			view_symbol_color(t->syms[i], color, sizeof(color)));
 	}
 	fputs("]</metadata>\n", out);
 }
@@ -198,7 +213,7 @@ static void write_group(struct flame_tree_draw *d, const struct group *g, double
 	view_xml_text(out, view_basename(s->module));
 	fprintf(out,
 		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
-		y, w, FLAME_ROW_H - 1, view_flame_color(s->name, color, sizeof(color)),
+		y, w, FLAME_ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
 		g->unfinished ? " class=\"unf\"" : "");
 	if (g->calls > 1) {
 		snprintf(label, sizeof(label), " \xc3\x97%llu", (unsigned long long)g->calls);
@@ -459,7 +474,7 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 		"\nclick to zoom in</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" "
 		"height=\"%u\" fill=\"%s\"%s/>",
 		b->x0, y, b->x1 - b->x0, FLAME_ROW_H - 1,
-		b->ntop == 1 ? view_flame_color(b->top[0].sym->name, color, sizeof(color))
+		b->ntop == 1 ? view_symbol_color(b->top[0].sym, color, sizeof(color))
 			     : "url(#hatch)",
 		b->unfinished ? " class=\"unf\"" : "");
 	block_label(out, b, b->x1 - b->x0, y);

@@ -81,6 +81,10 @@ void flame_frame_label(FILE *out, double x, double w, unsigned y, const char *te
 /* From <?xml to the controls; `root_attrs` go into the <svg> element. */
 void flame_doc_begin(FILE *out, unsigned width, unsigned height, const char *root_attrs,
 		     const char *title, const char *subtitle);
+/* The colours of the kinds of calls drawn (`kinds`: bit 1 << enum
+ * trace_call_kind per kind), top right; nothing when only the program's
+ * own functions were. */
+void flame_doc_legend(FILE *out, unsigned width, uint32_t kinds);
 /* The names table, the script, the tooltip and </svg>. */
 void flame_doc_end(FILE *out, const struct flame_names *names, double min_px);
 

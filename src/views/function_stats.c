@@ -4,9 +4,12 @@
  *
  * Total time counts a recursive function once per outermost call (the time
  * of inner calls is already inside), so totals never exceed the run.  Self
- * time is a call's duration less its shown children's.
+ * time is a call's duration less its shown children's.  On-CPU time is a
+ * call's duration less the off-CPU intervals shown inside it, at any depth
+ * (counted like total time: once per outermost call).
  */
 #include "function_stats.h"
+#include "../format/trace_format.h"
 #include "view_util.h"
 
 #include <stdlib.h>
@@ -14,6 +17,9 @@
 
 struct function_table {
 	struct view_symtab stats; /* struct function_stats by symbol id */
+	uint64_t *offcpu_in;	  /* per depth: off-CPU time inside the open call */
+	size_t depths;
+	int has_offcpu;
 };
 
 struct function_table *function_table_new(void)
@@ -23,9 +29,16 @@ struct function_table *function_table_new(void)
 
 void function_table_free(struct function_table *ft)
 {
-	if (ft)
+	if (ft) {
 		view_symtab_free(&ft->stats, free);
+		free(ft->offcpu_in);
+	}
 	free(ft);
+}
+
+int function_table_has_offcpu(const struct function_table *ft)
+{
+	return ft->has_offcpu;
 }
 
 static struct function_stats *stats_of(struct function_table *ft, const struct symbol *sym)
@@ -43,15 +56,43 @@ static struct function_stats *stats_of(struct function_table *ft, const struct s
 
 static void on_call(void *ctx, const struct walk_event *e)
 {
-	stats_of(ctx, e->sym)->active++;
+	struct function_table *ft = ctx;
+	stats_of(ft, e->sym)->active++;
+	if (e->depth >= ft->depths) {
+		size_t n = (e->depth + 1) * 2;
+		uint64_t *a = realloc(ft->offcpu_in, n * sizeof(*a));
+		if (!a)
+			abort();
+		ft->offcpu_in = a;
+		ft->depths = n;
+	}
+	ft->offcpu_in[e->depth] = 0;
+}
+
+/* The off-CPU time inside the call that ends, passed on to its caller. */
+static uint64_t offcpu_inside(struct function_table *ft, const struct walk_event *e)
+{
+	uint64_t inside = e->depth < ft->depths ? ft->offcpu_in[e->depth] : 0;
+	if (e->sym->kind == CALL_OFFCPU) {
+		inside = e->duration_ns;
+		ft->has_offcpu = 1;
+	}
+	if (inside > e->duration_ns)
+		inside = e->duration_ns;
+	if (e->depth > 0 && e->depth - 1 < ft->depths)
+		ft->offcpu_in[e->depth - 1] += inside;
+	return inside;
 }
 
 static void on_exit_event(void *ctx, const struct walk_event *e)
 {
 	struct function_stats *s = stats_of(ctx, e->sym);
+	uint64_t offcpu = offcpu_inside(ctx, e);
 	s->calls++;
-	if (--s->active == 0)
+	if (--s->active == 0) {
 		s->total_ns += e->duration_ns;
+		s->oncpu_ns += e->duration_ns - offcpu;
+	}
 	s->self_ns += e->duration_ns > e->child_ns ? e->duration_ns - e->child_ns : 0;
 	if (e->duration_ns < s->min_ns)
 		s->min_ns = e->duration_ns;
@@ -96,13 +137,16 @@ uint64_t function_stats_value(const struct function_stats *s, enum report_sort k
 		return s->calls ? s->min_ns : 0;
 	case SORT_MAX:
 		return s->max_ns;
+	case SORT_ONCPU:
+		return s->oncpu_ns;
 	case SORT_NAME:
 		break;
 	}
 	return 0;
 }
 
-static const char *const sort_names[] = {"total", "self", "calls", "avg", "min", "max", "name"};
+static const char *const sort_names[] = {"total", "self", "calls", "avg",
+					 "min",	  "max",  "name",  "oncpu"};
 
 int report_sort_parse(const char *name)
 {

@@ -2,7 +2,8 @@
  * json_tree.c - the JSON call tree, in the calltrace-rs schema, extended:
  *
  *   {"call_trees": {"<tid>": {"thread_id", "pid", "image", "thread_name",
- *      "calls": [{"function", "address", "start_time", "start_ns", "file",
+ *      "calls": [{"function", "kind" (other kinds than "function":
+ *                 "library", "syscall", "sched"), "address", "start_time", "start_ns", "file",
  *                 "line", "arguments" (when recorded), "children": [...],
  *                 "end_time", "end_ns", "duration_ns", "return_value"
  *                 (when recorded)}]}},
@@ -15,6 +16,7 @@
  * seen again in a later process image is keyed "<tid>.2", "<tid>.3", ...
  */
 #include "text_views.h"
+#include "call_kind.h"
 #include "call_values.h"
 #include "view_util.h"
 
@@ -176,6 +178,11 @@ static void on_call(void *ctx, const struct walk_event *e)
 	newline(jt, 4 + e->depth);
 	fputs_unlocked("{\"function\": ", out);
 	view_json_string(out, e->sym->name);
+	if (e->sym->kind != CALL_FUNCTION) { /* absent: "function" */
+		fputs_unlocked(", \"kind\": \"", out);
+		fputs_unlocked(view_kind_json(e->sym->kind), out);
+		putc_unlocked('"', out);
+	}
 	fputs_unlocked(", \"address\": \"0x", out);
 	put_hex(out, e->address);
 	fputs_unlocked("\", \"start_time\": ", out);

@@ -8,7 +8,9 @@
  * of its events; function names, with their file and line, are interned
  * (InternedData.event_names and source_locations) the first time a
  * sequence uses them, so an event is about 20 bytes.  Recorded argument
- * and return values and the unfinished mark are debug annotations.  A time
+ * and return values and the unfinished mark are debug annotations; a call
+ * of another kind than the program's own has its kind as category
+ * ("library", "syscall", "sched": off-CPU intervals are slices).  A time
  * window (from, to) keeps the calls that overlap it: a call that began
  * before the window is written when it turns out to reach into it.
  * Field numbers are those of the .proto files under Perfetto's protos/perfetto/trace.
@@ -17,6 +19,7 @@
 #include <string.h>
 #include "views.h"
 #include "call_values.h"
+#include "call_kind.h"
 #include "view_util.h"
 #include "../format/proto_wire.h"
 #include "../utils/array.h"
@@ -45,6 +48,7 @@ enum {
 	EVENT_TYPE = 9,
 	EVENT_NAME_IID = 10,
 	EVENT_NAME = 23,
+	EVENT_CATEGORIES = 22,
 	EVENT_DEBUG_ANNOTATIONS = 4,
 	EVENT_SOURCE_LOCATION_IID = 34,
 	INTERNED_EVENT_NAMES = 2,
@@ -264,6 +268,8 @@ static void write_begin(struct perfetto_proto *pp, const struct open_call *c)
 	proto_put_varint_field(b, EVENT_TYPE, SLICE_BEGIN);
 	proto_put_varint_field(b, EVENT_NAME_IID, iid);
 	proto_put_varint_field(b, EVENT_SOURCE_LOCATION_IID, iid);
+	if (c->sym->kind != CALL_FUNCTION) /* "library", "syscall", "sched" */
+		proto_put_string_field(b, EVENT_CATEGORIES, view_kind_json(c->sym->kind));
 	if (c->args)
 		annotation_text(b, NAME_ARGS, c->args);
 	proto_message_end(b, PACKET_TRACK_EVENT, event);

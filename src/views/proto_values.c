@@ -54,6 +54,7 @@ static const char *type_text(uint8_t type)
 	    [PT_CLOCK_ID] = "clockid_t",
 	    [PT_FCNTL_CMD] = "int",
 	    [PT_ERRNO] = "int",
+	    [PT_FILE_FLAGS] = "int",
 	};
 	return type < PT_TYPES && texts[type] ? texts[type] : "?";
 }
@@ -305,12 +306,6 @@ struct result {
 	bool err_damaged;  /* an errno value that is none */
 };
 
-static bool is_wide(uint8_t type)
-{
-	return type == PT_LONG || type == PT_ULONG || type == PT_HEX || type == PT_PTR ||
-	       type == PT_STRING;
-}
-
 /* errno, the value after a failed library call's return value. */
 static void read_errno(const uint8_t *p, size_t len, struct result *r)
 {
@@ -325,37 +320,28 @@ static void read_errno(const uint8_t *p, size_t len, struct result *r)
 		       (uint32_t)v.bytes[2] << 16 | (uint32_t)v.bytes[3] << 24);
 }
 
-/* Whether the call failed, the way its prototype says failure shows. */
+/* Whether the call failed, the way its prototype says failure shows; a
+ * system call fails as every system call does, with or without one. */
 static void judge(const struct proto_call *call, const uint8_t *rest, size_t rest_len,
 		  struct result *r)
 {
-	uint8_t failure = call->raw ? PF_NEG_ERRNO : call->proto->failure;
+	static const struct prototype raw = {.name = "", .ret = PT_LONG, .failure = PF_NEG_ERRNO};
+	const struct prototype *p = call->raw ? &raw : call->proto;
 	uint64_t x = 0;
 	if (r->value.tag != VALUE_NULL && !register_of(&r->value, &x))
 		return;
-	switch (failure) {
-	case PF_NEG_ERRNO:
-		r->failed = (int64_t)x < 0 && (int64_t)x >= -4095;
+	r->failed = prototype_failed(p, x);
+	if (!r->failed)
+		return;
+	if (p->failure == PF_ERRNUM) {
+		r->err = (int32_t)x;
+	} else if (p->failure == PF_NEG_ERRNO) {
 		r->shown = "-1";
 		r->err = (int)-(int64_t)x;
-		return;
-	case PF_ERRNUM:
-		r->failed = (int32_t)x > 0;
-		r->err = (int32_t)x;
-		return;
-	case PF_MINUS_ONE:
-		r->failed = is_wide(r->type) ? x == UINT64_MAX : (int32_t)x == -1;
-		r->shown = "-1";
-		break;
-	case PF_NULL:
-		r->failed = x == 0;
-		r->shown = "NULL";
-		break;
-	default:
-		return;
-	}
-	if (r->failed)
+	} else {
+		r->shown = p->failure == PF_NULL ? "NULL" : "-1";
 		read_errno(rest, rest_len, r);
+	}
 }
 
 static bool read_result(const struct proto_call *call, const uint8_t *values, uint32_t len,

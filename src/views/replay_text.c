@@ -10,8 +10,15 @@
  * happens inside it; that takes one event of look-ahead, kept in `pending`.
  * Recorded arguments and return values are shown as uftrace shows them:
  * `add(a=40, b=2) = 42;`, or `main(argc=1) {` ... `} = 0; (comment) main`.
+ *
+ * Calls of other kinds are marked apart from the program's own: a library
+ * call by its library, as `uftrace replay --libname` does
+ * (`read@libc.so.6(fd=3, buf=0x7ffc..., count=64) = 12;`), a system call by
+ * `[syscall] ` (`[syscall] openat(...) = 3;`), an off-CPU interval as a
+ * C comment line with its duration, "off-CPU: blocked" inside.
  */
 #include "text_views.h"
+#include "call_kind.h"
 #include "call_values.h"
 #include "view_util.h"
 #include "../format/printable.h"
@@ -33,6 +40,7 @@ struct replay {
 	const uint8_t *pending_args;
 	uint32_t pending_args_len;
 	struct view_symtab names;   /* by symbol id: name_info() as a pointer */
+	struct view_symtab shown;   /* by symbol id: shown_name() of other kinds */
 	struct call_values *values; /* NULL until a call has some */
 	struct value_out text;
 };
@@ -55,6 +63,7 @@ void replay_free(struct replay *rp)
 	if (rp) {
 		out_flush(rp);
 		view_symtab_free(&rp->names, NULL);
+		view_symtab_free(&rp->shown, free);
 		call_values_free(rp->values);
 		value_out_free(&rp->text);
 	}
@@ -121,6 +130,23 @@ static void out_str(struct replay *rp, const char *s)
 
 #define NAME_HAS_PARAMS 0x80000000u
 
+/* The name a line shows (view_kind_shown_name): "read@libc.so.6" for a
+ * library call, "[syscall] read" for a system call. */
+static const char *shown_name(struct replay *rp, const struct symbol *sym)
+{
+	if (sym->kind == CALL_FUNCTION)
+		return sym->name;
+	void **slot = view_symtab_slot(&rp->shown, sym->id);
+	if (!slot)
+		abort();
+	if (!*slot) {
+		char buf[512];
+		if (!(*slot = strdup(view_kind_shown_name(sym, buf, sizeof(buf)))))
+			abort();
+	}
+	return *slot;
+}
+
 /* Names are written millions of times: what is needed of them (length + 1,
  * and whether they carry a parameter list) is kept by symbol id. */
 static uint32_t name_info(struct replay *rp, const struct symbol *sym)
@@ -129,8 +155,11 @@ static uint32_t name_info(struct replay *rp, const struct symbol *sym)
 	if (!slot)
 		abort();
 	if (!*slot)
-		*slot = (void *)(uintptr_t)(((uint32_t)strlen(sym->name) + 1) |
-					    (view_name_params(sym->name) ? NAME_HAS_PARAMS : 0));
+		*slot =
+		    (void *)(uintptr_t)(((uint32_t)strlen(shown_name(rp, sym)) + 1) |
+					(sym->kind == CALL_FUNCTION && view_name_params(sym->name)
+					     ? NAME_HAS_PARAMS
+					     : 0));
 	return (uint32_t)(uintptr_t)*slot;
 }
 
@@ -175,7 +204,7 @@ static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration
 		put_line_named(rp, depth, duration, lead, "", 0, tail);
 		return;
 	}
-	put_line_named(rp, depth, duration, lead, sym->name,
+	put_line_named(rp, depth, duration, lead, shown_name(rp, sym),
 		       (name_info(rp, sym) & ~NAME_HAS_PARAMS) - 1, tail);
 }
 
@@ -221,7 +250,17 @@ static void put_values_line(struct replay *rp, uint32_t depth, const uint64_t *d
 	uint32_t info = name_info(rp, sym);
 	const char *paren = (info & NAME_HAS_PARAMS) ? view_name_params(sym->name) : NULL;
 	size_t len = paren ? (size_t)(paren - sym->name) : (info & ~NAME_HAS_PARAMS) - 1;
-	put_line_named(rp, depth, duration, "", sym->name, len, suffix);
+	put_line_named(rp, depth, duration, "", shown_name(rp, sym), len, suffix);
+}
+
+/* An off-CPU interval with nothing inside: a comment, "off-CPU: blocked". */
+static void put_offcpu_line(struct replay *rp, const struct walk_event *e)
+{
+	const char *reason = e->sym->name;
+	if (strncmp(reason, "off-cpu:", 8) == 0)
+		reason += 8;
+	put_line_named(rp, e->depth, &e->duration_ns, "/* off-CPU: ", reason, strlen(reason),
+		       e->unfinished ? " (unfinished) */\n" : " */\n");
 }
 
 static void flush_pending(struct replay *rp)
@@ -271,7 +310,9 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	const char *end = e->unfinished ? "; /* unfinished */\n" : ";\n";
 	if (rp->have_pending && rp->pending_seq == e->seq) {
 		rp->have_pending = 0;
-		if (e->args || e->ret)
+		if (e->sym->kind == CALL_OFFCPU)
+			put_offcpu_line(rp, e);
+		else if (e->args || e->ret)
 			put_values_line(rp, e->depth, &e->duration_ns, e->sym,
 					values_suffix(rp, e->sym, e->args, e->args_len, e->ret,
 						      e->ret_len, end));

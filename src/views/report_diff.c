@@ -48,6 +48,7 @@ static void add_stats(struct function_stats *to, const struct function_stats *s)
 	to->calls += s->calls;
 	to->total_ns += s->total_ns;
 	to->self_ns += s->self_ns;
+	to->oncpu_ns += s->oncpu_ns;
 }
 
 static int compare_keys(const struct function_key *a, const struct function_key *b)
@@ -177,14 +178,15 @@ static size_t groups_of(enum report_sort sort, enum report_sort groups[4])
 	groups[n++] = SORT_TOTAL;
 	groups[n++] = SORT_SELF;
 	groups[n++] = SORT_CALLS;
-	if (sort == SORT_AVG || sort == SORT_MIN || sort == SORT_MAX)
+	if (sort == SORT_AVG || sort == SORT_MIN || sort == SORT_MAX || sort == SORT_ONCPU)
 		groups[n++] = sort;
 	return n;
 }
 
 static const char *group_label(enum report_sort key)
 {
-	static const char *const labels[] = {"Total", "Self", "Calls", "Avg", "Min", "Max"};
+	static const char *const labels[] = {"Total", "Self", "Calls", "Avg",
+					     "Min",   "Max",  "Name",  "On-CPU"};
 	return labels[key];
 }
 

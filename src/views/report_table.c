@@ -1,9 +1,16 @@
 /*
  * report_table.c - per-function statistics, like `uftrace report`: calls,
  * total time, self time, average, min and max per call (function_stats.c
- * gathers them), as a sorted table.
+ * gathers them), as a sorted table.  When the trace has off-CPU intervals
+ * an On-CPU column tells how much of the total time the calls ran.  Calls
+ * of other kinds are named as replay names them ("read@libc.so.6",
+ * "[syscall] read", "off-cpu:blocked"); grouped by kind, each kind's rows
+ * come under a line with the kind's totals:
+ *
+ *   # syscall: 2 functions, 3 calls, self time 1.200 ms
  */
 #include "text_views.h"
+#include "call_kind.h"
 #include "view_util.h"
 
 #include <stdlib.h>
@@ -36,11 +43,14 @@ void report_consumer(struct report *rp, struct walk_consumer *c)
 }
 
 static enum report_sort sort_key;
+static int sort_by_kind;
 
 static int compare_stats(const void *a, const void *b)
 {
 	const struct function_stats *x = *(const struct function_stats *const *)a;
 	const struct function_stats *y = *(const struct function_stats *const *)b;
+	if (sort_by_kind && x->sym->kind != y->sym->kind)
+		return x->sym->kind < y->sym->kind ? -1 : 1;
 	if (sort_key != SORT_NAME) {
 		uint64_t vx = function_stats_value(x, sort_key),
 			 vy = function_stats_value(y, sort_key);
@@ -50,27 +60,71 @@ static int compare_stats(const void *a, const void *b)
 	return strcmp(x->sym->name, y->sym->name);
 }
 
-void report_write(struct report *rp, FILE *out, enum report_sort sort, size_t limit)
+static void write_header(FILE *out, int oncpu)
+{
+	fprintf(out, "  %10s  ", "Total time");
+	if (oncpu)
+		fprintf(out, "%10s  ", "On-CPU");
+	fprintf(out, "%10s  %10s  %10s  %10s  %10s  %s\n", "Self time", "Calls", "Avg", "Min",
+		"Max", "Function");
+	fprintf(out,
+		"  ==========  %s==========  ==========  ==========  ==========  ==========  "
+		"====================\n",
+		oncpu ? "==========  " : "");
+}
+
+static void write_row(FILE *out, const struct function_stats *s, int oncpu)
+{
+	char t[32], on[32], self[32], avg[32], mn[32], mx[32], name[512];
+	fprintf(out, "  %10s  ", view_duration(s->total_ns, t, sizeof(t)));
+	if (oncpu)
+		fprintf(out, "%10s  ", view_duration(s->oncpu_ns, on, sizeof(on)));
+	fprintf(out, "%10s  %10llu  %10s  %10s  %10s  %s\n",
+		view_duration(s->self_ns, self, sizeof(self)), (unsigned long long)s->calls,
+		view_duration(s->total_ns / s->calls, avg, sizeof(avg)),
+		view_duration(s->min_ns, mn, sizeof(mn)), view_duration(s->max_ns, mx, sizeof(mx)),
+		view_kind_shown_name(s->sym, name, sizeof(name)));
+}
+
+/* "# library: 2 functions, 5 calls, self time 30.000 us", for the rows of
+ * one kind, rows[0..n). */
+static void write_kind_line(FILE *out, struct function_stats *const *rows, size_t n)
+{
+	uint64_t calls = 0, self = 0;
+	char buf[32];
+	for (size_t i = 0; i < n; i++) {
+		calls += rows[i]->calls;
+		self += rows[i]->self_ns;
+	}
+	fprintf(out, "# %s: %zu function%s, %llu call%s, self time %s\n",
+		view_kind_label(rows[0]->sym->kind), n, n == 1 ? "" : "s",
+		(unsigned long long)calls, calls == 1 ? "" : "s",
+		view_duration(self, buf, sizeof(buf)));
+}
+
+void report_write(struct report *rp, FILE *out, const struct report_layout *layout)
 {
 	size_t n;
 	struct function_stats **rows = function_table_rows(rp->functions, &n);
 	if (!rows)
 		abort();
-	sort_key = sort;
+	int oncpu = function_table_has_offcpu(rp->functions);
+	sort_key = layout->sort;
+	sort_by_kind = layout->by_kind;
 	qsort(rows, n, sizeof(*rows), compare_stats);
-	fprintf(out, "  %10s  %10s  %10s  %10s  %10s  %10s  %s\n", "Total time", "Self time",
-		"Calls", "Avg", "Min", "Max", "Function");
-	fprintf(out, "  ==========  ==========  ==========  ==========  ==========  ==========  "
-		     "====================\n");
-	for (size_t i = 0; i < n && (!limit || i < limit); i++) {
-		const struct function_stats *s = rows[i];
-		char t[32], self[32], avg[32], mn[32], mx[32];
-		fprintf(out, "  %10s  %10s  %10llu  %10s  %10s  %10s  %s\n",
-			view_duration(s->total_ns, t, sizeof(t)),
-			view_duration(s->self_ns, self, sizeof(self)), (unsigned long long)s->calls,
-			view_duration(s->total_ns / s->calls, avg, sizeof(avg)),
-			view_duration(s->min_ns, mn, sizeof(mn)),
-			view_duration(s->max_ns, mx, sizeof(mx)), s->sym->name);
+	write_header(out, oncpu);
+	size_t shown = 0; /* --limit: rows per kind when grouped */
+	for (size_t i = 0; i < n; i++) {
+		if (layout->by_kind && (i == 0 || rows[i]->sym->kind != rows[i - 1]->sym->kind)) {
+			size_t end = i;
+			while (end < n && rows[end]->sym->kind == rows[i]->sym->kind)
+				end++;
+			write_kind_line(out, rows + i, end - i);
+			shown = 0;
+		}
+		if (!layout->limit || shown < layout->limit)
+			write_row(out, rows[i], oncpu);
+		shown++;
 	}
 	free(rows);
 }

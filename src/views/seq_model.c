@@ -4,10 +4,15 @@
  * thread, and stops adding calls of a thread after --max-calls; then maps
  * each function to its participant (module, source file or function; by
  * default modules when the calls ran in several, else source files).
+ * Library calls go to their library's lifeline ("libc.so.6"), system calls
+ * and off-CPU intervals to the kernel's ("kernel"), however the program's
+ * own functions are drawn; by default (modules when the calls ran in
+ * several) a program that calls a library is drawn by modules.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "seq_model.h"
+#include "call_kind.h"
 #include "call_values.h"
 #include "../utils/array.h"
 
@@ -18,6 +23,8 @@ static const struct symbol not_shown = {.name = ""};
 
 static const char *participant_name(enum seq_by by, const struct symbol *s)
 {
+	if (s->kind != CALL_FUNCTION)
+		return view_kind_place(s);
 	switch (by) {
 	case SEQ_BY_FUNCTION:
 		return s->name;
@@ -65,7 +72,8 @@ static const char *call_text(struct seq_model *m, const struct symbol *s)
 		return NULL;
 	if (!*slot) {
 		char *text;
-		if (asprintf(&text, view_name_params(s->name) ? "%s" : "%s()", s->name) < 0)
+		int bare = view_name_params(s->name) || s->kind == CALL_OFFCPU;
+		if (asprintf(&text, bare ? "%s" : "%s()", s->name) < 0)
 			return NULL;
 		*slot = text;
 	}

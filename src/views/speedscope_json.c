@@ -2,10 +2,14 @@
  * speedscope_json.c - speedscope's file format: one evented profile per
  * thread ("O" open / "C" close events, `at` never decreasing), frames shared
  * by every profile.  Events are streamed; the frame list (one entry per
- * distinct function) is written at the end, which JSON allows.
+ * distinct function) is written at the end, which JSON allows.  A library
+ * call's frame is named with its library ("read@libc.so.6"), a system
+ * call's after "[syscall] ", as replay names them; off-CPU intervals are
+ * frames of their own ("off-cpu:blocked").
  */
 #include <stdlib.h>
 #include <string.h>
+#include "call_kind.h"
 #include "views.h"
 #include "../utils/array.h"
 #include "view_util.h"
@@ -127,8 +131,9 @@ void speedscope_json_consumer(struct speedscope_json *sj, struct walk_consumer *
 
 static void write_frame(FILE *out, const struct symbol *s)
 {
+	char name[512];
 	fputs("{\"name\":", out);
-	view_json_string(out, s->name);
+	view_json_string(out, view_kind_shown_name(s, name, sizeof(name)));
 	if (s->file && *s->file) {
 		fputs(",\"file\":", out);
 		view_json_string(out, s->file);

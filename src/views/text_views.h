@@ -25,8 +25,14 @@ void replay_free(struct replay *rp);
 struct report;
 struct report *report_new(void);
 void report_consumer(struct report *rp, struct walk_consumer *c);
-/* Writes the table, sorted; `limit` rows at most (0: all). */
-void report_write(struct report *rp, FILE *out, enum report_sort sort, size_t limit);
+struct report_layout {
+	enum report_sort sort;
+	size_t limit; /* rows at most (of each kind when by_kind); 0: all */
+	int by_kind;  /* rows grouped by kind, under each kind's totals */
+};
+/* Writes the table, sorted; an On-CPU column when the calls had off-CPU
+ * intervals inside. */
+void report_write(struct report *rp, FILE *out, const struct report_layout *layout);
 void report_free(struct report *rp);
 
 /* ---- JSON call tree (json_tree.c) --------------------------------------- */

@@ -16,7 +16,9 @@ Prints, sorted: "PID TID;outer;...;inner COUNT" for each distinct stack of
 slices (the count of slices that ended in it, as `calltrace flame --folded
 --per-thread` counts calls), "mark TEXT" for each instant event and
 "unfinished FUNCTION" for each slice whose end says it had no recorded end,
-"args FUNCTION TEXT" and "return FUNCTION TEXT" for its recorded values.
+"args FUNCTION TEXT" and "return FUNCTION TEXT" for its recorded values,
+"category FUNCTION CATEGORY" for each category of a slice (the kind of a
+call other than the program's own: library, syscall, sched).
 Exits 1 with a one-line reason on the first problem.
 """
 import re
@@ -145,6 +147,8 @@ def check(packets):
                 if loc is not None and state['locations'].get(int(loc)) != name:
                     fail(f'packet {i}: source location {loc} is not that of {name}')
                 opened.append(name)
+                for category in ev.get('categories', []):
+                    values.append(f'category {name} {category}')
                 if 'args' in annotations:
                     values.append(f'args {name} {one(annotations["args"], "string_value")}')
             elif typ == 'TYPE_SLICE_END':

@@ -359,8 +359,23 @@ def report_calls(path, function):
 REPLAY_LINE = re.compile(r"^[^|\[]*\[\s*(\d+)\] \| (.*)$")
 
 
-def replay_display(function):
+def replay_display(call):
+    function = call["function"]
+    if call.get("kind") == "sched":
+        return function
     return function if "(" in function else function + "()"
+
+
+OFFCPU_LINE = re.compile(r"^/\* off-CPU: (\S+)(?: \(unfinished\))? \*/$")
+# replay's marks of other kinds: "read@libc.so.6(", "[syscall] read("
+LIBRARY_MARK = re.compile(r"^([^(@ ]+)@[^( ]+\(")
+
+
+def replay_name(text):
+    """A replay line's call as the JSON names it, without replay's marks."""
+    if text.startswith("[syscall] "):
+        text = text[len("[syscall] "):]
+    return LIBRARY_MARK.sub(r"\1(", text)
 
 
 def replay_entries(path):
@@ -371,13 +386,18 @@ def replay_entries(path):
             m = REPLAY_LINE.match(line.rstrip("\n"))
             if not m:
                 continue
+            offcpu = OFFCPU_LINE.match(m.group(2).lstrip(" "))
+            if offcpu:
+                depth = (len(m.group(2)) - len(m.group(2).lstrip(" "))) // 2
+                entries[m.group(1)].append((depth, "off-cpu:" + offcpu.group(1)))
+                continue
             body = re.sub(r"(\s*/\*.*?\*/)+$", "", m.group(2))
             text = body.lstrip(" ")
             depth = (len(body) - len(text)) // 2
             if text.endswith(" {"):
-                entries[m.group(1)].append((depth, text[:-2]))
+                entries[m.group(1)].append((depth, replay_name(text[:-2])))
             elif text.endswith(";"):
-                entries[m.group(1)].append((depth, text[:-1]))
+                entries[m.group(1)].append((depth, replay_name(text[:-1])))
     return entries
 
 
@@ -389,7 +409,7 @@ def json_entries(doc):
 
         def visit(calls, depth):
             for call in calls:
-                entries[str(tree["thread_id"])].append((depth, replay_display(call["function"])))
+                entries[str(tree["thread_id"])].append((depth, replay_display(call)))
                 visit(call.get("children", []), depth + 1)
 
         visit(tree.get("calls", []), 0)

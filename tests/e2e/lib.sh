@@ -104,7 +104,7 @@ build_cxx() {
 # the machine's speed or load, decides them.
 gen_trace() {
 	[ -x "$WORK/trace_gen" ] ||
-		gcc -std=gnu11 -O1 -D_GNU_SOURCE -o "$WORK/trace_gen" "$PROGRAMS/views/trace_gen.c" \
+		gcc -std=gnu11 -O1 -D_GNU_SOURCE -o "$WORK/trace_gen" "$PROGRAMS/views/trace_gen.c" "$ROOT/src/format/kernel_stream.c" \
 			"$BUILD/lib/libcalltrace.a" -lelf -ldl -pthread || fail "cannot compile trace_gen"
 	"$WORK/trace_gen" "$WORK/$1.trace" "$2" 2>"$WORK/gen.err" ||
 		fail "trace_gen $1: $(head -n 1 "$WORK/gen.err")"

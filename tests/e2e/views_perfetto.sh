@@ -22,9 +22,11 @@ decode() { # PROTO_FILE: the checked stacks, marks and unfinished calls
 same_stacks() {
 	ct chrome --format proto -o "$WORK/$1.pb" "$WORK/$1.trace"
 	decode "$WORK/$1.pb" >"$WORK/$1.pb.out"
-	grep -Ev '^(mark|unfinished|args|return) ' "$WORK/$1.pb.out" >"$WORK/$1.pb.stacks" || true
+	grep -Ev '^(mark|unfinished|args|return|category) ' "$WORK/$1.pb.out" >"$WORK/$1.pb.stacks" || true
+	# (folded stacks end the kernel's frames in _[k]; slices are named as is)
 	"$CALLTRACE" flame --folded --per-thread "$WORK/$1.trace" |
-		sed -E 's/^pid ([0-9]+) tid ([0-9]+)[^;]*;/\1 \2;/' | LC_ALL=C sort >"$WORK/$1.folded"
+		sed -E 's/^pid ([0-9]+) tid ([0-9]+)[^;]*;/\1 \2;/; s/_\[k\](;| )/\1/g' |
+		LC_ALL=C sort >"$WORK/$1.folded"
 	LC_ALL=C sort "$WORK/$1.pb.stacks" >"$WORK/$1.pb.sorted"
 	expect_text "$1: the slices of the Perfetto trace" "$WORK/$1.folded" "$WORK/$1.pb.sorted"
 }

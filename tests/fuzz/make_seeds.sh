@@ -3,8 +3,8 @@
 # programs of tests/programs, built with -finstrument-functions into
 # OUTDIR/bin (kept, so that symbols resolve) and recorded by
 # build/bin/calltrace into OUTDIR/*.trace.  Threads, forks, exec, longjmp,
-# signals, a crash, C++ and many small windows: every kind of chunk and
-# event.  Does nothing when OUTDIR already holds the traces.
+# signals, a crash, C++ and many small windows, and kernel chunks
+# (kernel_seed.c): every kind of chunk and event.  Does nothing when OUTDIR already holds the traces.
 # Environment: BUILD (default build), CALLTRACE (default BUILD/bin/calltrace).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,5 +48,10 @@ rec exec "$out/bin/exec" "$out/bin/exec_target"
 rec cxx "$out/bin/cxx"
 rec windows --buffer-size 16K "$out/bin/longrun" 3000
 rec depth --max-depth 2 "$out/bin/tree"
+# Kernel chunks (system calls, off-CPU intervals) merged into threads.
+gcc -std=gnu11 -O1 -D_GNU_SOURCE -o "$out/bin/kernel_seed" "$ROOT/tests/fuzz/kernel_seed.c" \
+	"$ROOT/src/format/kernel_stream.c" \
+	"$BUILD/lib/libcalltrace.a" -lelf -ldl -pthread
+"$out/bin/kernel_seed" "$out/kernel.trace"
 rm -f "$out/forks.pid"
 touch "$out/.done"

@@ -199,9 +199,9 @@ static void test_fid_cache(const char *path)
 	trace_cursor_init(&c, r, &r->threads[0]);
 	while (trace_cursor_next(&c, &ev))
 		calls += ev.type == TRACE_ENTER;
-	CHECK(calls == 202 && c.ndict == 4,
+	CHECK(calls == 202 && c.own.ndict == 4,
 	      "202 calls of 3 functions of one set: %d calls, %u definitions, want 4", calls,
-	      c.ndict);
+	      c.own.ndict);
 	trace_cursor_fini(&c);
 	trace_reader_close(r);
 }

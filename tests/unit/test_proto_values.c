@@ -224,6 +224,11 @@ static void test_connect(void)
 	reg(&s, 1 | 02000000);
 	reg(&s, 0);
 	EXPECT(socket, ARGS_C, &s, "AF_INET, SOCK_STREAM|SOCK_CLOEXEC, 0");
+	struct proto_call pipe2 = library("pipe2");
+	struct values p2 = {0};
+	reg(&p2, 0x7ffd4000);
+	reg(&p2, 02000000);
+	EXPECT(pipe2, ARGS_C, &p2, "0x7ffd4000, O_CLOEXEC");
 }
 
 static void test_pthread_and_others(void)

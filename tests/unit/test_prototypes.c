@@ -170,6 +170,31 @@ static void test_syscalls(void)
 	CHECK(named >= 350, "%u x86-64 system calls named", named);
 }
 
+static void test_failed(void)
+{
+	const struct prototype *open = prototype_of_function("open");
+	CHECK(prototype_failed(open, 0xffffffffu), "open: -1 as an int");
+	CHECK(prototype_failed(open, UINT64_MAX), "open: -1 sign-extended");
+	CHECK(!prototype_failed(open, 3) && !prototype_failed(open, 0), "open: 3, 0");
+	const struct prototype *mmap = prototype_of_function("mmap");
+	CHECK(prototype_failed(mmap, UINT64_MAX), "mmap: MAP_FAILED");
+	CHECK(!prototype_failed(mmap, 0xffffffffu), "mmap: an address ending in ff");
+	const struct prototype *malloc = prototype_of_function("malloc");
+	CHECK(prototype_failed(malloc, 0) && !prototype_failed(malloc, 0x1000), "malloc");
+	const struct prototype *lock = prototype_of_function("pthread_mutex_lock");
+	CHECK(prototype_failed(lock, 35) && !prototype_failed(lock, 0), "pthread_mutex_lock");
+	CHECK(!prototype_failed(prototype_of_function("pthread_barrier_wait"), UINT64_MAX),
+	      "PTHREAD_BARRIER_SERIAL_THREAD is no failure");
+	CHECK(!prototype_failed(prototype_of_function("strlen"), 0), "strlen never fails");
+	const struct prototype *openat;
+	syscall_name(EM_X86_64, 257, &openat);
+	CHECK(prototype_failed(openat, (uint64_t)-2), "openat: -ENOENT");
+	CHECK(prototype_failed(openat, (uint64_t)-4095), "openat: -4095");
+	CHECK(!prototype_failed(openat, (uint64_t)-4096), "openat: -4096 is no errno");
+	CHECK(!prototype_failed(openat, 3), "openat: 3");
+	CHECK(!prototype_failed(NULL, UINT64_MAX), "no prototype");
+}
+
 int main(void)
 {
 	test_table_is_sorted_and_well_formed();
@@ -179,5 +204,6 @@ int main(void)
 	test_cxx_operators();
 	test_unknown();
 	test_syscalls();
+	test_failed();
 	return CHECK_SUMMARY("test_prototypes");
 }

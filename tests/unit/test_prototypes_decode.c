@@ -33,6 +33,10 @@ static void test_open_flags(void)
 	expect(PT_OPEN_FLAGS, 040000 | 02000000, EM_AARCH64, "O_RDONLY|O_DIRECTORY|O_CLOEXEC");
 	expect(PT_OPEN_FLAGS, 040000, EM_X86_64, "O_RDONLY|O_DIRECT");
 	expect(PT_OPEN_FLAGS, 0xffffffff00000000ull, EM_X86_64, "O_RDONLY"); /* an int */
+	expect(PT_FILE_FLAGS, 02000000, EM_X86_64, "O_CLOEXEC");	     /* dup3, pipe2 */
+	expect(PT_FILE_FLAGS, 04000 | 02000000, EM_X86_64, "O_NONBLOCK|O_CLOEXEC");
+	expect(PT_FILE_FLAGS, 0, EM_X86_64, "0");
+	expect(PT_FILE_FLAGS, 1 | 02000000, EM_X86_64, "O_CLOEXEC|0x1"); /* EFD_SEMAPHORE */
 	CHECK(proto_open_flags_create(0100, EM_X86_64), "O_CREAT creates");
 	CHECK(proto_open_flags_create(020200000, EM_X86_64), "O_TMPFILE creates");
 	CHECK(!proto_open_flags_create(020000000, EM_X86_64), "__O_TMPFILE alone does not");
