@@ -22,6 +22,8 @@ struct record_options {
 	char *programs;
 	/* The dynamic engines' filters as given, for the in-process one. */
 	const char *module, *only, *hide;
+	int no_libcall;		  /* --no-libcall */
+	const char *nest_libcall; /* --nest-libcall=LIB[,LIB] */
 	struct cli_dynamic engine;
 	int syscalls, sched; /* --syscalls, --sched: the kernel's view (src/kernel/) */
 };
@@ -35,6 +37,8 @@ enum {
 	RECORD_OPT_ARGS,
 	RECORD_OPT_PROGRAM,
 	RECORD_OPT_REPLACE,
+	RECORD_OPT_NO_LIBCALL,
+	RECORD_OPT_NEST_LIBCALL,
 	RECORD_OPT_SYSCALLS,
 	RECORD_OPT_SCHED
 };
@@ -49,6 +53,8 @@ enum {
 	    {"start-off", no_argument, 0, RECORD_OPT_START_OFF},                                   \
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
 	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
+	    {"no-libcall", no_argument, 0, RECORD_OPT_NO_LIBCALL},                                 \
+	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL},                      \
 	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
 	    {"sched", no_argument, 0, RECORD_OPT_SCHED}, CLI_DYNAMIC_LONGOPTS,                     \
 	{                                                                                          \
@@ -75,6 +81,13 @@ enum {
 	"                         execs): the children it forks or spawns, with or\n"              \
 	"                         without exec, run unrecorded.  Default: every child\n"           \
 	"                         is followed, each by the engine that fits it\n"                  \
+	"      --no-libcall       do not record the calls the program makes into shared\n"         \
+	"                         libraries (recorded by default by the runtime and the\n"         \
+	"                         in-process engine, at the PLT/GOT slot they go through;\n"       \
+	"                         --args adds their values, by built-in prototypes)\n"             \
+	"      --nest-libcall LIB[,LIB]  also record the calls these libraries make into\n"        \
+	"                         other libraries, beneath the calls into them (LIB: a\n"          \
+	"                         file name, or its start: libz, libz.so.1)\n"                     \
 	"      --syscalls         also record every system call (arguments, return\n"              \
 	"                         value, duration) from the kernel's tracepoints,\n"               \
 	"                         nested under the call that made it (root or\n"                   \
