@@ -6,7 +6,10 @@
  * (-F, -N, -D) would show it; with a time filter (-t) an eligible frame is
  * first "pending" and is handed to the consumer only once it has lasted
  * long enough (its children cannot be longer than it, so order is kept),
- * or dropped when it ends sooner.
+ * or dropped when it ends sooner.  --from holds a frame that began before
+ * the range the same way, until the walk reaches --from (it overlaps the
+ * range) or it ends (it does not); a frame that began after --to is not
+ * eligible, nor is anything it calls.
  *
  * A call's symbol follows the kind its function id's address carries
  * (format/trace_format.h, "Kinds of calls"): a function of the program, a
