@@ -6,7 +6,10 @@
  * (-F, -N, -D) would show it; with a time filter (-t) an eligible frame is
  * first "pending" and is handed to the consumer only once it has lasted
  * long enough (its children cannot be longer than it, so order is kept),
- * or dropped when it ends sooner.
+ * or dropped when it ends sooner.  --from holds a frame that began before
+ * the range the same way, until the walk reaches --from (it overlaps the
+ * range) or it ends (it does not); a frame that began after --to is not
+ * eligible, nor is anything it calls.
  *
  * A call's symbol follows the kind its function id's address carries
  * (format/trace_format.h, "Kinds of calls"): a function of the program, a
@@ -237,7 +240,8 @@ static void release_pending(struct thread_walk *w, uint64_t now)
 	while (w->first_pending < w->depth) {
 		struct frame *f = &w->stack[w->first_pending];
 		if (f->eligible && !f->emitted) {
-			if (now - f->start_ns < w->filters->min_duration_ns)
+			if (now - f->start_ns < w->filters->min_duration_ns ||
+			    now < w->filters->from_ns)
 				return;
 			emit_enter(w, f);
 		}
@@ -266,14 +270,15 @@ static void push_frame(struct thread_walk *w, const struct trace_event *ev)
 	f->in_scope = !fl->only || (flags & FILTER_ONLY) || (up && up->in_scope);
 	f->parent = !up ? -1 : up->eligible ? (int32_t)(w->depth - 1) : up->parent;
 	f->depth = f->parent < 0 ? 0 : w->stack[f->parent].depth + 1;
-	f->eligible =
-	    f->in_scope && !(flags & FILTER_HIDE) && (!fl->max_depth || f->depth < fl->max_depth);
+	f->eligible = f->in_scope && !(flags & FILTER_HIDE) &&
+		      (!fl->max_depth || f->depth < fl->max_depth) &&
+		      (!fl->to_set || f->start_ns <= fl->to_ns);
 	w->depth++;
 	w->stats->calls++;
 	if (w->depth > w->stats->max_depth)
 		w->stats->max_depth = w->depth;
-	if (f->eligible && !fl->min_duration_ns)
-		emit_enter(w, f);
+	if (f->eligible && !fl->min_duration_ns && f->start_ns >= fl->from_ns)
+		emit_enter(w, f); /* else pending: release_pending() decides */
 }
 
 enum { ENDED = 0, UNFINISHED = 1, CUT = 2 }; /* how pop_frame ends a call */
@@ -333,6 +338,9 @@ static void handle_mark(struct thread_walk *w, const struct trace_event *ev)
 	const struct frame *top = w->depth ? &w->stack[w->depth - 1] : NULL;
 	if (w->filters->only && !(top && top->in_scope))
 		return;
+	if (ev->time_ns < w->filters->from_ns ||
+	    (w->filters->to_set && ev->time_ns > w->filters->to_ns))
+		return;
 	int32_t shown = !top ? -1 : top->eligible ? (int32_t)(w->depth - 1) : top->parent;
 	while (shown >= 0 && !w->stack[shown].emitted)
 		shown = w->stack[shown].parent;
@@ -372,7 +380,7 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 		c->begin_thread(c->ctx, &w->info);
 	while (trace_cursor_next(&w->cursor, &ev)) {
 		w->last_ns = ev.time_ns;
-		if (w->filters->min_duration_ns)
+		if (w->filters->min_duration_ns || w->filters->from_ns)
 			release_pending(w, ev.time_ns);
 		if (ev.type == TRACE_ENTER) {
 			__atomic_store_n(&w->stats->events, w->stats->events + 1, __ATOMIC_RELAXED);

@@ -76,8 +76,14 @@ struct walk_filters {
 	uint64_t min_duration_ns;	    /* -t */
 	uint32_t tids[WALK_MAX_IDS], ntids; /* --tid: empty = all */
 	uint32_t pids[WALK_MAX_IDS], npids; /* --pid: empty = all */
-	uint32_t kinds; /* --kind: bit (1 << enum trace_call_kind) per kind
-			   shown; 0 = all */
+	uint32_t kinds;			    /* --kind: bit (1 << enum trace_call_kind) per kind
+					       shown; 0 = all */
+	/* --from/--to: only the calls that overlap [from_ns, to_ns] (times
+	 * since the session started): a call that began before from_ns and
+	 * still ran at from_ns is shown, one that began after to_ns is not;
+	 * likewise marks in the range.  to_set = 0: no end. */
+	uint64_t from_ns, to_ns;
+	int to_set;
 };
 
 struct walk_stats {

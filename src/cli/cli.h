@@ -42,11 +42,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CLI_OPT_TID 0x1001
 #define CLI_OPT_PID 0x1002
 #define CLI_OPT_KIND 0x1005
+#define CLI_OPT_FROM 0x1006
+#define CLI_OPT_TO 0x1007
 #define CLI_FILTER_LONGOPTS                                                                        \
 	{"filter", required_argument, 0, 'F'}, {"notrace", required_argument, 0, 'N'},             \
 	    {"depth", required_argument, 0, 'D'}, {"time-filter", required_argument, 0, 't'},      \
 	    {"tid", required_argument, 0, CLI_OPT_TID},                                            \
 	    {"kind", required_argument, 0, CLI_OPT_KIND},                                          \
+	    {"from", required_argument, 0, CLI_OPT_FROM},                                          \
+	    {"to", required_argument, 0, CLI_OPT_TO},                                              \
 	{                                                                                          \
 		"pid", required_argument, 0, CLI_OPT_PID                                           \
 	}
@@ -59,7 +63,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	"      --pid PID[,PID]    only these processes\n"                                          \
 	"      --kind KIND[,KIND] only calls of these kinds (function, library, syscall,\n"        \
 	"                         offcpu); --kind=-offcpu: all but off-CPU intervals;\n"        \
-	"                         the callees of hidden calls stay, as with -N\n"
+	"                         the callees of hidden calls stay, as with -N\n"                \
+	"      --from TIME        only calls running at or after TIME since the\n"                \
+	"                         session started (e.g. 1.5s, 200ms)\n"                           \
+	"      --to TIME          only calls that began at or before TIME\n"
 
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
 

@@ -239,6 +239,18 @@ int cli_compile_regex(regex_t *re, regex_t **slot, const char *arg, const char *
 	return 0;
 }
 
+/* --from or --to TIME: 1, or -1 after printing the error. */
+static int parse_time_range(struct walk_filters *f, int from, const char *arg)
+{
+	if (cli_parse_duration(arg, from ? &f->from_ns : &f->to_ns) < 0) {
+		cli_error("bad time '%s' for --%s (e.g. 1.5s, 200ms, 30us)", arg,
+			  from ? "from" : "to");
+		return -1;
+	}
+	f->to_set |= !from;
+	return 1;
+}
+
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 {
 	struct walk_filters *f = &t->filters;
@@ -268,6 +280,9 @@ int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 		return parse_id_list(arg, f->pids, &f->npids, "--pid") < 0 ? -1 : 1;
 	case CLI_OPT_KIND:
 		return parse_kinds(arg, &f->kinds) < 0 ? -1 : 1;
+	case CLI_OPT_FROM:
+	case CLI_OPT_TO:
+		return parse_time_range(f, opt == CLI_OPT_FROM, arg);
 	}
 	return 0;
 }
@@ -278,6 +293,11 @@ int cli_trace_open(struct cli_trace *t, int argc, char **argv, int optind)
 	if (argc - optind > 1) {
 		cli_error("one trace file at a time (got '%s' and '%s')", argv[optind],
 			  argv[optind + 1]);
+		cli_trace_close(t);
+		return -1;
+	}
+	if (t->filters.to_set && t->filters.from_ns > t->filters.to_ns) {
+		cli_error("--from is after --to: nothing to show");
 		cli_trace_close(t);
 		return -1;
 	}

@@ -32,19 +32,16 @@ static void chrome_usage(FILE *out)
 		"values and the unfinished mark as debug annotations, an instant event per\n"
 		"mark.  It is binary: give -o FILE (or -o - to pipe it).\n\n"
 		"options:\n" CLI_FILTER_HELP
-		"      --from TIME        only calls running at or after TIME since the\n"
-		"                         session started (e.g. 1.5s, 200ms)\n"
-		"      --to TIME          only calls that began at or before TIME\n"
 		"      --format WHAT      json (default) or proto (Perfetto's protobuf)\n"
 		"  -o, --output FILE      write to FILE instead of standard output\n"
 		"  -h, --help             this help\n");
 }
 
-enum { OPT_FROM = 0x100, OPT_TO, OPT_FORMAT };
+enum { OPT_FORMAT = 0x100 };
 
 struct chrome_args {
 	const char *output;
-	uint64_t from_ns, to_ns;
+	uint64_t from_ns, to_ns; /* the filters' --from/--to (the views cut by them too) */
 	int proto;
 };
 
@@ -52,8 +49,6 @@ struct chrome_args {
 static int parse_args(int argc, char **argv, struct cli_trace *t, struct chrome_args *a)
 {
 	static const struct option longopts[] = {CLI_FILTER_LONGOPTS,
-						 {"from", required_argument, 0, OPT_FROM},
-						 {"to", required_argument, 0, OPT_TO},
 						 {"format", required_argument, 0, OPT_FORMAT},
 						 {"output", required_argument, 0, 'o'},
 						 {"help", no_argument, 0, 'h'},
@@ -67,25 +62,14 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct chrome_
 			continue;
 		if (rc != CLI_OPTION_OWN)
 			return rc + 1;
-		if (opt == OPT_FORMAT) {
-			if (strcmp(optarg, "json") && strcmp(optarg, "proto")) {
-				cli_error("unknown --format '%s' (json or proto)", optarg);
-				return 3;
-			}
-			a->proto = optarg[0] == 'p';
-			continue;
-		}
-		uint64_t *at = opt == OPT_FROM ? &a->from_ns : &a->to_ns;
-		if (cli_parse_duration(optarg, at) < 0) {
-			cli_error("bad time '%s' for --%s (e.g. 1.5s, 200ms, 30us)", optarg,
-				  opt == OPT_FROM ? "from" : "to");
+		if (strcmp(optarg, "json") && strcmp(optarg, "proto")) {
+			cli_error("unknown --format '%s' (json or proto)", optarg);
 			return 3;
 		}
+		a->proto = optarg[0] == 'p';
 	}
-	if (a->from_ns > a->to_ns) {
-		cli_error("--from is after --to: nothing to show");
-		return 3;
-	}
+	a->from_ns = t->filters.from_ns;
+	a->to_ns = t->filters.to_set ? t->filters.to_ns : UINT64_MAX;
 	if (a->proto && !a->output && isatty(STDOUT_FILENO)) {
 		cli_error("chrome --format proto writes binary: give -o FILE (or -o - to pipe it)");
 		return 3;

@@ -17,7 +17,10 @@ static void info_usage(FILE *out)
 		     "Tells what a trace holds: the command, when and how long it ran, its\n"
 		     "processes, threads and modules, how many calls were recorded (and of\n"
 		     "them how many library calls, system calls and off-CPU intervals, with the\n"
-		     "time off the CPU, in total and per thread), and anything lost or damaged.\n\n"
+		     "time off the CPU, in total and per thread), the CPU time, largest\n"
+		     "resident set and context switches of the program (with the children it\n"
+		     "waited for) when `calltrace record` started it, each module's build-id,\n"
+		     "and anything lost or damaged.\n\n"
 		     "options:\n"
 		     "  -h, --help             this help\n");
 }
@@ -87,6 +90,49 @@ static void print_kinds(const struct kind_counts *k, const char *lead)
 		       dur + strspn(cli_format_duration(k->offcpu_ns, dur, sizeof(dur)), " "));
 }
 
+/* "user 0.120 s, system 0.004 s, max RSS 66.1 MiB, 5 voluntary and 2
+ * involuntary context switches" */
+static void print_usage(const char *lead, const struct trace_process_usage *u)
+{
+	printf("%suser %.3f s, system %.3f s, max RSS %.1f MiB, %" PRIu64 " voluntary and %" PRIu64
+	       " involuntary context switches\n",
+	       lead, (double)u->user_us / 1e6, (double)u->system_us / 1e6,
+	       (double)u->max_rss_kib / 1024, u->voluntary_switches, u->involuntary_switches);
+}
+
+/* The processes' usage added up (the largest RSS of them); 0 if none had it. */
+static int total_usage(const struct trace_reader *r, struct trace_process_usage *t)
+{
+	int any = 0;
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < r->nimages; i++) {
+		const struct trace_image *im = &r->images[i];
+		if (!im->has_usage)
+			continue;
+		any = 1;
+		t->user_us += im->usage.user_us;
+		t->system_us += im->usage.system_us;
+		if (im->usage.max_rss_kib > t->max_rss_kib)
+			t->max_rss_kib = im->usage.max_rss_kib;
+		t->voluntary_switches += im->usage.voluntary_switches;
+		t->involuntary_switches += im->usage.involuntary_switches;
+	}
+	return any;
+}
+
+static void print_module(const struct trace_module *mod)
+{
+	char path[PRINTABLE_PATH_MAX];
+	printf("    module %#" PRIx64 "-%#" PRIx64 " %s", mod->low, mod->high,
+	       printable(mod->path, path, sizeof(path)));
+	if (mod->build_id_len) {
+		printf(" build-id ");
+		for (uint32_t b = 0; b < mod->build_id_len; b++)
+			printf("%02x", mod->build_id[b]);
+	}
+	printf("%s\n", mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
+}
+
 static void print_image(const struct trace_reader *r, const struct trace_image *im,
 			const struct info_walk *w)
 {
@@ -110,13 +156,10 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 			print_kinds(&w->per_thread[i], ", ");
 		putchar('\n');
 	}
-	for (size_t m = 0; m < im->nmodules; m++) {
-		const struct trace_module *mod = &im->modules[m];
-		char path[PRINTABLE_PATH_MAX];
-		printf("    module %#" PRIx64 "-%#" PRIx64 " %s%s\n", mod->low, mod->high,
-		       printable(mod->path, path, sizeof(path)),
-		       mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
-	}
+	if (im->has_usage)
+		print_usage("    usage:   ", &im->usage);
+	for (size_t m = 0; m < im->nmodules; m++)
+		print_module(&im->modules[m]);
 }
 
 static void count_kind(struct kind_counts *k, const struct walk_event *e)
@@ -167,6 +210,9 @@ int cmd_info(int argc, char **argv)
 		print_kinds(&w.all, "of them:    ");
 		putchar('\n');
 	}
+	struct trace_process_usage total;
+	if (total_usage(r, &total))
+		print_usage("usage:      ", &total);
 	printf("processes:  %zu\n", r->nimages);
 	for (size_t i = 0; i < r->nimages; i++)
 		print_image(r, &r->images[i], &w);

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -336,7 +337,7 @@ static void child_exec(const char *path, char **argv, int go, int report)
 /* Runs the program, with the kernel collector when --syscalls or --sched
  * asks for it; its wait status, or -1 if it could not be started. */
 static int run_program(const struct record_options *o, struct trace_session *s, const char *path,
-		       char **argv, pid_t *child)
+		       char **argv, pid_t *child, struct rusage *usage)
 {
 	int pipefd[2], gofd[2] = {-1, -1};
 	int kernel = o->syscalls || o->sched;
@@ -368,7 +369,8 @@ static int run_program(const struct record_options *o, struct trace_session *s, 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	memset(usage, 0, sizeof(*usage));
+	while (wait4(pid, &status, 0, usage) < 0 && errno == EINTR)
 		;
 	record_kernel_stop(kc, o->quiet);
 	if (got == sizeof(exec_errno)) {
@@ -385,11 +387,24 @@ static int exit_code_of(int status)
 	return WEXITSTATUS(status);
 }
 
-static void write_exit(struct trace_session *s, pid_t pid, int code)
+static uint64_t timeval_us(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
+/* The program's exit, with what it and the children it waited for used. */
+static void write_exit(struct trace_session *s, pid_t pid, int code, const struct rusage *ru)
 {
 	s->image = 0; /* the reader gives it to the last image of pid */
 	s->pid = (uint32_t)pid;
-	trace_write_process(s, PROCESS_EXIT, 0, 0, code, NULL, NULL, 0);
+	struct trace_process_usage u = {
+	    .user_us = timeval_us(ru->ru_utime),
+	    .system_us = timeval_us(ru->ru_stime),
+	    .max_rss_kib = (uint64_t)ru->ru_maxrss,
+	    .voluntary_switches = (uint64_t)ru->ru_nvcsw,
+	    .involuntary_switches = (uint64_t)ru->ru_nivcsw,
+	};
+	trace_write_exit_usage(s, code, &u);
 }
 
 static void say_summary(const char *trace, int instrumented)
@@ -434,11 +449,12 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 	set_preload_environment(runtime, trace, o);
 	set_patch_environment(o);
 	pid_t child = 0;
-	int status = run_program(o, s, program, argv, &child);
+	struct rusage usage;
+	int status = run_program(o, s, program, argv, &child, &usage);
 	if (status < 0)
 		return -1;
 	int code = exit_code_of(status);
-	write_exit(s, child, code);
+	write_exit(s, child, code, &usage);
 	return code;
 }
 

@@ -110,6 +110,17 @@ struct trace_process_record {
 	uint32_t command_len;
 };
 
+/* A PROCESS_EXIT record may carry, after its strings, what the process used,
+ * as wait4() gave it to the recorder that started it: the process and the
+ * children it waited for.  A reader that does not know of it sees an exit
+ * record with bytes to spare, and ignores them; a reader skips a process
+ * event it does not know. */
+struct trace_process_usage {
+	uint64_t user_us, system_us; /* CPU time */
+	uint64_t max_rss_kib;	     /* largest resident set */
+	uint64_t voluntary_switches, involuntary_switches;
+};
+
 /* CHUNK_MODULE: a loaded or unloaded ELF object. */
 enum trace_module_event { MODULE_LOAD = 1, MODULE_UNLOAD = 2 };
 

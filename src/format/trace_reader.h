@@ -53,6 +53,8 @@ struct trace_image {
 	uint64_t first_ns;     /* its first record or window (UINT64_MAX: none) */
 	int has_exit;
 	int32_t exit_status;
+	int has_usage; /* usage: from the exit record, when the recorder had it */
+	struct trace_process_usage usage;
 	uint64_t start_ns;
 	char *exe;
 	char *command; /* arguments joined with spaces */

@@ -144,6 +144,15 @@ uint64_t trace_chunk_time_ns(const struct trace_reader *r, const struct trace_ch
 	return c->clock_ns > r->header.start_mono_ns ? c->clock_ns - r->header.start_mono_ns : 0;
 }
 
+/* The usage an exit record may carry after its strings. */
+static void read_usage(struct trace_image *im, const uint8_t *p, size_t len)
+{
+	if (len < sizeof(im->usage))
+		return;
+	memcpy(&im->usage, p, sizeof(im->usage));
+	im->has_usage = 1;
+}
+
 void trace_read_process(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
 			const uint8_t *p, size_t len)
 {
@@ -153,6 +162,8 @@ void trace_read_process(struct trace_reader *r, uint64_t off, const struct trace
 	memcpy(&rec, p, sizeof(rec));
 	if ((uint64_t)rec.exe_len + rec.command_len > len - sizeof(rec))
 		goto bad;
+	if (rec.event < PROCESS_START || rec.event > PROCESS_EXIT)
+		return; /* written by a later calltrace: not for this reader */
 	if (rec.event == PROCESS_EXIT) {
 		/* Image 0: written by the recorder, which knows only the pid. */
 		struct trace_image *im = (struct trace_image *)trace_reader_image(r, c->image);
@@ -164,6 +175,8 @@ void trace_read_process(struct trace_reader *r, uint64_t off, const struct trace
 		if (im) {
 			im->has_exit = 1;
 			im->exit_status = rec.status;
+			read_usage(im, p + sizeof(rec) + rec.exe_len + rec.command_len,
+				   len - sizeof(rec) - rec.exe_len - rec.command_len);
 		}
 		return;
 	}

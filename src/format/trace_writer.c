@@ -379,6 +379,14 @@ int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent
 	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 3);
 }
 
+int trace_write_exit_usage(struct trace_session *s, int32_t status,
+			   const struct trace_process_usage *usage)
+{
+	struct trace_process_record r = {PROCESS_EXIT, 0, 0, status, 0, 0};
+	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)usage, sizeof(*usage)}};
+	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 2);
+}
+
 int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status)
 {
 	struct trace_session child = *s;

@@ -89,6 +89,9 @@ const char *trace_session_broken_reason(const struct trace_session *s);
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
 			uint32_t ppid, int32_t status, const char *exe, const char *command,
 			size_t command_len);
+/* An exit record carrying what the process used (struct trace_process_usage). */
+int trace_write_exit_usage(struct trace_session *s, int32_t status,
+			   const struct trace_process_usage *usage);
 /* The exit status of another process of the session (a child its parent
  * reaped), for the last image of `pid`. */
 int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status);

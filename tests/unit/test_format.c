@@ -219,6 +219,33 @@ static int read_events(struct trace_reader *r, struct trace_event *ev, int max)
 	return n;
 }
 
+/* An exit record carries what the program used, read back as written; a
+ * process event this reader does not know is skipped, not taken for a start
+ * of the image. */
+static void test_process_usage(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	begin_stream(path, &s, &st);
+	trace_write_process(&s, PROCESS_START, 0, 1, 0, "/bin/prog", "prog", 5);
+	trace_stream_enter(&st, 0xa0, 100, 0);
+	trace_stream_exit(&st, 0xa0, 200);
+	trace_write_process(&s, 99, 0, 0, 0, "/not/a/start", "x", 2);
+	struct trace_process_usage u = {1500, 250, 65536, 5, 2};
+	trace_write_exit_usage(&s, 3, &u);
+	struct trace_reader *r = end_and_open(path, &s, &st);
+	if (!r)
+		return;
+	const struct trace_image *im = r->nimages == 1 ? &r->images[0] : NULL;
+	CHECK(r->nproblems == 0, "no problems, got %zu", r->nproblems);
+	CHECK(im && im->how == PROCESS_START && strcmp(im->exe, "/bin/prog") == 0,
+	      "the unknown event left the image as it began (%s)", im ? im->exe : "no image");
+	CHECK(im && im->has_exit && im->exit_status == 3, "exit status 3");
+	CHECK(im && im->has_usage && memcmp(&im->usage, &u, sizeof(u)) == 0,
+	      "usage read back as written");
+	trace_reader_close(r);
+}
+
 static void test_exit_at(const char *path)
 {
 	struct trace_session s;
@@ -479,6 +506,7 @@ int main(void)
 	test_truncated(path, cut);
 	test_compact(other);
 	test_exit_at(other);
+	test_process_usage(other);
 	test_unwind(other);
 	test_fid_cache(other);
 	test_corrupted(path, cut);
