@@ -274,6 +274,7 @@ static struct inprocess_options inprocess_options(const struct attach_options *o
 					  .follow_forks = o->engine.dyn.follow_forks,
 					  .capture_args = o->engine.dyn.capture_args,
 					  .args_filter = o->args_filter,
+					  .kernel = o->syscalls || o->sched,
 					  .verbose = o->engine.dyn.verbose};
 }
 

@@ -5,6 +5,7 @@
  * traced program, possibly in a fork child or at exit.
  */
 #include "trace_writer.h"
+#include "own_work.h"
 #include "trace_file.h"
 
 #include <errno.h>
@@ -343,7 +344,7 @@ static void fill_chunk(struct trace_chunk *c, uint32_t kind, uint32_t length,
 }
 
 /* Writes one metadata chunk made of `n` pieces. */
-static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
+static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
 		       const struct iovec *parts, int n)
 {
 	struct iovec iov[8];
@@ -365,6 +366,16 @@ static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
 	iov[n + 1].iov_len = length - sizeof(c) - payload;
 	ssize_t want = length;
 	return pwritev(s->fd, iov, n + 2, (off_t)off) == want ? 0 : -1;
+}
+
+/* The same, marked as the tracer's own work (own_work.h). */
+static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
+		       const struct iovec *parts, int n)
+{
+	trace_own_begin();
+	int rc = write_chunk_now(s, kind, tid, parts, n);
+	trace_own_end();
+	return rc;
 }
 
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
@@ -595,9 +606,11 @@ static int stream_refill(struct trace_stream *st, uint64_t tick);
 int trace_stream_refill(struct trace_stream *st, uint64_t tick)
 {
 	sigset_t saved;
+	trace_own_begin();
 	block_async_signals(&saved);
 	int rc = stream_refill(st, tick);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	trace_own_end();
 	return rc;
 }
 
