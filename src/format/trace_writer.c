@@ -124,8 +124,7 @@ static void fill_header(char *page, const char *command, size_t command_len, uin
 	h.tick_hz = trace_clock_calibrate(2);
 	while (h.tick_shift < 8 && (h.tick_hz >> (h.tick_shift + 1)) >= 1000000000u)
 		h.tick_shift++; /* a time unit of about a nanosecond keeps deltas small */
-	h.start_mono_ns = trace_clock_monotonic_ns();
-	h.start_tick = trace_clock_tick();
+	trace_clock_anchor(&h.start_mono_ns, &h.start_tick);
 	h.start_real_ns = realtime_ns();
 	h.next_offset = TRACE_HEADER_SIZE;
 	if (command_len > sizeof(h.command))
@@ -338,14 +337,13 @@ static void fill_chunk(struct trace_chunk *c, uint32_t kind, uint32_t length,
 	c->image = s->image;
 	c->pid = s->pid;
 	c->tid = tid;
-	c->clock_ns = trace_clock_monotonic_ns();
-	c->clock_tick = trace_clock_tick();
+	trace_clock_anchor(&c->clock_ns, &c->clock_tick);
 	c->base_tick = c->clock_tick;
 }
 
 /* Writes one metadata chunk made of `n` pieces. */
 static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
-		       const struct iovec *parts, int n)
+			   const struct iovec *parts, int n)
 {
 	struct iovec iov[8];
 	struct trace_chunk c;
