@@ -15,7 +15,9 @@
  * The tracer's own system calls in the thread come between its begin and
  * end marks (src/format/own_work.h): they and the marks are dropped, and
  * so are the off-CPU intervals they make.  A mark left open (a crash in
- * the tracer's work) is closed by the thread's exit or exec.
+ * the tracer's work) is closed by the thread's exit or exec; after events
+ * were lost every thread's marks are taken as closed (an end mark may be
+ * among the lost, and the program's calls must not vanish after it).
  */
 #include "kernel_threads.h"
 #include "../format/own_work.h"
@@ -150,10 +152,18 @@ static int own_work(struct kernel_thread *th, const struct kernel_event *ev)
 	return th->own_depth > 0;
 }
 
+static void close_own_work(struct kernel_threads *t)
+{
+	for (int b = 0; b < KTHREAD_BUCKETS; b++)
+		for (struct kernel_thread *th = t->buckets[b]; th; th = th->next)
+			th->own_depth = 0;
+}
+
 void kernel_threads_apply(struct kernel_threads *t, const struct kernel_event *ev)
 {
 	if (ev->kind == KEV_LOST) {
 		t->lost += ev->args[0];
+		close_own_work(t);
 		return;
 	}
 	struct kernel_thread *th = thread_of(t, ev->pid, ev->tid);
