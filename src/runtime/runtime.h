@@ -164,7 +164,7 @@ void runtime_deferred_discard(struct thread_state *t);
 void runtime_report_dropped(struct thread_state *t);
 /* env.c: getenv, also before libc has set up environ */
 const char *runtime_getenv(const char *name);
-/* CALLTRACE_KERNEL=1: mark the runtime's own work (own_work.c). */
+/* CALLTRACE_KERNEL=1: mark the runtime's own work (own_work_env.c). */
 void runtime_own_work_init(void);
 /* From now on the CALLTRACE_* settings come only from `block` ("NAME=value"
  * strings, each NUL-ended, then an empty one), not from the environment. */

@@ -1,5 +1,5 @@
 /*
- * own_work.c - whether the runtime marks its own work for the kernel's
+ * own_work_env.c - whether the runtime marks its own work for the kernel's
  * record (src/format/own_work.h): `calltrace record` and `attach` set
  * CALLTRACE_KERNEL=1 when they record the kernel's events.
  */
