@@ -32,7 +32,7 @@ PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtim
 			src/patch/special_functions.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_file.c src/format/trace_clock.c \
-		src/format/value_encode.c \
+		src/format/value_encode.c src/format/own_work.c \
 		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c
 # The ptrace engine shares the patching core's decoding and relocation,
 # and attach the place of a fault in a trampoline.

@@ -33,6 +33,7 @@ TYPES = {
     "family": "PT_ADDRESS_FAMILY", "socktype": "PT_SOCKET_TYPE",
     "whence": "PT_WHENCE", "amode": "PT_ACCESS_MODE", "clockid": "PT_CLOCK_ID",
     "fcntlcmd": "PT_FCNTL_CMD", "errno": "PT_ERRNO", "fflags": "PT_FILE_FLAGS",
+    "dirfd": "PT_DIRFD",
 }
 FAILURES = {None: "PF_NONE", "-1": "PF_MINUS_ONE", "NULL": "PF_NULL",
             "errnum": "PF_ERRNUM", "-errno": "PF_NEG_ERRNO"}

@@ -75,7 +75,9 @@ static void attach_usage(FILE *out)
 		"      --no-follow        do not follow forked children\n"
 		"      --syscalls         also record every system call of the process's\n"
 		"                         threads and children, from the kernel's tracepoints\n"
-		"                         (root or CAP_PERFMON)\n"
+		"                         (root or CAP_PERFMON); the tracer's own are left\n"
+		"                         out (in-process engine: marked by two unknown\n"
+		"                         system calls, see record --help)\n"
 		"      --sched            also record when each thread was off the CPU\n"
 		"      --no-libcall       do not record the calls into shared libraries\n"
 		"                         (recorded by default, at the GOT slot they go through)\n"
@@ -289,6 +291,7 @@ static struct inprocess_options inprocess_options(const struct attach_options *o
 					  .follow_forks = o->engine.dyn.follow_forks,
 					  .capture_args = o->engine.dyn.capture_args,
 					  .args_filter = o->args_filter,
+					  .kernel = o->syscalls || o->sched,
 					  .verbose = o->engine.dyn.verbose};
 }
 

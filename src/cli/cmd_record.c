@@ -261,6 +261,8 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_START", "off", 1);
 	if (o->args)
 		setenv("CALLTRACE_CAPTURE_ARGS", "1", 1);
+	if (o->syscalls || o->sched) /* the runtime marks its own system calls */
+		setenv("CALLTRACE_KERNEL", "1", 1);
 	if (o->args_filter)
 		setenv("CALLTRACE_ARGS_FILTER", o->args_filter, 1);
 	/* -F/-N for the programs with hooks (record_filter.c); the patched

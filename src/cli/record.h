@@ -91,7 +91,10 @@ enum {
 	"      --syscalls         also record every system call (arguments, return\n"              \
 	"                         value, duration) from the kernel's tracepoints,\n"               \
 	"                         nested under the call that made it (root or\n"                   \
-	"                         CAP_PERFMON; without them the rest is recorded)\n"               \
+	"                         CAP_PERFMON; without them the rest is recorded).\n"              \
+	"                         The tracer's own are left out: it marks them with\n"             \
+	"                         two unknown system calls (a seccomp filter that\n"               \
+	"                         kills on unknown ones kills the program)\n"                      \
 	"      --sched            also record when each thread was off the CPU:\n"                 \
 	"                         pre-empted, or blocked (in which system call)\n"                 \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \

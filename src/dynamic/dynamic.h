@@ -59,6 +59,7 @@ struct inprocess_options {
 	int follow_forks;	 /* children forked meanwhile record too */
 	int capture_args;	 /* --args */
 	const char *args_filter; /* --args=REGEX as given, or NULL */
+	int kernel;		 /* --syscalls or --sched: mark the runtime's own work */
 	int verbose;
 };
 

@@ -259,6 +259,7 @@ static size_t settings_block(const struct attach_run *a, const char *trace, char
 				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
 				  {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
 				  {"CALLTRACE_ARGS_FILTER", a->o->args_filter},
+				  {"CALLTRACE_KERNEL", a->o->kernel ? "1" : NULL},
 				  {"CALLTRACE_SESSION_FD", a->session_fd[0] ? a->session_fd : NULL},
 				  {"CALLTRACE_ATTACH_TOOL", a->tool_pid},
 				  /* library calls: as the tool's environment says */

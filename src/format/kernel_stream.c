@@ -61,8 +61,7 @@ static int write_chunk(struct kernel_stream *ks)
 	h.tid = ks->tid;
 	h.seq = ks->seq;
 	h.base_tick = ks->base_unit;
-	h.clock_ns = trace_clock_monotonic_ns();
-	h.clock_tick = trace_clock_tick();
+	trace_clock_anchor(&h.clock_ns, &h.clock_tick);
 	uint16_t kind = CHUNK_KERNEL;
 	if (pwrite(s->fd, &h, sizeof(h), (off_t)off) != (ssize_t)sizeof(h) ||
 	    pwrite(s->fd, ks->buf, ks->used, (off_t)(off + sizeof(h))) != (ssize_t)ks->used ||

@@ -43,6 +43,15 @@ static inline uint64_t trace_clock_tick(void)
 	return trace_clock_monotonic_ns();
 }
 
+/* CLOCK_MONOTONIC and the clock at one moment, to anchor ticks to ns: on
+ * CLOCK_MONOTONIC the same read gives both (two reads can be hundreds of
+ * ns apart under load, and the times shown would drift between chunks). */
+static inline void trace_clock_anchor(uint64_t *ns, uint64_t *tick)
+{
+	*ns = trace_clock_monotonic_ns();
+	*tick = trace_clock_kind == TRACE_CLOCK_TSC ? trace_clock_tsc() : *ns;
+}
+
 /* Picks the clock; returns enum trace_clock. */
 int trace_clock_init(void);
 /* Ticks per second, measured over about `ms` milliseconds. */

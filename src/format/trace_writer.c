@@ -5,6 +5,7 @@
  * traced program, possibly in a fork child or at exit.
  */
 #include "trace_writer.h"
+#include "own_work.h"
 #include "trace_file.h"
 
 #include <errno.h>
@@ -123,8 +124,7 @@ static void fill_header(char *page, const char *command, size_t command_len, uin
 	h.tick_hz = trace_clock_calibrate(2);
 	while (h.tick_shift < 8 && (h.tick_hz >> (h.tick_shift + 1)) >= 1000000000u)
 		h.tick_shift++; /* a time unit of about a nanosecond keeps deltas small */
-	h.start_mono_ns = trace_clock_monotonic_ns();
-	h.start_tick = trace_clock_tick();
+	trace_clock_anchor(&h.start_mono_ns, &h.start_tick);
 	h.start_real_ns = realtime_ns();
 	h.next_offset = TRACE_HEADER_SIZE;
 	if (command_len > sizeof(h.command))
@@ -337,14 +337,13 @@ static void fill_chunk(struct trace_chunk *c, uint32_t kind, uint32_t length,
 	c->image = s->image;
 	c->pid = s->pid;
 	c->tid = tid;
-	c->clock_ns = trace_clock_monotonic_ns();
-	c->clock_tick = trace_clock_tick();
+	trace_clock_anchor(&c->clock_ns, &c->clock_tick);
 	c->base_tick = c->clock_tick;
 }
 
 /* Writes one metadata chunk made of `n` pieces. */
-static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
-		       const struct iovec *parts, int n)
+static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
+			   const struct iovec *parts, int n)
 {
 	struct iovec iov[8];
 	struct trace_chunk c;
@@ -365,6 +364,16 @@ static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
 	iov[n + 1].iov_len = length - sizeof(c) - payload;
 	ssize_t want = length;
 	return pwritev(s->fd, iov, n + 2, (off_t)off) == want ? 0 : -1;
+}
+
+/* The same, marked as the tracer's own work (own_work.h). */
+static int write_chunk(struct trace_session *s, uint32_t kind, uint32_t tid,
+		       const struct iovec *parts, int n)
+{
+	trace_own_begin();
+	int rc = write_chunk_now(s, kind, tid, parts, n);
+	trace_own_end();
+	return rc;
 }
 
 int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent_image,
@@ -603,9 +612,11 @@ static int stream_refill(struct trace_stream *st, uint64_t tick);
 int trace_stream_refill(struct trace_stream *st, uint64_t tick)
 {
 	sigset_t saved;
+	trace_own_begin();
 	block_async_signals(&saved);
 	int rc = stream_refill(st, tick);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	trace_own_end();
 	return rc;
 }
 

@@ -11,8 +11,16 @@
  * to the image it loads); a thread's exit ends what it had open (exit_group never
  * returns).  A system call whose enter came before recording began has no
  * enter to end: its exit is dropped.
+ *
+ * The tracer's own system calls in the thread come between its begin and
+ * end marks (src/format/own_work.h): they and the marks are dropped, and
+ * so are the off-CPU intervals they make.  A mark left open (a crash in
+ * the tracer's work) is closed by the thread's exit or exec; after events
+ * were lost every thread's marks are taken as closed (an end mark may be
+ * among the lost, and the program's calls must not vanish after it).
  */
 #include "kernel_threads.h"
+#include "../format/own_work.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,10 +130,40 @@ static void thread_exit(struct kernel_threads *t, struct kernel_thread *th,
 	free(th);
 }
 
+/* 1 when the event is the tracer's own (a mark, or between marks). */
+static int own_work(struct kernel_thread *th, const struct kernel_event *ev)
+{
+	if (ev->kind == KEV_SYS_ENTER && ev->nr == TRACE_OWN_BEGIN_NR) {
+		th->own_depth++;
+		return 1;
+	}
+	if (ev->kind == KEV_SYS_ENTER && ev->nr == TRACE_OWN_END_NR) {
+		if (th->own_depth)
+			th->own_depth--;
+		return 1;
+	}
+	if (ev->kind == KEV_SYS_EXIT &&
+	    (ev->nr == TRACE_OWN_BEGIN_NR || ev->nr == TRACE_OWN_END_NR))
+		return 1;
+	if (ev->kind == KEV_EXEC || ev->kind == KEV_THREAD_EXIT) {
+		th->own_depth = 0;
+		return 0;
+	}
+	return th->own_depth > 0;
+}
+
+static void close_own_work(struct kernel_threads *t)
+{
+	for (int b = 0; b < KTHREAD_BUCKETS; b++)
+		for (struct kernel_thread *th = t->buckets[b]; th; th = th->next)
+			th->own_depth = 0;
+}
+
 void kernel_threads_apply(struct kernel_threads *t, const struct kernel_event *ev)
 {
 	if (ev->kind == KEV_LOST) {
 		t->lost += ev->args[0];
+		close_own_work(t);
 		return;
 	}
 	struct kernel_thread *th = thread_of(t, ev->pid, ev->tid);
@@ -135,6 +173,8 @@ void kernel_threads_apply(struct kernel_threads *t, const struct kernel_event *e
 		t->first_pid = ev->pid;
 		t->first_tid = ev->tid;
 	}
+	if (own_work(th, ev))
+		return;
 	switch (ev->kind) {
 	case KEV_SYS_ENTER:
 		syscall_enter(t, th, ev);

@@ -15,6 +15,7 @@ struct kernel_thread {
 	struct kernel_thread *next; /* in its hash bucket */
 	uint32_t pid, tid;
 	uint32_t depth;
+	uint32_t own_depth;	      /* inside the tracer's own work (own_work.h) */
 	uint64_t open[KTHREAD_DEPTH]; /* tagged addresses, innermost last */
 	struct kernel_stream stream;
 };

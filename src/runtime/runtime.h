@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../format/own_work.h"
 #include "../format/trace_writer.h"
 #include "../symbols/func_signature.h"
 
@@ -88,11 +89,13 @@ static inline uint32_t runtime_internal_begin(struct thread_state *t)
 	uint32_t gen = t->gen;
 	t->gen = RUNTIME_GEN_INTERNAL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	trace_own_begin(); /* its system calls are not the program's */
 	return gen;
 }
 
 static inline void runtime_internal_end(struct thread_state *t, uint32_t gen)
 {
+	trace_own_end();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->gen = gen;
 }
@@ -164,6 +167,8 @@ void runtime_deferred_discard(struct thread_state *t);
 void runtime_report_dropped(struct thread_state *t);
 /* env.c: getenv, also before libc has set up environ */
 const char *runtime_getenv(const char *name);
+/* CALLTRACE_KERNEL=1: mark the runtime's own work (own_work_env.c). */
+void runtime_own_work_init(void);
 /* From now on the CALLTRACE_* settings come only from `block` ("NAME=value"
  * strings, each NUL-ended, then an empty one), not from the environment. */
 void runtime_env_override(const char *block);

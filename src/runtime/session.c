@@ -336,6 +336,7 @@ int runtime_init(void)
 		/* Another thread initialises; its calls until then are lost. */
 		return __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_DONE ? 0 : -1;
 	}
+	runtime_own_work_init();
 	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	int ok = init_once() == 0;
 	runtime_internal_end(&runtime_thread, gen);
@@ -375,6 +376,7 @@ int runtime_attach_session_open(void)
 				    __ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_NONE)
 		return runtime_init(); /* the first attach: everything, patching too */
+	runtime_own_work_init();
 	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	runtime_modules_forget(); /* written again into the new session */
 	int rc = open_image();

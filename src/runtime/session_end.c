@@ -82,7 +82,9 @@ void runtime_session_end(void)
 __attribute__((destructor)) static void runtime_destructor(void)
 {
 	int saved = errno;
+	trace_own_begin();
 	runtime_session_end();
+	trace_own_end();
 	errno = saved;
 }
 

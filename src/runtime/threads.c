@@ -113,6 +113,7 @@ static void thread_end(void *state)
 		runtime_deferred_flush(t);
 	}
 	t->gen = RUNTIME_GEN_INTERNAL;
+	trace_own_begin();
 	if (stream_is_stale(t)) {
 		drop_window(t); /* an earlier attach's: nothing more goes there */
 	} else {
@@ -126,6 +127,7 @@ static void thread_end(void *state)
 	deferred_queue_take_back(t);
 	altstack_take_back(t);
 	runtime_args_thread_end(t);
+	trace_own_end();
 	t->gen = gen;
 }
 

@@ -26,7 +26,7 @@ enum proto_type {
 	PT_HEX,	     /* an integer best read in hex (masks) */
 	PT_PTR,	     /* a pointer shown as an address (NULL by name) */
 	PT_STRING,   /* const char *: the text (TRACE_STRING_MAX bytes at most) */
-	PT_FD,	     /* a file descriptor (AT_FDCWD by name) */
+	PT_FD,	     /* a file descriptor, as decimal */
 	PT_DOUBLE,   /* double (in a floating-point register) */
 	PT_CHAR,     /* int holding a character: 'x' */
 	PT_SOCKADDR, /* const struct sockaddr *: its bytes (length: len_arg) */
@@ -47,6 +47,7 @@ enum proto_type {
 	PT_ERRNO,      /* an error number: ENOENT (strerror's argument) */
 	PT_FILE_FLAGS, /* open flags without an access mode: O_CLOEXEC (dup3, pipe2,
 			  epoll_create1, eventfd2...) */
+	PT_DIRFD,      /* a directory's descriptor (openat's): AT_FDCWD by name */
 	PT_TYPES       /* count */
 };
 

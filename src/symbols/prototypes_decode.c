@@ -262,10 +262,10 @@ static const struct name_of fcntl_cmds[] = {
     {1038, "F_SET_FILE_RW_HINT"},
 };
 
-static void put_fd(struct text *t, uint64_t value)
+static void put_fd(struct text *t, uint64_t value, bool dirfd)
 {
 	int fd = (int)(int32_t)value;
-	if (fd == -100)
+	if (dirfd && fd == -100)
 		put(t, "AT_FDCWD");
 	else
 		put(t, "%d", fd);
@@ -318,13 +318,15 @@ static void put_errno(struct text *t, uint64_t value)
 bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, size_t size)
 {
 	struct text t = {buf, size, 0};
-	bool named = type == PT_FD || (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
+	bool named =
+	    type == PT_FD || type == PT_DIRFD || (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
 	if (!buf || size == 0 || !named)
 		return false;
 	buf[0] = '\0';
 	switch (type) {
 	case PT_FD:
-		put_fd(&t, value);
+	case PT_DIRFD:
+		put_fd(&t, value, type == PT_DIRFD);
 		break;
 	case PT_OPEN_FLAGS:
 		put_open_flags(&t, value, machine);

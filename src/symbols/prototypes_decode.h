@@ -21,8 +21,8 @@
 
 /* Writes `value` (the argument register's 8 bytes) of the proto_type
  * `type` into buf (NUL-terminated, cut to size) and returns true; false,
- * with buf untouched, when `type` is not one these decoders name (PT_FD
- * and PT_OPEN_FLAGS...PT_FILE_FLAGS are).  Bits no name covers are written
+ * with buf untouched, when `type` is not one these decoders name (PT_FD,
+ * PT_DIRFD and PT_OPEN_FLAGS...PT_FILE_FLAGS are).  Bits no name covers are written
  * as hex (O_RDONLY|0x40000000); an unknown number as decimal. */
 bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, size_t size);
 

@@ -39,6 +39,7 @@ static const char *type_text(uint8_t type)
 	    [PT_PTR] = "void *",
 	    [PT_STRING] = "const char *",
 	    [PT_FD] = "int",
+	    [PT_DIRFD] = "int",
 	    [PT_DOUBLE] = "double",
 	    [PT_CHAR] = "int",
 	    [PT_SOCKADDR] = "const struct sockaddr *",
@@ -181,7 +182,7 @@ static void put_register(const struct writer *w, uint8_t type, uint64_t x,
 {
 	char text[192];
 	if (proto_decode(type, x, w->call->machine, text, sizeof(text))) {
-		if (w->json && type == PT_FD && (int32_t)x != -100)
+		if (w->json && (type == PT_FD || (type == PT_DIRFD && (int32_t)x != -100)))
 			value_out_text_put(w->o, text); /* a number */
 		else
 			put_text(w, text);

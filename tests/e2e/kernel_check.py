@@ -19,6 +19,7 @@ import sys
 NR = {"close": 3, "write": 1, "read": 0, "lseek": 8, "openat": 257, "clock_nanosleep": 230,
       "clone": 56, "clone3": 435, "getpgid": 121, "getppid": 110, "getuid": 102, "getgid": 104, "execve": 59}
 MARK_BEGIN, MARK_END = 0xFFFFFF9C, 0xFFFFFF9B  # close(-100), close(-101)
+OWN_BEGIN, OWN_END = 0x0CA11700, 0x0CA11701  # the tracer's own work (own_work.h)
 
 errors = []
 
@@ -64,14 +65,22 @@ def marker_units(calls, pid):
 
 
 def strace_counts(path, tids):
-    counts, inside = collections.Counter(), False
+    """What strace saw between the markers, but the tracer's own work: its
+    system calls between its begin and end marks (src/format/own_work.h)."""
+    counts, inside, own = collections.Counter(), False, collections.Counter()
     line_re = re.compile(r"^(\d+)\s+\[\s*(\d+)\]\s+(\w+)\((.*)")
     for line in open(path):
         m = line_re.match(line)
         if not m or int(m.group(1)) not in tids:
             continue
-        nr, rest = int(m.group(2)), m.group(4)
-        if nr == 3 and re.match(r"-100\b", rest):
+        tid, nr, rest = int(m.group(1)), int(m.group(2)), m.group(4)
+        if nr == OWN_BEGIN:
+            own[tid] += 1
+        elif nr == OWN_END:
+            own[tid] = max(own[tid] - 1, 0)
+        elif own[tid]:
+            continue
+        elif nr == 3 and re.match(r"-100\b", rest):
             inside = True
         elif nr == 3 and re.match(r"-101\b", rest):
             return counts

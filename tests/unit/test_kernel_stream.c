@@ -5,6 +5,7 @@
  * times on the session's clock.
  */
 #include "../../src/format/kernel_stream.h"
+#include "../../src/format/trace_clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +238,38 @@ static void test_chunks(const char *path)
 	      "the flush ended a chunk");
 }
 
+/* On CLOCK_MONOTONIC a tick is a ns: each chunk's anchor (and the
+ * session's start) is one clock read, never two that drift apart. */
+static void test_monotonic_anchor(const char *path)
+{
+	struct trace_session s;
+	struct kernel_stream ks;
+	setenv("CALLTRACE_CLOCK", "monotonic", 1);
+	trace_session_create_replacing(&s, path, "x", 1, 1 << 20);
+	unsetenv("CALLTRACE_CLOCK");
+	CHECK(s.header->clock == TRACE_CLOCK_MONOTONIC, "the session is on CLOCK_MONOTONIC");
+	CHECK(s.header->start_tick == s.header->start_mono_ns, "start: tick %llu, ns %llu",
+	      (unsigned long long)s.header->start_tick,
+	      (unsigned long long)s.header->start_mono_ns);
+	trace_session_new_image(&s, 50);
+	kernel_stream_init(&ks, &s, 50, 50, KERNEL_STREAM_MIN_SIZE);
+	uint64_t args[6] = {0}, tick = trace_clock_tick();
+	for (int i = 0; i < 3; i++) {
+		kernel_stream_syscall_enter(&ks, 39, tick += 100, args);
+		kernel_stream_syscall_exit(&ks, tick += 100, 1);
+		kernel_stream_flush(&ks);
+	}
+	kernel_stream_fini(&ks);
+	trace_session_close(&s);
+	trace_clock_init(); /* the machine's clock again */
+
+	decode_file(path);
+	int same = nchunks >= 3;
+	for (size_t i = 0; i < nchunks; i++)
+		same &= chunks[i].clock_tick == chunks[i].clock_ns;
+	CHECK(same, "%zu chunks, each anchored by one read", nchunks);
+}
+
 /* A chunk that cannot be written (the file cannot grow) loses its events,
  * counted; the stream goes on with the next chunk, numbered as if nothing
  * had been written. */
@@ -276,6 +309,7 @@ int main(void)
 	test_events(path);
 	test_chunks(path);
 	test_lost(path);
+	test_monotonic_anchor(path);
 	unlink(path);
 	rmdir(dir);
 	return CHECK_SUMMARY("test_kernel_stream");

@@ -6,13 +6,15 @@
  * where the next begins), an exec (execve returns 0 in the old image, the
  * loader's calls start the new one's chunks), exit_group ended by the thread's
  * exit, a second thread apart, lost events counted.  What the reader then
- * gives each thread is checked event by event, times included.  And the
- * conversion of perf times to the TSC.
+ * gives each thread is checked event by event, times included.  The
+ * tracer's own work between its marks (nested; one left open, closed by a
+ * loss) is left out.  And the conversion of perf times to the TSC.
  */
 #include "../../src/kernel/kernel_events.h"
 #include "../../src/kernel/kernel_threads.h"
 #include "../../src/kernel/perf_events.h"
 #include "../../src/format/trace_reader.h"
+#include "../../src/format/own_work.h"
 
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -131,6 +133,38 @@ static void lost(uint64_t n)
 	apply();
 }
 
+static void mark(uint32_t tid, uint64_t at, int64_t nr)
+{
+	sys_enter(tid, at, nr, 0);
+	sys_exit(tid, at + 10, nr, -38); /* ENOSYS */
+}
+
+/* A thread's getppid()s around the tracer's own work: marks nested, a
+ * blocked interval in it, an end mark lost (events lost: work closed). */
+static void own_work_thread(uint32_t tid)
+{
+	sys_enter(tid, 6000, 110, 0);
+	sys_exit(tid, 6100, 110, 42);
+	mark(tid, 6200, TRACE_OWN_BEGIN_NR);
+	mark(tid, 6250, TRACE_OWN_BEGIN_NR);
+	sys_enter(tid, 6300, 285, 1000); /* fallocate */
+	context_switch(tid, 6350, 1, 0);
+	context_switch(tid, 6400, 0, 0);
+	sys_exit(tid, 6450, 285, 0);
+	mark(tid, 6500, TRACE_OWN_END_NR);
+	sys_enter(tid, 6550, 18, 1000); /* pwrite64, in the outer work still */
+	sys_exit(tid, 6560, 18, 64);
+	mark(tid, 6600, TRACE_OWN_END_NR);
+	sys_enter(tid, 6800, 110, 0);
+	sys_exit(tid, 6900, 110, 42);
+	mark(tid, 7000, TRACE_OWN_BEGIN_NR);
+	sys_enter(tid, 7100, 39, 0); /* getpid; then its exit and the end mark lost */
+	lost(1);
+	sys_enter(tid, 7300, 110, 0);
+	sys_exit(tid, 7400, 110, 42);
+	exit_of(tid, 7500);
+}
+
 /* What the reader gives a thread, one line per event:
  * "+NR@AT(ARG0)" a system call's enter, "-@AT=RET" or "-@AT" an exit,
  * "+blocked@AT" / "+preempted@AT" an off-CPU interval.  AT is in ns from
@@ -243,9 +277,10 @@ int main(void)
 	sys_enter(PID, 5000, 231, 0); /* exit_group(0) */
 	exit_of(PID, 5100);
 	exit_of(PID + 1, 5200);
-	lost(7);
+	lost(6);
+	own_work_thread(PID + 2);
 
-	CHECK(threads.syscalls == 7, "%llu system calls counted, want 7",
+	CHECK(threads.syscalls == 10, "%llu system calls counted, want 10",
 	      (unsigned long long)threads.syscalls);
 	CHECK(threads.offcpu == 2, "%llu off-CPU intervals counted, want 2",
 	      (unsigned long long)threads.offcpu);
@@ -269,6 +304,10 @@ int main(void)
 		thread_events(r, PID + 1, 0, 0, got, sizeof(got));
 		want = "+110@1000(0) -@1100=42 ";
 		CHECK(strcmp(got, want) == 0, "thread %d:\n  got  %s\n  want %s", PID + 1, got,
+		      want);
+		thread_events(r, PID + 2, 0, 0, got, sizeof(got));
+		want = "+110@1000(0) -@1100=42 +110@1800(0) -@1900=42 +110@2300(0) -@2400=42 ";
+		CHECK(strcmp(got, want) == 0, "thread %d:\n  got  %s\n  want %s", PID + 2, got,
 		      want);
 		trace_reader_close(r);
 	}

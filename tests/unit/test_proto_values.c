@@ -302,6 +302,15 @@ static void test_syscalls(void)
 	       "\"filename\", \"type\": \"const char *\", \"value\": \"0x7ffd1000\"}, {\"name\": "
 	       "\"flags\", \"type\": \"int\", \"value\": \"O_RDONLY|O_CLOEXEC\"}]");
 
+	/* close's descriptor is no directory's: -100 is a number. */
+	struct proto_call close_call = {NULL, true, EM_X86_64};
+	syscall_name(EM_X86_64, 3, &close_call.proto);
+	struct values minus100 = {0};
+	reg(&minus100, (uint64_t)-100);
+	EXPECT(close_call, ARGS_C, &minus100, "-100");
+	EXPECT(close_call, ARGS_JSON, &minus100,
+	       "[{\"name\": \"fd\", \"type\": \"int\", \"value\": -100}]");
+
 	struct proto_call connect = {NULL, true, EM_AARCH64};
 	syscall_name(EM_AARCH64, 203, &connect.proto);
 	struct values c = {0};

@@ -160,7 +160,7 @@ static void test_syscalls(void)
 	CHECK(strcmp(syscall_name(EM_X86_64, 1, NULL), "write") == 0, "no prototype asked");
 	const struct prototype *p;
 	syscall_name(EM_X86_64, 257, &p);
-	CHECK(p && p->args[0].type == PT_FD && p->args[1].type == PT_STRING &&
+	CHECK(p && p->args[0].type == PT_DIRFD && p->args[1].type == PT_STRING &&
 		  p->args[2].type == PT_OPEN_FLAGS && p->args[3].type == PT_MODE,
 	      "openat(dfd, filename, flags, mode)");
 	/* Every number up to the table's end has a name. */

@@ -86,8 +86,11 @@ static void test_signals_and_processes(void)
 static void test_files(void)
 {
 	expect(PT_FD, 3, 0, "3");
-	expect(PT_FD, (uint64_t)-100, 0, "AT_FDCWD");
-	expect(PT_FD, 0xffffff9c, 0, "AT_FDCWD"); /* an int in the low half */
+	/* AT_FDCWD is a directory's descriptor only: close(-100) is plain. */
+	expect(PT_FD, (uint64_t)-100, 0, "-100");
+	expect(PT_DIRFD, 3, 0, "3");
+	expect(PT_DIRFD, (uint64_t)-100, 0, "AT_FDCWD");
+	expect(PT_DIRFD, 0xffffff9c, 0, "AT_FDCWD"); /* an int in the low half */
 	expect(PT_FD, (uint64_t)-1, 0, "-1");
 	expect(PT_WHENCE, 0, 0, "SEEK_SET");
 	expect(PT_WHENCE, 2, 0, "SEEK_END");
