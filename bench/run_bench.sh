@@ -402,6 +402,10 @@ if [ -f bench/args_bench.sh ]; then
 	bash bench/args_bench.sh
 fi
 
+if [ -f bench/libcall_bench.sh ]; then
+	bash bench/libcall_bench.sh
+fi
+
 if [ -f bench/real_bench.sh ]; then
 	echo
 	bash bench/real_bench.sh

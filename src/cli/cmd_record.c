@@ -124,6 +124,16 @@ int record_option(struct record_options *o, int opt, const char *arg)
 		return 0;
 	case RECORD_OPT_PROGRAM:
 		return add_program(o, arg);
+	case RECORD_OPT_NO_LIBCALL:
+		o->no_libcall = 1;
+		return 0;
+	case RECORD_OPT_NEST_LIBCALL:
+		if (!*arg) {
+			cli_error("bad --nest-libcall '' (library names, comma separated)");
+			return -1;
+		}
+		o->nest_libcall = arg;
+		return 0;
 	case RECORD_OPT_ARGS:
 		o->args = o->engine.dyn.capture_args = 1;
 		o->args_filter = arg;
@@ -256,6 +266,10 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_NO_FOLLOW", "1", 1);
 	if (o->programs)
 		setenv("CALLTRACE_PROGRAMS", o->programs, 1);
+	if (o->no_libcall)
+		setenv("CALLTRACE_LIBCALL", "0", 1);
+	if (o->nest_libcall)
+		setenv("CALLTRACE_LIBCALL_NESTED", o->nest_libcall, 1);
 }
 
 /* The in-process engine's settings, for the preloaded runtime: every

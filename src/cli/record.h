@@ -22,6 +22,8 @@ struct record_options {
 	char *programs;
 	/* The dynamic engines' filters as given, for the in-process one. */
 	const char *module, *only, *hide;
+	int no_libcall;		  /* --no-libcall */
+	const char *nest_libcall; /* --nest-libcall=LIB[,LIB] */
 	struct cli_dynamic engine;
 };
 
@@ -33,7 +35,9 @@ enum {
 	RECORD_OPT_ENGINE,
 	RECORD_OPT_ARGS,
 	RECORD_OPT_PROGRAM,
-	RECORD_OPT_REPLACE
+	RECORD_OPT_REPLACE,
+	RECORD_OPT_NO_LIBCALL,
+	RECORD_OPT_NEST_LIBCALL
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -45,7 +49,9 @@ enum {
 	    {"max-depth", required_argument, 0, RECORD_OPT_DEPTH},                                 \
 	    {"start-off", no_argument, 0, RECORD_OPT_START_OFF},                                   \
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
-	    {"program", required_argument, 0, RECORD_OPT_PROGRAM}, CLI_DYNAMIC_LONGOPTS,           \
+	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
+	    {"no-libcall", no_argument, 0, RECORD_OPT_NO_LIBCALL},                                 \
+	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL}, CLI_DYNAMIC_LONGOPTS, \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -70,6 +76,12 @@ enum {
 	"                         execs): the children it forks or spawns, with or\n"              \
 	"                         without exec, run unrecorded.  Default: every child\n"           \
 	"                         is followed, each by the engine that fits it\n"                  \
+	"      --no-libcall       do not record the calls the program makes into shared\n"         \
+	"                         libraries (recorded by default by the runtime and the\n"         \
+	"                         in-process engine, at the PLT/GOT slot they go through)\n"       \
+	"      --nest-libcall LIB[,LIB]  also record the calls these libraries make into\n"        \
+	"                         other libraries, beneath the calls into them (LIB: a\n"          \
+	"                         file name, or its start: libz, libz.so.1)\n"                     \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
 	"                         what they call (patch, ptrace: only those functions)\n"          \

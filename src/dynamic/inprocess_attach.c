@@ -260,7 +260,10 @@ static size_t settings_block(const struct attach_run *a, const char *trace, char
 				  {"CALLTRACE_CAPTURE_ARGS", a->o->capture_args ? "1" : "0"},
 				  {"CALLTRACE_ARGS_FILTER", a->o->args_filter},
 				  {"CALLTRACE_SESSION_FD", a->session_fd[0] ? a->session_fd : NULL},
-				  {"CALLTRACE_ATTACH_TOOL", a->tool_pid}};
+				  {"CALLTRACE_ATTACH_TOOL", a->tool_pid},
+				  /* library calls: as the tool's environment says */
+				  {"CALLTRACE_LIBCALL", getenv("CALLTRACE_LIBCALL")},
+				  {"CALLTRACE_LIBCALL_NESTED", getenv("CALLTRACE_LIBCALL_NESTED")}};
 	size_t n = (size_t)snprintf(out, len, "CALLTRACE_SESSION=0:0:%s", trace) + 1;
 	for (size_t i = 1; i < sizeof(pairs) / sizeof(pairs[0]) && n < len; i++)
 		if (pairs[i][1])

@@ -234,9 +234,17 @@ static inline int trace_stream_exits_innermost(const struct trace_stream *st, ui
 }
 
 /* The exit of the innermost open call (with room). */
+/* The exit just counted ended a call the stream never wrote the enter of. */
+static inline int trace_stream_below_base(const struct trace_stream *st)
+{
+	return __builtin_expect(st->depth < st->depth_base, 0);
+}
+
 static inline void trace_stream_put_exit_innermost(struct trace_stream *st, uint64_t tick)
 {
 	st->depth--;
+	if (trace_stream_below_base(st))
+		st->depth_base = st->depth; /* an inherited call ended (a fork child's) */
 	st->pos = encode_exit(st->pos, trace_stream_delta(st, tick));
 }
 
@@ -254,6 +262,8 @@ static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t addre
 		return;
 	}
 	st->depth--;
+	if (trace_stream_below_base(st))
+		st->depth_base = st->depth;
 	st->pos = trace_stream_exit_elsewhere(st, st->pos, address, tick);
 }
 

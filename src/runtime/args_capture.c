@@ -44,7 +44,7 @@ static size_t read_own_memory(void *ctx, uint64_t address, void *out, size_t len
 
 /* ---- the entry ----------------------------------------------------------- */
 
-static struct args_pending *pending_buffer(struct thread_state *t)
+struct args_pending *runtime_args_pending_buffer(struct thread_state *t)
 {
 	if (!t->args) {
 		void *m = mmap(NULL, sizeof(struct args_pending), PROT_READ | PROT_WRITE,
@@ -60,7 +60,7 @@ int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *p
 			       uint64_t function, uint64_t *slot, const void *stub_registers)
 {
 	const struct entry_registers *e = stub_registers;
-	struct args_pending *a = pending_buffer(t);
+	struct args_pending *a = runtime_args_pending_buffer(t);
 	if (!a)
 		return -1;
 	struct value_registers r = {

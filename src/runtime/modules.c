@@ -269,6 +269,7 @@ void runtime_modules_forget(void)
  * address is in a known module, a rescan when it is not. */
 void runtime_module_check(uint64_t address)
 {
+	address = TRACE_CALL_WHERE(address); /* a library call's: its slot */
 	uint32_t n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
 		if (address >= modules[i].low && address < modules[i].high)

@@ -26,6 +26,7 @@
 #include "attach_abi.h"
 #include "../patch/patch.h"
 #include "patch_record.h"
+#include "libcall.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -226,6 +227,8 @@ static void end_recording(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
 	calltrace_attach_info.unpatched = unpatch_all();
+	if (runtime_libcall_restore) /* the GOT slots too (libcall_slots.c) */
+		runtime_libcall_restore();
 	calltrace_attach_info.recording = 0;
 }
 

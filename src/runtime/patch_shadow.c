@@ -10,6 +10,7 @@
 #include "runtime.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "libcall.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,8 +22,11 @@ struct shadow_frame {
 	uint64_t *slot;	   /* where the return address was */
 	uint64_t original; /* the return address */
 	uint64_t function;
-	const struct func_plan *plan; /* to read its return value, or NULL */
-	uint64_t by_hooks;	      /* its exit is the hooks' to record */
+	union {
+		const struct func_plan *plan; /* to read its return value, or NULL */
+		struct libcall_site *site;    /* a library call's (SHADOW_LIBCALL) */
+	};
+	uint64_t by_hooks; /* its exit is the hooks' to record; or SHADOW_LIBCALL */
 };
 
 #define SHADOW_FIRST 1024
@@ -40,8 +44,7 @@ int runtime_patch_unwinder_watched;
 
 /* ---- the shadow stack --------------------------------------------------- */
 
-static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan *plan,
-		       int by_hooks)
+static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int by_hooks)
 {
 	if (shadow_depth == shadow_cap) {
 		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
@@ -54,7 +57,8 @@ static int shadow_push(uint64_t *slot, uint64_t function, const struct func_plan
 		shadow = m;
 		shadow_cap = cap;
 	}
-	shadow[shadow_depth++] = (struct shadow_frame){slot, *slot, function, plan, by_hooks};
+	shadow[shadow_depth++] =
+	    (struct shadow_frame){slot, *slot, function, {.plan = plan}, (uint64_t)by_hooks};
 	return 0;
 }
 
@@ -65,7 +69,7 @@ void runtime_patch_end_frames_below(uint64_t limit)
 	struct thread_state *t = &runtime_thread;
 	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
 		struct shadow_frame f = shadow[--shadow_depth];
-		if (!f.by_hooks)
+		if (f.by_hooks != 1)
 			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
 	}
 }
@@ -75,6 +79,12 @@ void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct
 {
 	if (shadow_push(slot, function, plan, by_hooks) == 0)
 		*slot = (uint64_t)runtime_patch_return_stub;
+}
+
+void runtime_patch_hijack_libcall(uint64_t *slot, struct libcall_site *site, uint64_t landing)
+{
+	if (shadow_push(slot, site->fid, site, SHADOW_LIBCALL) == 0)
+		*slot = landing;
 }
 
 /* Frames on one stack lie within this distance of each other; a frame
@@ -116,11 +126,43 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	}
 	struct shadow_frame f = shadow[i - 1];
 	shadow_remove(i - 1, sp);
-	if (!f.by_hooks)
+	if (f.by_hooks != 1)
 		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
-	if (f.plan)
+	if (f.by_hooks == SHADOW_LIBCALL)
+		runtime_libcall_returned(f.site, registers, f.slot);
+	else if (f.plan)
 		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
 	errno = saved;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->in_patch_stub = outer;
+	return f.original;
+}
+
+/* A library call's return (libcall_stubs.S): the frame is the innermost
+ * one but when frames above it were left without returning (a longjmp the
+ * runtime did not see). */
+__attribute__((visibility("hidden"))) uint64_t runtime_patch_libcall_return(uint64_t *registers,
+									    uint64_t sp)
+{
+	struct thread_state *t = &runtime_thread;
+	uint32_t outer = t->in_patch_stub;
+	t->in_patch_stub = runtime_patch_libraries_patched;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint32_t i = shadow_depth;
+	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
+		i--;
+	if (unlikely(i == 0)) {
+		runtime_say("a library call returned with no return address kept; aborting");
+		abort();
+	}
+	struct shadow_frame f = shadow[i - 1];
+	if (likely(i == shadow_depth))
+		shadow_depth--;
+	else
+		shadow_remove(i - 1, sp);
+	runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	if (unlikely(f.site->flags & LIBCALL_AFTER_RETURN))
+		runtime_libcall_returned(f.site, registers, f.slot);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->in_patch_stub = outer;
 	return f.original;
@@ -130,11 +172,19 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
  * on its stack never return. */
 void runtime_patch_unwind(uint64_t sp)
 {
+	runtime_libcall_sweep();
 	uint32_t kept = 0;
 	for (uint32_t j = 0; j < shadow_depth; j++)
 		if (!below_on_same_stack(&shadow[j], sp))
 			shadow[kept++] = shadow[j];
 	shadow_depth = kept;
+}
+
+/* What a frame's return address was swapped for. */
+static uint64_t frame_landing(const struct shadow_frame *f)
+{
+	return f->by_hooks == SHADOW_LIBCALL ? runtime_libcall_landing_of(f->site)
+					     : (uint64_t)runtime_patch_return_stub;
 }
 
 /* ---- exceptions ---------------------------------------------------------- */
@@ -143,9 +193,10 @@ void runtime_patch_unwind(uint64_t sp)
  * ones back for the whole stack. */
 static void shadow_restore_all(void)
 {
+	runtime_libcall_sweep();
 	runtime_patch_unwinding = 1;
 	for (uint32_t i = 0; i < shadow_depth; i++)
-		if (*shadow[i].slot == (uint64_t)runtime_patch_return_stub)
+		if (*shadow[i].slot == frame_landing(&shadow[i]))
 			*shadow[i].slot = shadow[i].original;
 }
 
@@ -158,7 +209,7 @@ static void shadow_resume_after_catch(uint64_t sp)
 	runtime_patch_unwinding = 0;
 	for (uint32_t i = 0; i < shadow_depth; i++)
 		if (*shadow[i].slot == shadow[i].original)
-			*shadow[i].slot = (uint64_t)runtime_patch_return_stub;
+			*shadow[i].slot = frame_landing(&shadow[i]);
 }
 
 typedef int (*raise_fn)(void *);

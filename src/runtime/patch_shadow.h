@@ -22,6 +22,11 @@ extern int runtime_patch_libraries_patched;
  * real return address kept on the thread's shadow stack. */
 void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
 				 int by_hooks);
+/* A library call's return (libcall_record.c) comes through the return
+ * stub too, by way of `landing` (the stub, or a pad that jumps there). */
+#define SHADOW_LIBCALL 2
+struct libcall_site;
+void runtime_patch_hijack_libcall(uint64_t *slot, struct libcall_site *site, uint64_t landing);
 /* An exception is on its way up this thread's stack: frames below a call
  * being made are frames it has left. */
 extern __thread int runtime_patch_unwinding __attribute__((tls_model("initial-exec")));

@@ -230,6 +230,8 @@ void runtime_filter_exit(struct thread_state *t, uint64_t fn);
 /* args_capture.c */
 int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *plan,
 			       uint64_t function, uint64_t *slot, const void *stub_registers);
+/* The thread's buffer of pending arguments (made on first use), or NULL. */
+struct args_pending *runtime_args_pending_buffer(struct thread_state *t);
 /* Bytes to make room for after the enter of `function` when its arguments
  * are pending (0: none are). */
 uint32_t runtime_args_pending_for(const struct thread_state *t, uint64_t function);

@@ -16,6 +16,7 @@
  */
 #include "runtime.h"
 #include "calltrace.h"
+#include "libcall.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -314,7 +315,9 @@ static int init_once(void)
 	runtime_args_init();
 	if (runtime_patch_init)
 		runtime_patch_init();
-	else if (runtime_args_on)
+	if (runtime_libcall_init)
+		runtime_libcall_init();
+	if (!runtime_patch_init && runtime_args_on)
 		runtime_say("arguments are captured by libcalltrace.so only (this program links "
 			    "the static runtime)");
 	return 0;
@@ -379,6 +382,8 @@ int runtime_attach_session_open(void)
 		runtime_args_init(); /* this attach's --args */
 		if (runtime_patch_init)
 			runtime_patch_init();
+		if (runtime_libcall_init)
+			runtime_libcall_init();
 	}
 	runtime_internal_end(&runtime_thread, gen);
 	if (rc == 0)

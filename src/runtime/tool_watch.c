@@ -9,9 +9,11 @@
  * taking the next one: the trace grows by at most a window per thread
  * after the tool's end.  The entries stay patched (the trampolines only
  * pass the calls on) until a later attach takes them again: only a
- * process that holds every thread stopped may put them back.
+ * process that holds every thread stopped may put them back.  The GOT
+ * slots of library calls go back at once (one store each).
  */
 #include "runtime.h"
+#include "libcall.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -45,5 +47,7 @@ int runtime_attach_tool_gone(void)
 	if (tool_fd < 0 || poll(&p, 1, 0) <= 0)
 		return 0;
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	if (runtime_libcall_restore)
+		runtime_libcall_restore();
 	return 1;
 }

@@ -27,6 +27,10 @@ BUILD=$(abs_path "$BUILD")
 CALLTRACE=$(abs_path "$CALLTRACE")
 RUNTIME=$(abs_path "$RUNTIME")
 PROGRAMS=$ROOT/tests/programs
+# Library calls are recorded by default; the expected trees of most tests
+# are the program's own calls, so they are off unless a test turns them on
+# (libcall_*.sh: unset CALLTRACE_LIBCALL).
+export CALLTRACE_LIBCALL=${CALLTRACE_LIBCALL:-0}
 TEST_NAME=$(basename "$0" .sh)
 WORK=
 

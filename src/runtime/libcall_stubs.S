@@ -1,0 +1,98 @@
+/*
+ * libcall_stubs.S - where a hooked GOT slot's trampoline lands (libcall.h).
+ *
+ * runtime_libcall_enter_stub: %r11 holds the struct libcall_site, the top
+ * of the stack the call's return address.  Saves the argument registers
+ * (%rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax for a variadic call's count,
+ * %xmm0-7), calls runtime_libcall_on_enter(site, &return address,
+ * registers), puts them back and jumps to the address it returned: the
+ * function called.  The other registers a call may clobber are left to
+ * the function called: the caller expects them clobbered (it called
+ * another module, whose code it cannot know), and so may the runtime.
+ *
+ * runtime_libcall_return_stub: a library call's return address while it
+ * runs.  Keeps what a function returns (%rax, %rdx, %xmm0, %xmm1; the x87
+ * stack is left alone, the runtime never touches it) and asks
+ * runtime_patch_libcall_return(registers, stack pointer) for the real
+ * return address.  The caller expects every other register a call may
+ * clobber clobbered.
+ */
+	.text
+	.globl runtime_libcall_enter_stub
+	.hidden runtime_libcall_enter_stub
+	.type runtime_libcall_enter_stub, @function
+runtime_libcall_enter_stub:
+	pushq %rbp
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	subq $192, %rsp
+	movq %rdi, 0(%rsp)
+	movq %rsi, 8(%rsp)
+	movq %rdx, 16(%rsp)
+	movq %rcx, 24(%rsp)
+	movq %r8, 32(%rsp)
+	movq %r9, 40(%rsp)
+	movq %rax, 48(%rsp)
+	movaps %xmm0, 64(%rsp)
+	movaps %xmm1, 80(%rsp)
+	movaps %xmm2, 96(%rsp)
+	movaps %xmm3, 112(%rsp)
+	movaps %xmm4, 128(%rsp)
+	movaps %xmm5, 144(%rsp)
+	movaps %xmm6, 160(%rsp)
+	movaps %xmm7, 176(%rsp)
+	movq %r11, %rdi
+	leaq 8(%rbp), %rsi
+	movq %rsp, %rdx
+	call runtime_libcall_on_enter
+	movq %rax, %r11
+	movq 0(%rsp), %rdi
+	movq 8(%rsp), %rsi
+	movq 16(%rsp), %rdx
+	movq 24(%rsp), %rcx
+	movq 32(%rsp), %r8
+	movq 40(%rsp), %r9
+	movq 48(%rsp), %rax
+	movaps 64(%rsp), %xmm0
+	movaps 80(%rsp), %xmm1
+	movaps 96(%rsp), %xmm2
+	movaps 112(%rsp), %xmm3
+	movaps 128(%rsp), %xmm4
+	movaps 144(%rsp), %xmm5
+	movaps 160(%rsp), %xmm6
+	movaps 176(%rsp), %xmm7
+	movq %rbp, %rsp
+	popq %rbp
+	jmp *%r11
+	.size runtime_libcall_enter_stub, . - runtime_libcall_enter_stub
+
+	.globl runtime_libcall_return_stub
+	.hidden runtime_libcall_return_stub
+	.type runtime_libcall_return_stub, @function
+	/* One byte before the label, so that an unwinder that looks up the
+	 * return address minus one finds this function, not the one before. */
+	nop
+runtime_libcall_return_stub:
+	subq $8, %rsp         /* the slot the real return address goes in */
+	pushq %rbp
+	movq %rsp, %rbp
+	andq $-16, %rsp
+	subq $48, %rsp
+	movq %rax, 0(%rsp)
+	movq %rdx, 8(%rsp)
+	movaps %xmm0, 16(%rsp)
+	movaps %xmm1, 32(%rsp)
+	movq %rsp, %rdi
+	leaq 16(%rbp), %rsi
+	call runtime_patch_libcall_return
+	movq %rax, 8(%rbp)
+	movq 0(%rsp), %rax
+	movq 8(%rsp), %rdx
+	movaps 16(%rsp), %xmm0
+	movaps 32(%rsp), %xmm1
+	movq %rbp, %rsp
+	popq %rbp
+	ret
+	.size runtime_libcall_return_stub, . - runtime_libcall_return_stub
+
+	.section .note.GNU-stack, "", @progbits
