@@ -39,6 +39,7 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
 		src/patch/special_functions.c src/patch/trampoline_site.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
+		$(wildcard src/kernel/*.c) \
 		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)

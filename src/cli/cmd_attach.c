@@ -6,6 +6,7 @@
  * --engine ptrace, the ptrace engine.
  */
 #include "cli.h"
+#include "record.h"
 #include "../dynamic/dynamic.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,8 @@
 
 #define OPT_ENGINE 0x1101
 #define OPT_ARGS 0x1102
+#define OPT_SYSCALLS 0x1103
+#define OPT_SCHED 0x1104
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -31,6 +35,7 @@ struct attach_options {
 	enum attach_engine engine_choice;
 	const char *module, *only, *hide; /* as given, for the in-process engine */
 	const char *args_filter;	  /* --args=REGEX as given */
+	int syscalls, sched;		  /* --syscalls, --sched */
 };
 
 static void attach_usage(FILE *out)
@@ -66,6 +71,10 @@ static void attach_usage(FILE *out)
 		"      --engine ENGINE    patch (in-process) or ptrace, instead of the choice\n"
 		"                         above\n"
 		"      --no-follow        do not follow forked children\n"
+		"      --syscalls         also record every system call of the process's\n"
+		"                         threads and children, from the kernel's tracepoints\n"
+		"                         (root or CAP_PERFMON)\n"
+		"      --sched            also record when each thread was off the CPU\n"
 		"  -v, --verbose          say which engine and why, what is instrumented,\n"
 		"                         and how long the detach took\n"
 		"  -h, --help             this help\n");
@@ -135,6 +144,12 @@ static int parse_option(struct attach_options *o, int opt)
 						   optarg, "--args") < 0
 			   ? -1
 			   : 0;
+	case OPT_SYSCALLS:
+		o->syscalls = 1;
+		return 0;
+	case OPT_SCHED:
+		o->sched = 1;
+		return 0;
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
@@ -160,6 +175,8 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 						 {"duration", required_argument, 0, 'd'},
 						 {"engine", required_argument, 0, OPT_ENGINE},
 						 {"args", optional_argument, 0, OPT_ARGS},
+						 {"syscalls", no_argument, 0, OPT_SYSCALLS},
+						 {"sched", no_argument, 0, OPT_SCHED},
 						 CLI_DYNAMIC_LONGOPTS,
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -267,6 +284,35 @@ struct attach_job {
 	char runtime[PATH_MAX];
 };
 
+/* The threads of process `pid` now, into tids (at most max); how many. */
+static int list_threads(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	int n = 0;
+	for (struct dirent *e; d && n < max && (e = readdir(d));)
+		if (e->d_name[0] != '.')
+			tids[n++] = (pid_t)atoi(e->d_name);
+	if (d)
+		closedir(d);
+	if (n == 0)
+		tids[n++] = pid;
+	return n;
+}
+
+/* --syscalls, --sched: the kernel's events of every thread of the process
+ * (and of what they start), for the time of the attach. */
+static struct kernel_collector *start_kernel(const struct attach_options *o,
+					     struct trace_session *s)
+{
+	if (!o->syscalls && !o->sched)
+		return NULL;
+	pid_t tids[1024];
+	int n = list_threads(o->engine.dyn.pid, tids, 1024);
+	return record_kernel_start(s, o->syscalls, o->sched, o->engine.dyn.verbose, tids, n, 0);
+}
+
 /* The attach itself: creates the trace, records, detaches, says how it
  * went; the command's exit status. */
 static int attach_work(void *arg)
@@ -276,12 +322,14 @@ static int attach_work(void *arg)
 	struct trace_session s;
 	char command[2048];
 	size_t command_len = dynamic_read_cmdline(o->engine.dyn.pid, command, sizeof(command));
+	record_kernel_clock(o->syscalls, o->sched, o->engine.dyn.verbose);
 	if (trace_session_create(&s, o->output, command, command_len, 0) < 0) {
 		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
 		return 2;
 	}
 	cli_say_placement(&s, o->output);
 	o->output = s.path;
+	struct kernel_collector *kc = start_kernel(o, &s);
 	int rc;
 	if (job->inprocess) {
 		struct inprocess_options io = inprocess_options(o, job->runtime);
@@ -290,6 +338,7 @@ static int attach_work(void *arg)
 		o->engine.dyn.session = &s;
 		rc = dynamic_attach(&o->engine.dyn);
 	}
+	record_kernel_stop(kc, 0);
 	trace_session_close(&s);
 	return report(o, rc);
 }

@@ -122,6 +122,12 @@ int record_option(struct record_options *o, int opt, const char *arg)
 	case RECORD_OPT_START_OFF:
 		o->start_off = 1;
 		return 0;
+	case RECORD_OPT_SYSCALLS:
+		o->syscalls = 1;
+		return 0;
+	case RECORD_OPT_SCHED:
+		o->sched = 1;
+		return 0;
 	case RECORD_OPT_PROGRAM:
 		return add_program(o, arg);
 	case RECORD_OPT_NO_LIBCALL:
@@ -312,25 +318,49 @@ static const char *engine_description(enum record_engine e)
 	}
 }
 
-/* Runs the program; its wait status, or -1 if it could not be started. */
-static int run_program(const char *path, char **argv, pid_t *child)
+/* The child: waits until the parent is ready (the kernel's events open:
+ * they start at this exec), then runs the program; on failure, tells the
+ * parent why through the CLOEXEC pipe. */
+static void child_exec(const char *path, char **argv, int go, int report)
 {
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
+	char byte;
+	if (go >= 0 && read(go, &byte, 1) != 1)
+		_exit(127);
+	execv(path, argv);
+	int e = errno;
+	ssize_t unused = write(report, &e, sizeof(e));
+	(void)unused;
+	_exit(127);
+}
+
+/* Runs the program, with the kernel collector when --syscalls or --sched
+ * asks for it; its wait status, or -1 if it could not be started. */
+static int run_program(const struct record_options *o, struct trace_session *s, const char *path,
+		       char **argv, pid_t *child)
+{
+	int pipefd[2], gofd[2] = {-1, -1};
+	int kernel = o->syscalls || o->sched;
+	if (pipe2(pipefd, O_CLOEXEC) < 0 || (kernel && pipe2(gofd, O_CLOEXEC) < 0))
 		return -1;
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		close(pipefd[0]);
-		execv(path, argv);
-		int e = errno;
-		ssize_t unused = write(pipefd[1], &e, sizeof(e));
-		(void)unused;
-		_exit(127);
+		close(gofd[1]);
+		child_exec(path, argv, gofd[0], pipefd[1]);
 	}
 	*child = pid;
 	close(pipefd[1]);
+	struct kernel_collector *kc = NULL;
+	if (kernel) {
+		close(gofd[0]);
+		kc = record_kernel_start(s, o->syscalls, o->sched, o->engine.dyn.verbose, &pid, 1,
+					 1);
+		ssize_t unused = write(gofd[1], "g", 1);
+		(void)unused;
+		close(gofd[1]);
+	}
 	int exec_errno = 0;
 	ssize_t got = read(pipefd[0], &exec_errno, sizeof(exec_errno));
 	close(pipefd[0]);
@@ -340,6 +370,7 @@ static int run_program(const char *path, char **argv, pid_t *child)
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	record_kernel_stop(kc, o->quiet);
 	if (got == sizeof(exec_errno)) {
 		cli_error("%s: cannot run: %s", argv[0], strerror(exec_errno));
 		return -1;
@@ -371,7 +402,7 @@ static void say_summary(const char *trace, int instrumented)
 	}
 	size_t threads = 0;
 	for (size_t i = 0; i < r->nthreads; i++)
-		threads += r->threads[i].nwindows > 0;
+		threads += r->threads[i].nwindows > 0 || r->threads[i].nkernel_windows > 0;
 	if (threads == 0)
 		cli_error("no calls recorded%s; trace written to %s",
 			  instrumented ? ""
@@ -380,7 +411,7 @@ static void say_summary(const char *trace, int instrumented)
 	else
 		cli_error("%zu process%s, %zu thread%s, %.1f KiB of events written to %s",
 			  r->nimages, r->nimages == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
-			  (double)r->event_bytes / 1024, trace);
+			  (double)(r->event_bytes + r->kernel_bytes) / 1024, trace);
 	trace_reader_close(r);
 }
 
@@ -403,7 +434,7 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 	set_preload_environment(runtime, trace, o);
 	set_patch_environment(o);
 	pid_t child = 0;
-	int status = run_program(program, argv, &child);
+	int status = run_program(o, s, program, argv, &child);
 	if (status < 0)
 		return -1;
 	int code = exit_code_of(status);
@@ -441,6 +472,7 @@ int record_run(struct record_options *o, char **argv, int first)
 			  "(set CALLTRACE_RUNTIME)");
 		return 127;
 	}
+	record_kernel_clock(o->syscalls, o->sched, o->engine.dyn.verbose);
 	size_t command_len;
 	char *command = join_command(argv + first, &command_len);
 	struct trace_session s;
@@ -468,7 +500,14 @@ int record_run(struct record_options *o, char **argv, int first)
 	if (use_dynamic) {
 		o->engine.dyn.session = &s;
 		o->engine.dyn.argv = argv + first;
+		/* The engine starts the program itself: the events are opened
+		 * on this thread, disabled, and inherited by what it starts;
+		 * only a child's exec enables them (this process never execs). */
+		pid_t self = (pid_t)gettid();
+		struct kernel_collector *kc = record_kernel_start(
+		    &s, o->syscalls, o->sched, o->engine.dyn.verbose, &self, 1, 1);
 		code = dynamic_record(&o->engine.dyn);
+		record_kernel_stop(kc, o->quiet);
 	} else {
 		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}

@@ -25,6 +25,7 @@ struct record_options {
 	int no_libcall;		  /* --no-libcall */
 	const char *nest_libcall; /* --nest-libcall=LIB[,LIB] */
 	struct cli_dynamic engine;
+	int syscalls, sched; /* --syscalls, --sched: the kernel's view (src/kernel/) */
 };
 
 enum {
@@ -37,7 +38,9 @@ enum {
 	RECORD_OPT_PROGRAM,
 	RECORD_OPT_REPLACE,
 	RECORD_OPT_NO_LIBCALL,
-	RECORD_OPT_NEST_LIBCALL
+	RECORD_OPT_NEST_LIBCALL,
+	RECORD_OPT_SYSCALLS,
+	RECORD_OPT_SCHED
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -51,7 +54,9 @@ enum {
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
 	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
 	    {"no-libcall", no_argument, 0, RECORD_OPT_NO_LIBCALL},                                 \
-	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL}, CLI_DYNAMIC_LONGOPTS, \
+	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL},                      \
+	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
+	    {"sched", no_argument, 0, RECORD_OPT_SCHED}, CLI_DYNAMIC_LONGOPTS,                     \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -82,6 +87,12 @@ enum {
 	"      --nest-libcall LIB[,LIB]  also record the calls these libraries make into\n"        \
 	"                         other libraries, beneath the calls into them (LIB: a\n"          \
 	"                         file name, or its start: libz, libz.so.1)\n"                     \
+	"      --syscalls         also record every system call (arguments, return\n"              \
+	"                         value, duration) from the kernel's tracepoints,\n"               \
+	"                         nested under the call that made it (root or\n"                   \
+	"                         CAP_PERFMON; without them the rest is recorded)\n"               \
+	"      --sched            also record when each thread was off the CPU:\n"                 \
+	"                         pre-empted, or blocked (in which system call)\n"                 \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
 	"                         what they call (patch, ptrace: only those functions)\n"          \
@@ -99,5 +110,19 @@ int record_option(struct record_options *o, int opt, const char *arg);
  * signal if a signal killed it), or 2, 126, 127 after saying why it could
  * not. */
 int record_run(struct record_options *o, char **argv, int first);
+
+/* --syscalls, --sched (record_kernel.c): the kernel collector for the
+ * threads `tids` and what they start (from their next exec when
+ * `from_exec`), or NULL after saying in one line why not (or when neither
+ * is asked for). */
+struct kernel_collector;
+/* Before the trace is created: its clock must be one the kernel's times
+ * convert to exactly (kernel_collector_pick_clock). */
+void record_kernel_clock(int syscalls, int sched, int verbose);
+struct kernel_collector *record_kernel_start(struct trace_session *s, int syscalls, int sched,
+					     int verbose, const pid_t *tids, int ntids,
+					     int from_exec);
+/* Stops it (NULL: nothing) and says what it recorded unless `quiet`. */
+void record_kernel_stop(struct kernel_collector *kc, int quiet);
 
 #endif

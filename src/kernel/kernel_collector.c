@@ -1,0 +1,259 @@
+/*
+ * kernel_collector.c - the collector's thread: poll the per-CPU rings, put
+ * their events in time order, write them to each thread's kernel stream.
+ *
+ * A thread's events can sit in several rings (it moves between CPUs), and
+ * a ring read now may still miss an event stamped just before another ring
+ * was read.  So events wait HOLD_MS in a queue per ring (each in time
+ * order, as its CPU wrote them) and are applied merged by time; at the
+ * stop everything is applied.  The streams are
+ * written into the trace every FLUSH_MS: a program killed with kill -9
+ * loses nothing of what was written.
+ */
+#include "kernel_collector.h"
+#include "kernel_events.h"
+#include "kernel_threads.h"
+#include "perf_events.h"
+#include "../format/trace_writer.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#define HOLD_MS 20
+#define FLUSH_MS 100
+#define POLL_MS 50
+
+/* A ring's decoded events waiting to be applied: [head, n). */
+struct event_queue {
+	struct kernel_event *ev;
+	size_t head, n, cap;
+};
+
+struct kernel_collector {
+	struct trace_session *session;
+	struct perf_session perf;
+	struct kernel_clock clock;
+	struct kernel_threads threads;
+	struct event_queue *queues;  /* one per ring */
+	struct event_queue *filling; /* the ring being read */
+	uint64_t hold_ticks, flush_ticks;
+	int stop_fd;
+	pthread_t thread;
+};
+
+static uint64_t now_tick(const struct kernel_collector *kc)
+{
+	return kc->clock.tsc ? trace_clock_tsc() : trace_clock_monotonic_ns();
+}
+
+static void take_record(void *ctx, const void *record)
+{
+	struct kernel_collector *kc = ctx;
+	struct event_queue *q = kc->filling;
+	if (q->n == q->cap) {
+		if (q->head > 0) { /* make room in front first */
+			memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
+			q->n -= q->head;
+			q->head = 0;
+		}
+	}
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 4096;
+		struct kernel_event *p = realloc(q->ev, cap * sizeof(*p));
+		if (!p) {
+			kc->threads.lost++;
+			return;
+		}
+		q->ev = p;
+		q->cap = cap;
+	}
+	if (!perf_decode(&kc->clock, &kc->perf, record, &q->ev[q->n]))
+		return;
+	q->n++;
+}
+
+/* Applies the waiting events stamped up to `upto`, merged by time. */
+static void apply_until(struct kernel_collector *kc, uint64_t upto)
+{
+	int nq = kc->perf.nrings;
+	for (;;) {
+		struct event_queue *first = NULL;
+		for (int i = 0; i < nq; i++) {
+			struct event_queue *q = &kc->queues[i];
+			if (q->head < q->n &&
+			    (!first || q->ev[q->head].tick < first->ev[first->head].tick))
+				first = q;
+		}
+		if (!first || first->ev[first->head].tick > upto)
+			break;
+		kernel_threads_apply(&kc->threads, &first->ev[first->head++]);
+	}
+	for (int i = 0; i < nq; i++)
+		if (kc->queues[i].head == kc->queues[i].n)
+			kc->queues[i].head = kc->queues[i].n = 0;
+}
+
+static void drain_all(struct kernel_collector *kc)
+{
+	for (int i = 0; i < kc->perf.nrings; i++) {
+		kc->filling = &kc->queues[i];
+		perf_ring_drain(&kc->perf.rings[i], take_record, kc);
+	}
+}
+
+static void *collect(void *arg)
+{
+	struct kernel_collector *kc = arg;
+	struct pollfd *fds = calloc((size_t)kc->perf.nrings + 1, sizeof(*fds));
+	int n = 0;
+	for (int i = 0; fds && i < kc->perf.nrings; i++)
+		if (kc->perf.rings[i].fd >= 0)
+			fds[n++] = (struct pollfd){.fd = kc->perf.rings[i].fd, .events = POLLIN};
+	if (fds)
+		fds[n++] = (struct pollfd){.fd = kc->stop_fd, .events = POLLIN};
+	uint64_t last_flush = now_tick(kc);
+	for (;;) {
+		int stopping = 0;
+		if (fds && poll(fds, (nfds_t)n, POLL_MS) > 0)
+			stopping = (fds[n - 1].revents & POLLIN) != 0;
+		else if (!fds)
+			usleep(POLL_MS * 1000);
+		drain_all(kc);
+		uint64_t now = now_tick(kc);
+		if (stopping)
+			break;
+		apply_until(kc, now - kc->hold_ticks);
+		if (now - last_flush >= kc->flush_ticks) {
+			kernel_threads_flush(&kc->threads);
+			last_flush = now;
+		}
+	}
+	drain_all(kc);
+	apply_until(kc, UINT64_MAX);
+	free(fds);
+	return NULL;
+}
+
+static int set_clock(struct kernel_collector *kc, char *err, size_t errlen)
+{
+	kc->clock.tsc = kc->session->header->clock == TRACE_CLOCK_TSC;
+	kc->clock.perf = &kc->perf;
+	if (kc->clock.tsc && !kc->perf.have_tsc_conversion) {
+		snprintf(err, errlen,
+			 "kernel events not recorded: the kernel gives no conversion of its times "
+			 "to the TSC here (CALLTRACE_CLOCK=monotonic records on CLOCK_MONOTONIC, "
+			 "which it can)");
+		return -1;
+	}
+	uint64_t hz = kc->clock.tsc ? kc->session->header->tick_hz : 1000000000u;
+	kc->hold_ticks = hz / 1000 * HOLD_MS;
+	kc->flush_ticks = hz / 1000 * FLUSH_MS;
+	return 0;
+}
+
+int kernel_collector_pick_clock(void)
+{
+	if (trace_clock_init() != TRACE_CLOCK_TSC || perf_tsc_conversion_offered())
+		return 0;
+	setenv("CALLTRACE_CLOCK", "monotonic", 1);
+	trace_clock_init();
+	return 1;
+}
+
+struct kernel_collector *kernel_collector_start(struct trace_session *s,
+						const struct kernel_collect_options *o,
+						const pid_t *tids, int ntids, char *err,
+						size_t errlen)
+{
+	struct kernel_collector *kc = calloc(1, sizeof(*kc));
+	err[0] = 0;
+	if (!kc) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	kc->session = s;
+	struct perf_wanted w = {.syscalls = o->syscalls,
+				.sched = o->sched,
+				.monotonic = s->header->clock != TRACE_CLOCK_TSC,
+				.enable_on_exec = o->from_exec};
+	if (perf_session_open(&kc->perf, &w, tids, ntids, err, errlen) < 0) {
+		/* Off-CPU intervals need fewer rights: keep them. */
+		char unused[256];
+		w.syscalls = 0;
+		if (!o->sched ||
+		    perf_session_open(&kc->perf, &w, tids, ntids, unused, sizeof(unused)) < 0) {
+			free(kc);
+			return NULL;
+		}
+	}
+	kc->stop_fd = eventfd(0, EFD_CLOEXEC);
+	kernel_threads_init(&kc->threads, s);
+	kc->queues = calloc((size_t)kc->perf.nrings, sizeof(*kc->queues));
+	int failed = set_clock(kc, err, errlen) < 0;
+	if (!failed && (kc->stop_fd < 0 || !kc->queues ||
+			pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
+		snprintf(err, errlen, "kernel events not recorded: cannot start their reader");
+		failed = 1;
+	}
+	if (failed) {
+		if (kc->stop_fd >= 0)
+			close(kc->stop_fd);
+		perf_session_close(&kc->perf);
+		free(kc->queues);
+		free(kc);
+		return NULL;
+	}
+	if (!o->from_exec)
+		perf_session_enable(&kc->perf);
+	return kc;
+}
+
+/* Lost events have no thread: they are counted on the first one seen. */
+static void write_losses(struct kernel_collector *kc)
+{
+	if (!kc->threads.lost || !kc->threads.first_tid)
+		return;
+	char count[32];
+	snprintf(count, sizeof(count), "%" PRIu64, kc->threads.lost);
+	struct trace_session *s = kc->session;
+	uint32_t image = s->image, pid = s->pid;
+	s->image = 0;
+	s->pid = kc->threads.first_pid;
+	trace_write_thread(s, kc->threads.first_tid, THREAD_LOST_CALLS, count);
+	s->image = image;
+	s->pid = pid;
+}
+
+void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t len)
+{
+	if (!kc)
+		return;
+	perf_session_disable(&kc->perf);
+	uint64_t one = 1;
+	if (write(kc->stop_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(kc->thread, NULL);
+	kernel_threads_destroy(&kc->threads);
+	write_losses(kc);
+	if (summary) {
+		char lost[64] = "";
+		if (kc->threads.lost)
+			snprintf(lost, sizeof(lost),
+				 ", %" PRIu64 " events lost (ring buffers full)", kc->threads.lost);
+		snprintf(summary, len,
+			 "kernel: %" PRIu64 " system calls, %" PRIu64 " off-CPU intervals%s",
+			 kc->threads.syscalls, kc->threads.offcpu, lost);
+	}
+	close(kc->stop_fd);
+	for (int i = 0; i < kc->perf.nrings; i++)
+		free(kc->queues[i].ev);
+	free(kc->queues);
+	perf_session_close(&kc->perf);
+	free(kc);
+}
