@@ -3,8 +3,9 @@
 # uftrace's (which records library calls by default too): a function that
 # calls free(NULL) N times, recorded with library calls and without
 # (--no-libcall, for both tools), the difference per call; calltrace with
-# the call's values (its prototype's: free's pointer) and without them
-# (CALLTRACE_LIBCALL_ARGS=0); uftrace records none by default.  Wall time and
+# the call's values (its prototype's: free's pointer;
+# CALLTRACE_LIBCALL_ARGS=1, as with --args) and without them (the
+# default); uftrace records none by default.  Wall time and
 # CPU time (user + system of the whole process tree), pinned to one CPU,
 # runs interleaved, medians.  calltrace: the in-process engine (plain
 # build) and the runtime (-finstrument-functions build); uftrace: a -pg
@@ -44,7 +45,7 @@ ct=("$CALLTRACE" record -q --replace -o "$tmp/t.trace")
 uf=(uftrace record -d "$tmp/uf.data")
 for ((i = 0; i < reps; i++)); do
 	measure ct_patch "${ct[@]}" "$tmp/plain"
-	CALLTRACE_LIBCALL_ARGS=0 measure ct_noargs "${ct[@]}" "$tmp/plain"
+	CALLTRACE_LIBCALL_ARGS=1 measure ct_args "${ct[@]}" "$tmp/plain"
 	measure ct_patch_off "${ct[@]}" --no-libcall "$tmp/plain"
 	measure ct_hooks "${ct[@]}" "$tmp/instr"
 	measure ct_hooks_off "${ct[@]}" --no-libcall "$tmp/instr"
@@ -56,15 +57,17 @@ done
 per_call() { calc '%.1f' "($(med "$2" "$tmp/$1") - $(med "$2" "$tmp/${3:-$1}_off")) / $n"; }
 
 printf '\n== library calls: %d calls of free(NULL), ns per call recorded (with over without) ==\n' "$n"
-printf '%-46s %10s %10s %12s\n' "" "wall ns" "CPU ns" "CPU vs uftrace"
+printf '%-46s %9s %9s %9s %9s\n' "" "wall ns" "CPU ns" "wall/uf" "CPU/uf"
+uf_wall=$(per_call uf 1)
 uf_cpu=$(per_call uf 2)
 for row in "ct_patch:ct_patch:calltrace, in-process engine" \
-	"ct_noargs:ct_patch:calltrace, in-process engine, no values" \
+	"ct_args:ct_patch:calltrace, in-process engine, values" \
 	"ct_hooks:ct_hooks:calltrace, runtime (-finstrument-functions)" "uf:uf:uftrace record (-pg)"; do
 	label=${row%%:*} rest=${row#*:}
 	base=${rest%%:*}
+	wall=$(per_call "$label" 1 "$base")
 	cpu=$(per_call "$label" 2 "$base")
-	printf '%-46s %10s %10s %12s\n' "${rest#*:}" "$(per_call "$label" 1 "$base")" "$cpu" \
+	printf '%-46s %9s %9s %9s %9s\n' "${rest#*:}" "$wall" "$cpu" "$(calc '%.2fx' "$wall / $uf_wall")" \
 		"$(calc '%.2fx' "$cpu / $uf_cpu")"
 done
 "${ct[@]}" "$tmp/plain" "$n" 2>/dev/null

@@ -93,10 +93,9 @@ int kernel_stream_exec(struct kernel_stream *ks)
 {
 	int rc = kernel_stream_flush(ks);
 	ks->seq = 0;
-	/* The exec ended every call but itself, which returns in the new
-	 * image (its exit is written there). */
-	if (ks->depth > 1)
-		ks->depth = 1;
+	/* The exec ended every call of the old image, the execve itself
+	 * included: its return in the new image ends nothing there. */
+	ks->depth = 0;
 	return rc;
 }
 

@@ -81,7 +81,9 @@ int kernel_stream_exit(struct kernel_stream *ks, uint64_t tick, const uint8_t *v
  * chunk could not be written (its events are counted in lost_events). */
 int kernel_stream_flush(struct kernel_stream *ks);
 /* The thread exec'd (or will run a new image from the next event on):
- * flushes, and numbers the next chunk 0 again.  The reader takes a run of
+ * flushes, and numbers the next chunk 0 again; the calls open (the execve)
+ * are forgotten, so the execve's return is dropped as an exit with nothing
+ * open.  The reader takes a run of
  * chunks numbered from 0 for the beginning of a new image of the pid, so
  * that the loader's system calls belong to the image it loads.  Call it for
  * the thread that execs (its tid is the pid then).  0, or -1 as flush. */

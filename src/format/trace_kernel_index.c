@@ -147,31 +147,57 @@ static int restarts(const struct trace_kernel_pending *k, size_t j)
 	return k[j].tid == k[j].pid && k[j].seq == 0 && k[j - 1].tid == k[j].tid;
 }
 
+static int compare_times(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* How many of the n times (ascending) are at most `ns`. */
+static size_t count_until(const uint64_t *times, size_t n, uint64_t ns)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (times[mid] <= ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* When each image of the pid took over: at the last new run of kernel
  * chunks (numbered 0 again, the collector's mark of an exec) of the thread
- * that execs (tid == pid) after the previous image's first record and by its
- * own first record; without one, at its first record.  k[0..n): the pid's
- * chunks. */
+ * that execs (tid == pid) after the previous image's first record and by
+ * its own first record; without one, at its first record.  k[0..n): the
+ * pid's chunks. */
 static void image_boundaries(const struct trace_reader *r, struct pid_images *im,
 			     const struct trace_kernel_pending *k, size_t n)
 {
+	uint64_t *runs = malloc((n + 1) * sizeof(*runs));
+	size_t nruns = 0;
+	if (!runs)
+		abort();
+	for (size_t j = 1; j < n; j++)
+		if (restarts(k, j))
+			runs[nruns++] = k[j].first_ns;
+	qsort(runs, nruns, sizeof(*runs), compare_times);
 	for (size_t i = 1; i < im->n; i++) {
 		uint64_t before = trace_reader_image(r, image_id(im, i - 1))->first_ns;
 		uint64_t first = trace_reader_image(r, image_id(im, i))->first_ns;
-		im->from_ns[i] = first;
-		for (size_t j = 1; j < n; j++)
-			if (restarts(k, j) && k[j].first_ns > before && k[j].first_ns <= first)
-				im->from_ns[i] = k[j].first_ns;
+		size_t last = count_until(runs, nruns, first);
+		im->from_ns[i] = last > 0 && runs[last - 1] > before ? runs[last - 1] : first;
 	}
+	free(runs);
 }
 
-/* The image of the pid that ran at `ns`. */
+/* The image of the pid that ran at `ns`: the last to take over by then
+ * (the first, before any did). */
 static uint32_t image_at(const struct pid_images *im, uint64_t ns)
 {
-	size_t i = im->n - 1;
-	while (i > 0 && im->from_ns[i] > ns)
-		i--;
-	return image_id(im, i);
+	size_t took_over = count_until(im->from_ns + 1, im->n - 1, ns);
+	return image_id(im, took_over);
 }
 
 static void give_chunk(struct trace_reader *r, uint32_t image, const struct trace_kernel_pending *k)

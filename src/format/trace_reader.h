@@ -22,7 +22,10 @@
  * image's first record.  A pid the runtime never recorded gets an image of
  * its own, kernel_only, so that its threads are not lost.  A thread's
  * kernel chunks are its kernel_windows, in time order; their seq is their
- * own, counted from 0 again at an exec.
+ * own, counted from 0 again at an exec.  For info: trace_thread's
+ * nkernel_windows and kernel_events, trace_reader's kernel_chunks,
+ * kernel_events and kernel_bytes; missing kernel chunks count in
+ * losses.missing_windows, corrupt ones in losses.corrupt.
  */
 #ifndef CALLTRACE_TRACE_READER_H
 #define CALLTRACE_TRACE_READER_H
@@ -161,11 +164,12 @@ enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK, TR
  * A thread's events come in one stream: its own windows' and, merged by
  * time, its kernel chunks' (on equal times a kernel EXIT comes before the
  * thread's event, a kernel ENTER after it).  Times compare as written, in
- * units of the one clock; time_ns never goes back within a thread.  `address` is the full value
- * the EV_DEFINE gave, kind bits included (trace_format.h, "Kinds of
- * calls"): a system call's or off-CPU interval's address never equals a
- * function's, so an exit that names its address finds the right call;
- * TRACE_CALL_WHERE(address) is what is called.
+ * units of the one clock; time_ns never goes back within a thread.
+ * `address` is the full value the EV_DEFINE gave, kind bits included
+ * (trace_format.h, "Kinds of calls"): a system call's or off-CPU
+ * interval's address never equals a function's, so an exit that names its
+ * address finds the right call; TRACE_CALL_WHERE(address) is what is
+ * called, call_kind its kind.
  *
  * In a thread that has kernel chunks:
  * - fids of the two dictionaries are kept apart: the thread's own fid f is
@@ -175,7 +179,8 @@ enum trace_event_type { TRACE_ENTER = 1, TRACE_EXIT, TRACE_PAUSE, TRACE_MARK, TR
  * - a kernel EXIT names its call (innermost 0, its address and fid): were
  *   calls of the thread's own left above it (times that disagree), they
  *   end there, unfinished; an own exit whose call is below an open kernel
- *   call names its call likewise.  An exit with nothing to end is dropped.
+ *   call names its call likewise.  A kernel exit with no kernel call open
+ *   (entered before the record, or across a gap) is dropped.
  * - where kernel events are missing (a gap in the chunks, a corrupt one),
  *   the kernel calls open there end: a TRACE_UNWIND with `lost` set keeps
  *   the calls below them; a thread's own gap is a PAUSE as ever.

@@ -14,6 +14,8 @@
  * CALLTRACE_FORMAT       "json": CALLTRACE_OUTPUT gets the JSON call tree (output.c)
  * CALLTRACE_TOOL         the calltrace program the runtime runs (tool.c)
  * CALLTRACE_PROGRAMS, CALLTRACE_NO_FOLLOW  which processes record (image.c)
+ * CALLTRACE_LIBCALL      "0": no library calls (libcall_slots.c; also
+ *                        CALLTRACE_LIBCALL_NESTED, CALLTRACE_LIBCALL_ARGS)
  */
 #include "runtime.h"
 
@@ -51,4 +53,12 @@ void runtime_config_load(struct runtime_config *c)
 	c->start_off = start && strcmp(start, "off") == 0;
 	c->debug = env_flag("CALLTRACE_DEBUG");
 	c->replace = env_flag("CALLTRACE_REPLACE");
+	/* Read here, before the session is published: a runtime started from
+	 * a .preinit_array function finds environ empty but for it after. */
+	const char *libcall = runtime_getenv("CALLTRACE_LIBCALL");
+	c->libcall = !libcall || !*libcall || env_flag("CALLTRACE_LIBCALL");
+	const char *args = runtime_getenv("CALLTRACE_LIBCALL_ARGS");
+	c->libcall_args = args && *args ? env_flag("CALLTRACE_LIBCALL_ARGS") : -1;
+	const char *nested = runtime_getenv("CALLTRACE_LIBCALL_NESTED");
+	strncpy(c->libcall_nested, nested ? nested : "", sizeof(c->libcall_nested) - 1);
 }

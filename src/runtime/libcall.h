@@ -80,8 +80,9 @@ uint32_t runtime_libcall_encode_return(const struct prototype *proto, const void
 /* Puts the trampolines back into the lazily bound slots the dynamic
  * linker resolved (by a call that did not return through the runtime). */
 void runtime_libcall_sweep(void);
-/* Forgets the lazily bound slots waiting for their address (restored). */
-void runtime_libcall_forget_pending(void);
+/* Forgets the lazily bound slots waiting for their address among the n
+ * `sites` (NULL: all; their module is gone, or restored). */
+void runtime_libcall_forget_pending(const struct libcall_site *sites, uint32_t n);
 
 /* libcall_stubs.S: a trampoline loads its site into %r11 and jumps to
  * the enter stub; the call returns through the return stub. */

@@ -28,8 +28,8 @@ static __thread uint32_t libcall_busy __attribute__((tls_model("initial-exec")))
 static int runtime_at_work(const struct thread_state *t)
 {
 	uint32_t gen = t->gen;
-	return libcall_busy || t->in_patch_stub || gen == RUNTIME_GEN_BUSY ||
-	       gen == RUNTIME_GEN_INTERNAL || t->phase == THREAD_DEAD;
+	return t->in_patch_stub || gen == RUNTIME_GEN_BUSY || gen == RUNTIME_GEN_INTERNAL ||
+	       t->phase == THREAD_DEAD;
 }
 
 /* Lazily bound slots whose first call is under way: the dynamic linker
@@ -124,33 +124,43 @@ static void write_return(struct thread_state *t, struct libcall_site *site, uint
 
 void runtime_libcall_sweep(void)
 {
-	if (unlikely(RUNTIME_LOAD(nlazy_pending)) && !libcall_busy)
-		lazy_sweep();
+	if (likely(!RUNTIME_LOAD(nlazy_pending)) || libcall_busy)
+		return;
+	libcall_busy = 1; /* the lock is never taken by a handler that interrupts it */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lazy_sweep();
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	libcall_busy = 0;
 }
 
 __attribute__((visibility("hidden"))) uint64_t
 runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot, uint64_t *registers)
 {
 	struct thread_state *t = &runtime_thread;
-	runtime_libcall_sweep();
-	if (site->flags & LIBCALL_LAZY)
-		lazy_note(site);
-	uint64_t target = site->target;
-	if (runtime_at_work(t))
-		return target;
-	/* dlsym(RTLD_NEXT) finds the symbol after its caller's module: the
-	 * return address must stay the caller's. */
-	if ((site->flags & LIBCALL_DLSYM) && registers[0] == (uint64_t)RTLD_NEXT)
-		return target;
+	if (libcall_busy) /* a call the recording of another one makes */
+		return site->target;
 	libcall_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	int counted;
-	if (site->flags & LIBCALL_VALUES)
-		counted = enter_with_values(t, site, return_slot, registers);
-	else
-		counted = runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot);
-	if (counted)
-		runtime_patch_hijack_libcall(return_slot, site, runtime_libcall_landing_of(site));
+	if (unlikely(RUNTIME_LOAD(nlazy_pending)))
+		lazy_sweep();
+	if (unlikely(site->flags & LIBCALL_LAZY))
+		lazy_note(site);
+	uint64_t target = site->target;
+	/* dlsym(RTLD_NEXT) finds the symbol after its caller's module: the
+	 * return address must stay the caller's. */
+	int pass = runtime_at_work(t) ||
+		   ((site->flags & LIBCALL_DLSYM) && registers[0] == (uint64_t)RTLD_NEXT);
+	if (!pass) {
+		int counted;
+		if (site->flags & LIBCALL_VALUES)
+			counted = enter_with_values(t, site, return_slot, registers);
+		else
+			counted =
+			    runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot);
+		if (counted)
+			runtime_patch_hijack_libcall(return_slot, site,
+						     runtime_libcall_landing_of(site));
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	libcall_busy = 0;
 	return target;
@@ -167,10 +177,15 @@ static void take_resolved(struct libcall_site *site)
 	__atomic_store_n(site->slot, site->trampoline, __ATOMIC_RELEASE);
 }
 
-void runtime_libcall_forget_pending(void)
+void runtime_libcall_forget_pending(const struct libcall_site *sites, uint32_t n)
 {
 	lazy_lock_take();
-	nlazy_pending = 0;
+	for (uint32_t i = 0; i < nlazy_pending;) {
+		if (!sites || (lazy_pending[i] >= sites && lazy_pending[i] < sites + n))
+			lazy_pending[i] = lazy_pending[--nlazy_pending];
+		else
+			i++;
+	}
 	__atomic_store_n(&lazy_lock, 0, __ATOMIC_RELEASE);
 }
 

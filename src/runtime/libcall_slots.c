@@ -70,15 +70,22 @@ void runtime_libcall_describe(struct libcall_site *site, const char *name)
 		site->flags |= LIBCALL_VALUES;
 }
 
-/* Calls whose return address must stay theirs, or that the runtime's own
- * machinery must see unhooked. */
+/* Calls the runtime's own machinery must see unhooked (the hooks, the
+ * unwinder, its API), start-up's, and clone, whose child may run on the
+ * parent's thread state. */
 static int never_hooked(const char *name)
 {
 	static const char *const prefixes[] = {"__cyg_profile_func_", "_ITM_", "_Unwind_",
 					       "calltrace_"};
-	static const char *const names[] = {"__libc_start_main", "__cxa_finalize",
-					    "__gmon_start__",	 "__cxa_begin_catch",
-					    "__tls_get_addr",	 "__libc_start_call_main"};
+	static const char *const names[] = {"__libc_start_main",
+					    "__cxa_finalize",
+					    "__gmon_start__",
+					    "__cxa_begin_catch",
+					    "__tls_get_addr",
+					    "__libc_start_call_main",
+					    "clone",
+					    "__clone",
+					    "clone3"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
@@ -337,8 +344,10 @@ static int each_module(struct dl_phdr_info *info, size_t size, void *data)
 static void forget_unseen(void)
 {
 	for (uint32_t i = 0; i < nmodules; i++)
-		if (!modules[i].seen)
+		if (!modules[i].seen && (modules[i].bias || modules[i].dynamic)) {
+			runtime_libcall_forget_pending(modules[i].sites, modules[i].nsites);
 			modules[i].bias = modules[i].dynamic = 0;
+		}
 }
 
 /* Held while the modules' slots change (a scan, a restore). */
@@ -366,13 +375,13 @@ static int env_on(const char *name, int fallback)
 
 void runtime_libcall_init(void)
 {
-	runtime_libcall_on = env_on("CALLTRACE_LIBCALL", 1);
+	runtime_libcall_on = runtime_config.libcall;
 	if (!runtime_libcall_on || nmodules)
 		return;
-	runtime_libcall_values_on =
-	    env_on("CALLTRACE_LIBCALL_ARGS", LIBCALL_ARGS_DEFAULT || runtime_args_on);
+	int args = runtime_config.libcall_args;
+	runtime_libcall_values_on = args >= 0 ? args : LIBCALL_ARGS_DEFAULT || runtime_args_on;
 	verbose = runtime_config.debug || env_on("CALLTRACE_PATCH_VERBOSE", 0);
-	nested = runtime_getenv("CALLTRACE_LIBCALL_NESTED");
+	nested = runtime_config.libcall_nested;
 	const char *modules_re = runtime_getenv("CALLTRACE_PATCH_MODULES");
 	if (modules_re && *modules_re && env_on("CALLTRACE_PATCH", 0))
 		module_pattern_set =
@@ -393,7 +402,7 @@ void runtime_libcall_restore(void)
 {
 	while (__atomic_exchange_n(&slots_lock, 1, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
-	runtime_libcall_forget_pending();
+	runtime_libcall_forget_pending(NULL, 0);
 	for (uint32_t i = 0; i < nmodules; i++)
 		if (modules[i].bias || modules[i].dynamic)
 			write_slots(&modules[i], 0);

@@ -115,12 +115,15 @@ extern uint32_t runtime_max_depth;	       /* UINT32_MAX: unlimited */
 extern uint32_t runtime_fast_depth;
 
 struct runtime_config {
-	char output[4096];    /* CALLTRACE_OUTPUT */
-	uint32_t max_depth;   /* CALLTRACE_MAX_DEPTH, 0 = unlimited */
-	uint32_t window_size; /* CALLTRACE_BUFFER_SIZE */
-	int start_off;	      /* CALLTRACE_START=off */
-	int debug;	      /* CALLTRACE_DEBUG */
-	int replace;	      /* CALLTRACE_REPLACE: a finished trace is replaced, not kept */
+	char output[4096];	   /* CALLTRACE_OUTPUT */
+	uint32_t max_depth;	   /* CALLTRACE_MAX_DEPTH, 0 = unlimited */
+	uint32_t window_size;	   /* CALLTRACE_BUFFER_SIZE */
+	int start_off;		   /* CALLTRACE_START=off */
+	int debug;		   /* CALLTRACE_DEBUG */
+	int replace;		   /* CALLTRACE_REPLACE: a finished trace is replaced, not kept */
+	int libcall;		   /* CALLTRACE_LIBCALL: library calls recorded (default 1) */
+	int libcall_args;	   /* CALLTRACE_LIBCALL_ARGS: 1, 0, or -1 when not set */
+	char libcall_nested[1024]; /* CALLTRACE_LIBCALL_NESTED */
 };
 
 extern struct runtime_config runtime_config;

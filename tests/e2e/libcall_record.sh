@@ -64,23 +64,26 @@ check lazy_now lazy LD_BIND_NOW=1
 check relro relro
 check noplt noplt
 
-# Values (--args): open's path and flags, read's count, what they return;
-# none without --args.
+# Values (--args): open's path and flags, read's count, what they return,
+# errno by name after the failed open (in replay and json); none without
+# --args.
 for prog in lazy hooks; do
 	"$CALLTRACE" record --args -o "$WORK/args_$prog.trace" "$WORK/$prog" "$WORK/in.txt" \
 		"$WORK/args.out" 2>"$WORK/args.err" || fail "record --args failed"
 	ct replay "$WORK/args_$prog.trace" >"$WORK/args_$prog.replay"
-	for want in 'in.txt", <bytes 00 00 00 00 00 00 00 00>, ' \
-		'args.out", <bytes 41 02 00 00 00 00 00 00>, <bytes 80 01 00 00 00 00 00 00>) = ' \
-		'("/nonexistent/calltrace", <bytes 00 00 00 00 00 00 00 00>, ' \
-		') = <bytes ff ff ff ff 00 00 00 00>;' \
-		', <bytes 40 00 00 00 00 00 00 00>) = <bytes 0b 00 00 00 00 00 00 00>;'; do
+	for want in 'open@libc.so.6("' 'in.txt", O_RDONLY) = ' \
+		'args.out", O_WRONLY|O_CREAT|O_TRUNC, 0600) = ' \
+		'open@libc.so.6("/nonexistent/calltrace", O_RDONLY) = -1 ENOENT (No such file or directory);' \
+		', 64) = 11;' 'getpid@libc.so.6() = ' 'malloc@libc.so.6(32) = 0x'; do
 		grep -qF -- "$want" "$WORK/args_$prog.replay" ||
-			fail "args_$prog: replay lacks '$want': $(head -c 600 "$WORK/args_$prog.replay")"
+			fail "args_$prog: replay lacks '$want': $(head -c 900 "$WORK/args_$prog.replay")"
 	done
 done
 ct replay "$WORK/lazy.trace" >"$WORK/lazy.replay"
-grep -q '<bytes' "$WORK/lazy.replay" && fail "values recorded without --args"
+grep -qF 'open@libc.so.6();' "$WORK/lazy.replay" || fail "no open@libc.so.6() without --args"
+grep -qF 'open@libc.so.6("' "$WORK/lazy.replay" && fail "values recorded without --args"
+ct json -o "$WORK/args.json" "$WORK/args_lazy.trace"
+grep -q '"errno": "ENOENT"' "$WORK/args.json" || fail "json has no errno ENOENT for the failed open"
 
 # Without library calls: the program's own calls only, as before them.
 for how in option env; do

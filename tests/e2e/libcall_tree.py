@@ -3,16 +3,18 @@
 
   libcall_tree.py JSON [--info INFO] MODULE[@BIAS]...
 
-A library call's function id carries CALL_LIBRARY (1) in bits 60..62 of its
-address and, below, the address of the GOT slot it went through (or, for a
-pointer dlsym returned, of the function).  Each MODULE is an ELF file whose
+A library call ("kind": "library"; in a trace before the reader knew kinds,
+an address with CALL_LIBRARY (1) in bits 60..62) is at the address of the
+GOT slot it went through (or, for a pointer dlsym returned, of the
+function).  Each MODULE is an ELF file whose
 relocations (readelf -rW) name its slots, loaded at BIAS (hex, default 0: a
 non-PIE executable, or, with --info, where the output of `calltrace info`
 INFO says the module was loaded); a library call is printed as "@name" (a dlsym pointer
 whose address is a symbol of a MODULE: "@*name").  Prints every tree as
 indented text, two spaces a level, threads in order of their first call;
 an address no MODULE names is printed as "@?0x...", which fails the check
-the test makes.
+the test makes; a name the reader gave that differs from the slot's symbol
+is added as " (named NAME)".
 """
 import json
 import re
@@ -53,10 +55,15 @@ def info_bias(info, path):
 
 def name_of(call, names):
     address = int(call["address"], 16)
-    if address >> KIND_SHIFT == 1:
-        where = address & ((1 << KIND_SHIFT) - 1)
-        return names.get(where, "@?" + hex(where))
-    return call["function"]
+    if call.get("kind", "library" if address >> KIND_SHIFT == 1 else "function") != "library":
+        return call["function"]
+    where = address & ((1 << KIND_SHIFT) - 1)
+    name = names.get(where, "@?" + hex(where))
+    # The reader names it from the same relocation (or symbol): they agree.
+    ours = name.lstrip("@*").split("@")[0]
+    if not name.startswith("@?") and call["function"].split("@")[0] not in (ours, hex(address)):
+        name += " (named %s)" % call["function"]
+    return name
 
 
 def render(calls, names, depth, out):

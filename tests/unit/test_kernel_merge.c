@@ -147,14 +147,32 @@ static void test_merge_order(const char *path)
 	kernel_stream_syscall_exit(&ks, T(80), 0);
 	kernel_stream_fini(&ks);
 	trace_stream_destroy(&st);
+	trace_stream_init(&st, &s, 101); /* a thread without kernel chunks */
+	trace_stream_enter(&st, 0x1300, T(10), 0);
+	trace_stream_enter(&st, 0x1400, T(20), 0);
+	trace_stream_exit(&st, 0x1400, T(30));
+	trace_stream_exit(&st, 0x1300, T(40));
+	trace_stream_destroy(&st);
 	trace_session_close(&s);
 
 	struct trace_reader *r = open_trace(path);
 	if (!r)
 		return;
 	CHECK(r->nproblems == 0, "no problems (%s)", r->nproblems ? r->problems[0].message : "");
-	CHECK(r->nthreads == 1 && r->threads[0].nkernel_windows == 2,
-	      "one thread, 2 kernel chunks");
+	CHECK(r->nthreads == 2 && r->threads[0].nkernel_windows == 2 &&
+		  r->threads[1].nkernel_windows == 0,
+	      "two threads, 2 kernel chunks in the first");
+	struct trace_cursor plain;
+	struct trace_event pe;
+	uint32_t fids[4], n = 0;
+	trace_cursor_init(&plain, r, &r->threads[1]);
+	while (trace_cursor_next(&plain, &pe))
+		if (n < 4 && pe.type == TRACE_ENTER && !pe.kernel && pe.call_kind == CALL_FUNCTION)
+			fids[n++] = pe.fid;
+	CHECK(n == 2 && fids[0] == 0 && fids[1] == 1 && plain.window_serial == 1 &&
+		  plain.events == 4,
+	      "a thread without kernel chunks reads as ever: fids as written");
+	trace_cursor_fini(&plain);
 	CHECK(r->kernel_chunks == 2 && r->kernel_events == 8 && r->threads[0].kernel_events == 8,
 	      "kernel counts: %llu chunks, %llu events", (unsigned long long)r->kernel_chunks,
 	      (unsigned long long)r->kernel_events);
@@ -182,7 +200,7 @@ static void test_merge_order(const char *path)
 	struct symbol_table *symbols = symbol_table_new();
 	walker_run(r, symbols, NULL, &none, &stats);
 	symbol_table_free(symbols);
-	CHECK(stats.calls == 7 && stats.unmatched == 0 && stats.unfinished == 0 &&
+	CHECK(stats.calls == 9 && stats.unmatched == 0 && stats.unfinished == 0 &&
 		  stats.max_depth == 4,
 	      "walker: %llu calls, %llu unmatched, %llu unfinished, depth %llu",
 	      (unsigned long long)stats.calls, (unsigned long long)stats.unmatched,
@@ -217,7 +235,8 @@ static void test_exec_and_strangers(const char *path, int mark_exec)
 		kernel_stream_flush(&ks);
 	later();
 	t = trace_clock_tick();
-	kernel_stream_syscall_exit(&ks, t, 0);		  /* execve returns in the new image */
+	CHECK(kernel_stream_syscall_exit(&ks, t, 0) == (mark_exec ? -1 : 0),
+	      "execve's return after the exec mark ends nothing");
 	kernel_stream_syscall_enter(&ks, 9, t + 1, args); /* the loader's mmap */
 	kernel_stream_syscall_exit(&ks, t + 2, 0x7f00);
 	kernel_stream_flush(&ks);

@@ -237,6 +237,32 @@ static void test_chunks(const char *path)
 	      "the flush ended a chunk");
 }
 
+/* A chunk that cannot be written (the file cannot grow) loses its events,
+ * counted; the stream goes on with the next chunk, numbered as if nothing
+ * had been written. */
+static void test_lost(const char *path)
+{
+	struct trace_session s;
+	struct kernel_stream ks;
+	trace_session_create_replacing(&s, path, "x", 1, 1 << 20);
+	kernel_stream_init(&ks, &s, 60, 60, 0);
+	kernel_stream_offcpu_enter(&ks, OFFCPU_PREEMPTED, 100);
+	kernel_stream_offcpu_exit(&ks, 200);
+	s.broken = 1; /* as after a full disk */
+	CHECK(kernel_stream_flush(&ks) < 0 && ks.lost_events == 2 && ks.events == 0 &&
+		  ks.chunks == 0,
+	      "the events of a chunk not written are counted lost");
+	s.broken = 0;
+	kernel_stream_offcpu_enter(&ks, OFFCPU_BLOCKED, 300);
+	kernel_stream_offcpu_exit(&ks, 400);
+	kernel_stream_fini(&ks);
+	trace_session_close(&s);
+	decode_file(path);
+	CHECK(nchunks == 1 && chunks[0].seq == 0 && nraw == 2 &&
+		  raw[0].address == TRACE_CALL_ADDRESS(CALL_OFFCPU, OFFCPU_BLOCKED),
+	      "the next chunk is written, numbered 0");
+}
+
 int main(void)
 {
 	char path[4200];
@@ -249,6 +275,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/k.trace", dir);
 	test_events(path);
 	test_chunks(path);
+	test_lost(path);
 	unlink(path);
 	rmdir(dir);
 	return CHECK_SUMMARY("test_kernel_stream");
