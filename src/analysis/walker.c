@@ -96,17 +96,26 @@ static const struct symbol *function_symbol(struct thread_walk *w, uint64_t addr
 
 /* The module that provides the library function `name` at time `ns`: the
  * first one loaded in the image (in load order) that defines it, as the
- * dynamic linker binds it; NULL when none does. */
+ * dynamic linker binds it; else, as trace_reader_find_module does, the
+ * first recorded later that defines it (a module recorded only once its
+ * code first ran); NULL when none does. */
 static const struct trace_module *provider(struct thread_walk *w, const char *name, uint64_t ns)
 {
 	const struct trace_image *im = w->info.image;
+	const struct trace_module *later = NULL;
 	for (size_t i = 0; im && i < im->nmodules; i++) {
 		const struct trace_module *m = &im->modules[i];
-		if (m->load_ns <= ns && ns <= m->unload_ns && module_file_ok(m) &&
-		    symbol_table_defines(w->symbols, m->path, m->build_id, m->build_id_len, name))
+		int now = m->load_ns <= ns && ns <= m->unload_ns;
+		if (!now && (m->load_ns <= ns || (later && later->load_ns <= m->load_ns)))
+			continue;
+		if (!module_file_ok(m) ||
+		    !symbol_table_defines(w->symbols, m->path, m->build_id, m->build_id_len, name))
+			continue;
+		if (now)
 			return m;
+		later = m;
 	}
-	return NULL;
+	return later;
 }
 
 /* A library call: through the GOT slot at `where` (its relocation names
@@ -122,8 +131,7 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 					     where - m->load_bias, &version);
 	if (name) {
 		const struct trace_module *p = provider(w, name, ns);
-		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where,
-					    NULL);
+		return symbol_table_library(w->symbols, name, version, p ? p->path : NULL, where);
 	}
 	const struct symbol *own = function_symbol(w, where, ns);
 	const char *exported = NULL;
@@ -131,7 +139,7 @@ static const struct symbol *library_symbol(struct thread_walk *w, uint64_t where
 		exported = symbol_table_exported_at(w->symbols, m->path, m->build_id,
 						    m->build_id_len, where - m->load_bias);
 	return symbol_table_library(w->symbols, exported ? exported : own->name, NULL, own->module,
-				    where, own);
+				    where);
 }
 
 static const struct symbol *symbol_of(struct thread_walk *w, uint64_t address, uint64_t ns)
@@ -357,8 +365,10 @@ static void walk_thread(struct thread_walk *w, const struct trace_thread *t)
 			while (w->depth)
 				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_UNWIND) {
+			/* lost: kernel events are missing (the calls of a
+			 * lost kernel chunk), not a longjmp. */
 			while (w->depth > ev.stay)
-				pop_frame(w, ev.time_ns, UNFINISHED);
+				pop_frame(w, ev.time_ns, ev.lost ? CUT : UNFINISHED);
 		} else if (ev.type == TRACE_MARK) {
 			handle_mark(w, &ev);
 		}

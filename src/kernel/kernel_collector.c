@@ -45,6 +45,8 @@ struct kernel_collector {
 	struct event_queue *filling; /* the ring being read */
 	uint64_t hold_ticks, flush_ticks;
 	int stop_fd;
+	struct pollfd *fds; /* poll_set */
+	int nfds;
 	pthread_t thread;
 };
 
@@ -108,27 +110,40 @@ static void drain_all(struct kernel_collector *kc)
 	}
 }
 
+/* The rings' descriptors, then the stop descriptor, for poll. */
+static struct pollfd *poll_set(const struct kernel_collector *kc, int *n)
+{
+	struct pollfd *fds = calloc((size_t)kc->perf.nrings + 1, sizeof(*fds));
+	*n = 0;
+	if (!fds)
+		return NULL;
+	for (int i = 0; i < kc->perf.nrings; i++)
+		if (kc->perf.rings[i].fd >= 0)
+			fds[(*n)++] = (struct pollfd){.fd = kc->perf.rings[i].fd, .events = POLLIN};
+	fds[(*n)++] = (struct pollfd){.fd = kc->stop_fd, .events = POLLIN};
+	return fds;
+}
+
+/* Waits for data or the stop; 1 when it is time to stop.  A ring whose
+ * event's task has exited says so for ever (POLLHUP): it is read each
+ * round still, no longer waited on. */
+static int wait_round(struct pollfd *fds, int n)
+{
+	if (poll(fds, (nfds_t)n, POLL_MS) <= 0)
+		return 0;
+	for (int i = 0; i < n - 1; i++)
+		if (fds[i].revents & (POLLHUP | POLLERR))
+			fds[i].fd = -1;
+	return (fds[n - 1].revents & POLLIN) != 0;
+}
+
 static void *collect(void *arg)
 {
 	struct kernel_collector *kc = arg;
-	struct pollfd *fds = calloc((size_t)kc->perf.nrings + 1, sizeof(*fds));
-	int n = 0;
-	for (int i = 0; fds && i < kc->perf.nrings; i++)
-		if (kc->perf.rings[i].fd >= 0)
-			fds[n++] = (struct pollfd){.fd = kc->perf.rings[i].fd, .events = POLLIN};
-	if (fds)
-		fds[n++] = (struct pollfd){.fd = kc->stop_fd, .events = POLLIN};
 	uint64_t last_flush = now_tick(kc);
-	for (;;) {
-		int stopping = 0;
-		if (fds && poll(fds, (nfds_t)n, POLL_MS) > 0)
-			stopping = (fds[n - 1].revents & POLLIN) != 0;
-		else if (!fds)
-			usleep(POLL_MS * 1000);
+	while (!wait_round(kc->fds, kc->nfds)) {
 		drain_all(kc);
 		uint64_t now = now_tick(kc);
-		if (stopping)
-			break;
 		apply_until(kc, now - kc->hold_ticks);
 		if (now - last_flush >= kc->flush_ticks) {
 			kernel_threads_flush(&kc->threads);
@@ -137,7 +152,6 @@ static void *collect(void *arg)
 	}
 	drain_all(kc);
 	apply_until(kc, UINT64_MAX);
-	free(fds);
 	return NULL;
 }
 
@@ -196,9 +210,10 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	kc->stop_fd = eventfd(0, EFD_CLOEXEC);
 	kernel_threads_init(&kc->threads, s);
 	kc->queues = calloc((size_t)kc->perf.nrings, sizeof(*kc->queues));
+	kc->fds = kc->stop_fd < 0 ? NULL : poll_set(kc, &kc->nfds);
 	int failed = set_clock(kc, err, errlen) < 0;
-	if (!failed && (kc->stop_fd < 0 || !kc->queues ||
-			pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
+	if (!failed &&
+	    (!kc->fds || !kc->queues || pthread_create(&kc->thread, NULL, collect, kc) != 0)) {
 		snprintf(err, errlen, "kernel events not recorded: cannot start their reader");
 		failed = 1;
 	}
@@ -207,6 +222,7 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 			close(kc->stop_fd);
 		perf_session_close(&kc->perf);
 		free(kc->queues);
+		free(kc->fds);
 		free(kc);
 		return NULL;
 	}
@@ -254,6 +270,7 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 	for (int i = 0; i < kc->perf.nrings; i++)
 		free(kc->queues[i].ev);
 	free(kc->queues);
+	free(kc->fds);
 	perf_session_close(&kc->perf);
 	free(kc);
 }

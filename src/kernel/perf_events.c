@@ -180,10 +180,40 @@ static int possible_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* Opens the events of `tids` on every CPU that is online (a thread that
+ * is gone already is left out).  0, or -1 with `err` set. */
+static int open_threads(struct perf_session *ps, const pid_t *tids, int ntids, char *err,
+			size_t errlen)
+{
+	for (int cpu = 0; cpu < ps->nrings; cpu++) {
+		struct perf_ring *r = &ps->rings[cpu];
+		for (int t = 0; t < ntids && !r->offline; t++) {
+			const char *what = "";
+			int rc = open_for_thread(ps, &ps->wanted, tids[t], cpu, &what);
+			if (rc == -ESRCH)
+				continue;
+			if (rc == -ENODEV || (rc == -EINVAL && r->fd < 0)) {
+				r->offline = 1;
+			} else if (rc < 0) {
+				kernel_rights_explain(-rc, what, err, errlen);
+				return -1;
+			}
+		}
+	}
+	for (int cpu = 0; cpu < ps->nrings; cpu++)
+		if (ps->rings[cpu].fd >= 0)
+			return 0;
+	snprintf(err, errlen,
+		 "kernel events not recorded: perf_event_open found no CPU to open "
+		 "them on");
+	return -1;
+}
+
 int perf_session_open(struct perf_session *ps, const struct perf_wanted *wanted, const pid_t *tids,
 		      int ntids, char *err, size_t errlen)
 {
 	memset(ps, 0, sizeof(*ps));
+	ps->wanted = *wanted;
 	if (wanted->syscalls &&
 	    perf_tracepoint_ids(&ps->sys_enter_id, &ps->sys_exit_id, err, errlen) < 0)
 		return -1;
@@ -195,23 +225,7 @@ int perf_session_open(struct perf_session *ps, const struct perf_wanted *wanted,
 	}
 	for (int i = 0; i < ps->nrings; i++)
 		ps->rings[i].fd = -1;
-	int opened_cpus = 0;
-	for (int cpu = 0; cpu < ps->nrings; cpu++) {
-		int rc = 0;
-		const char *what = "";
-		for (int t = 0; t < ntids && rc == 0; t++)
-			rc = open_for_thread(ps, wanted, tids[t], cpu, &what);
-		if (rc == -ENODEV || rc == -EINVAL) /* an offline CPU */
-			continue;
-		if (rc < 0) {
-			kernel_rights_explain(-rc, what, err, errlen);
-			perf_session_close(ps);
-			return -1;
-		}
-		opened_cpus++;
-	}
-	if (!opened_cpus) {
-		snprintf(err, errlen, "perf_event_open found no CPU to open the events on");
+	if (open_threads(ps, tids, ntids, err, errlen) < 0) {
 		perf_session_close(ps);
 		return -1;
 	}

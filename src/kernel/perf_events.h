@@ -32,9 +32,11 @@ struct perf_ring {
 	size_t data_size;
 	uint64_t tail; /* read so far */
 	uint8_t *copy; /* a record that wraps around, made whole */
+	int offline;   /* its CPU takes no events */
 };
 
 struct perf_session {
+	struct perf_wanted wanted;
 	struct perf_ring *rings; /* one per CPU */
 	int nrings;
 	int *fds; /* every event opened (ring owners included) */

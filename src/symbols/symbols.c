@@ -275,8 +275,7 @@ const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
 }
 
 const struct symbol *symbol_table_library(struct symbol_table *t, const char *name,
-					  const char *version, const char *module, uint64_t where,
-					  const struct symbol *own)
+					  const char *version, const char *module, uint64_t where)
 {
 	char *shown = symbol_display_name(name);
 	const char *key_name = shown ? strpool_intern(t->strings, shown) : NULL;
@@ -295,11 +294,6 @@ const struct symbol *symbol_table_library(struct symbol_table *t, const char *na
 	e->sym.version = version;
 	e->sym.module = key_module;
 	e->sym.address = where;
-	if (own) {
-		e->sym.file = own->file;
-		e->sym.line = own->line;
-		e->sym.file_address = own->file_address;
-	}
 	e->sym.proto = prototype_of_function(key_name);
 	return &e->sym;
 }

@@ -80,12 +80,12 @@ const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
 				     uint64_t file_address);
 /* The symbol of library calls of the function `name` (demangled, its
  * version cut) that `module` provides (NULL: "?"): one per (name,
- * module).  `where` is kept as its address; `own` (may be NULL), the
- * function's own symbol, gives its source file and line.  Its proto is
- * the function's built-in prototype. */
+ * module), whether the calls went through GOT slots or pointers.  `where`
+ * is kept as its address; its source file and line stay unknown (it is
+ * the call into the library that is shown, by library).  Its proto is the
+ * function's built-in prototype. */
 const struct symbol *symbol_table_library(struct symbol_table *t, const char *name,
-					  const char *version, const char *module, uint64_t where,
-					  const struct symbol *own);
+					  const char *version, const char *module, uint64_t where);
 /* The symbol of a call the kernel saw: `kind` CALL_SYSCALL (`where` the
  * number of a system call of ELF machine `machine`, 0: x86-64), CALL_OFFCPU
  * (enum trace_offcpu_reason: "off-cpu:preempted", "off-cpu:blocked") or

@@ -44,14 +44,14 @@ gen_trace lib "$WORK/kinds" <<SCRIPT
 300 end 0
 SCRIPT
 
-# kinds_view NAME [OPTION...]: the json of lib.trace, and the functions
+# kinds_view NAME [OPTION...]: the json of $TRACE.trace (lib.trace), and the functions
 # `replay` shows (its lines' names, without values) in $WORK/NAME.names.
 kinds_view() {
 	local name=$1
 	shift
-	ct json "$@" -o "$WORK/$name.json" "$WORK/lib.trace"
+	ct json "$@" -o "$WORK/$name.json" "$WORK/${TRACE:-lib}.trace"
 	check_tree schema "$WORK/$name.json"
-	ct replay "$@" "$WORK/lib.trace" >"$WORK/$name.replay"
+	ct replay "$@" "$WORK/${TRACE:-lib}.trace" >"$WORK/$name.replay"
 	sed -n 's/^.*| \( *\)\(\[syscall\] \)\{0,1\}\([A-Za-z_][A-Za-z_0-9]*\)\(@[^(]*\)\{0,1\}(.*/\1\3/p' "$WORK/$name.replay" >"$WORK/$name.names"
 }
 
@@ -116,6 +116,25 @@ for f in kinds_lookup@libkinds.so puts@libc.so.6; do
 		fail "report: $f is not one row of 2 calls"
 done
 
+# A library recorded only after a call into it (the record of a module can
+# come once its code first ran): the call is still its, one symbol with the
+# calls made after the record.
+gen_trace late "$WORK/kinds" <<SCRIPT
+0 thread 100 main
+0 load $libc
+10 enter main
+20 libcall kinds_lookup "k"
+30 exit 107
+40 load $WORK/libkinds.so
+50 libcall kinds_lookup "l"
+60 exit 108
+70 exit
+80 end 0
+SCRIPT
+ct report "$WORK/late.trace" >"$WORK/late.report"
+[ "$(check_tree report-calls "$WORK/late.report" kinds_lookup@libkinds.so)" = 2 ] ||
+	fail "report: kinds_lookup, recorded late, is not one row of 2 calls in libkinds.so"
+
 # --kind: only the library calls (their callers hidden as -N hides them),
 # only the program's functions, and a kind taken out.
 kinds_view only_library --kind library
@@ -155,6 +174,168 @@ main
     puts
   puts
 TREES
+
+# ---- system calls and off-CPU intervals ---------------------------------------
+# The kernel's events (CHUNK_KERNEL) merged by time into the thread's calls:
+# a library call's system calls are its children, an interval off the CPU
+# a child of what was running.  System calls are named by number (0 read,
+# 1 write, 257 openat; one the table does not know: syscall_NR).
+gen_trace sys "$WORK/kinds" <<SCRIPT
+0 thread 100 main
+0 load $WORK/libkinds.so
+0 load $libc
+10 enter main
+20 enter load_config
+30 libcall open "/etc/passwd" 0x80000
+40 syscall 257 -100 0x7ffc0000 0x80000
+50 exit 3
+60 exit 3
+70 libcall read 3 0x7ffc1000 63
+80 syscall 0 3 0x7ffc1000 63
+90 offcpu blocked
+1000 exit
+1010 exit 5
+1020 exit 5
+1030 offcpu preempted
+2000 exit
+2005 exit
+2010 libcall puts "ok"
+2020 syscall 1 1 0x7ffc2000 3
+2030 exit 3
+2040 exit 3
+2060 syscall 999
+2070 exit -38
+2080 exit
+2100 end 0
+SCRIPT
+
+# kind_tree NAME: the calls of $WORK/NAME.json with their JSON kind ("-": a
+# function of the program's own).
+kind_tree() {
+	python3 - "$WORK/$1.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+def visit(calls, depth):
+    for c in calls:
+        print("  " * depth + c["function"] + " " + c.get("kind", "-"))
+        visit(c.get("children", []), depth + 1)
+for tree in doc["call_trees"].values():
+    visit(tree["calls"], 0)
+PY
+}
+# expect_kinds NAME [OPTION...]: the kind tree of sys.trace seen with the
+# options equals stdin.
+expect_kinds() {
+	local name=$1
+	shift
+	TRACE=sys kinds_view "$name" "$@"
+	cat >"$WORK/$name.kinds.expected"
+	kind_tree "$name" >"$WORK/$name.kinds"
+	expect_text "kinds of $name" "$WORK/$name.kinds.expected" "$WORK/$name.kinds"
+}
+
+expect_kinds sys_all <<'KINDS'
+main -
+  load_config -
+    open library
+      openat syscall
+    read library
+      read syscall
+        off-cpu:blocked sched
+    off-cpu:preempted sched
+  puts library
+    write syscall
+  syscall_999 syscall
+KINDS
+
+# --kind: each kind alone, and all but one.  The callees of a hidden call
+# stay (a library call's system calls, a system call's interval off the CPU).
+expect_kinds sys_syscall --kind syscall <<'KINDS'
+openat syscall
+read syscall
+write syscall
+syscall_999 syscall
+KINDS
+expect_kinds sys_offcpu --kind offcpu <<'KINDS'
+off-cpu:blocked sched
+off-cpu:preempted sched
+KINDS
+expect_kinds sys_library --kind library <<'KINDS'
+open library
+read library
+puts library
+KINDS
+expect_kinds sys_kernel_side --kind syscall,offcpu <<'KINDS'
+openat syscall
+read syscall
+  off-cpu:blocked sched
+off-cpu:preempted sched
+write syscall
+syscall_999 syscall
+KINDS
+expect_kinds sys_no_offcpu --kind=-offcpu <<'KINDS'
+main -
+  load_config -
+    open library
+      openat syscall
+    read library
+      read syscall
+  puts library
+    write syscall
+  syscall_999 syscall
+KINDS
+expect_kinds sys_no_library --kind=function,syscall,offcpu,-function <<'KINDS'
+openat syscall
+read syscall
+  off-cpu:blocked sched
+off-cpu:preempted sched
+write syscall
+syscall_999 syscall
+KINDS
+
+# -F, -N and -t on the names of system calls and off-CPU intervals: "read"
+# is both the library call and its system call.
+expect_kinds sys_only_read -F '^read$' <<'KINDS'
+read library
+  read syscall
+    off-cpu:blocked sched
+KINDS
+expect_kinds sys_only_openat -F '^openat$' <<'KINDS'
+openat syscall
+KINDS
+expect_kinds sys_hide -N '^(read|openat|off-cpu:.*)$' <<'KINDS'
+main -
+  load_config -
+    open library
+  puts library
+    write syscall
+  syscall_999 syscall
+KINDS
+expect_kinds sys_syscall_long --kind syscall -t 500ns <<'KINDS'
+read syscall
+KINDS
+expect_kinds sys_long_offcpu -F '^off-cpu:preempted$' -t 900ns <<'KINDS'
+off-cpu:preempted sched
+KINDS
+
+# A thread the kernel alone saw doing something (no call of its own was
+# recorded): its system calls and intervals off the CPU are its call tree.
+gen_trace kernel_only "$WORK/kinds" <<'SCRIPT'
+0 thread 100 main
+10 enter main
+20 exit
+30 thread 101 waiter
+40 syscall 202 0x601040 0 1
+50 offcpu blocked
+900 exit
+910 exit 0
+1000 end 0
+SCRIPT
+TRACE=kernel_only kinds_view kernel_only
+kind_tree kernel_only >"$WORK/kernel_only.kinds"
+printf '%s\n' "main -" "futex syscall" "  off-cpu:blocked sched" >"$WORK/kernel_only.kinds.expected"
+expect_text "kinds of a thread the kernel alone saw" "$WORK/kernel_only.kinds.expected" \
+	"$WORK/kernel_only.kinds"
 
 # Bad --kind values: one line, exit 2 (or 1), nothing written.
 for bad in bogus library, '' -function,-library,-syscall,-offcpu,-kernel; do

@@ -87,7 +87,8 @@ done
 [ "$(complete_words graph -f "")" = "$(printf '%s\n' dot svg text)" ] || fail "completion of graph -f"
 [ "$(complete_words chrome --format "")" = "$(printf '%s\n' json proto)" ] || fail "completion of chrome --format"
 [ "$(complete_words diff -f "")" = "$(printf '%s\n' json text)" ] || fail "completion of diff -f"
-[ "$(complete_words report --sort "")" = "$(printf '%s\n' avg calls max min name self total)" ] || fail "completion of --sort"
+[ "$(complete_words replay --kind "")" = "$(printf '%s\n' -function -library -offcpu -syscall function kernel library offcpu syscall | sort)" ] || fail "completion of --kind"
+[ "$(complete_words report --sort "")" = "$(printf '%s\n' avg calls max min name oncpu self total)" ] || fail "completion of --sort"
 [ "$(complete_words replay "")" = "$(printf '%s\n' a.trace sub)" ] || fail "completion of a trace: $(complete_words replay "")"
 [ "$(complete_words record -o x.trace ./prog "")" = "$(printf '%s\n' a.trace notes.txt sub)" ] ||
 	fail "completion after record's program: $(complete_words record -o x.trace ./prog "")"

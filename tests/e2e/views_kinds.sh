@@ -194,7 +194,7 @@ import json, sys
 for e in json.load(open(sys.argv[1]))["traceEvents"]:
     if e["ph"] == "X":
         a = e["args"]
-        print(e["cat"], e["name"], e["ts"], e["dur"], a.get("library", "-"),
+        print(e["cat"], e["name"], "%g" % e["ts"], "%g" % e["dur"], a.get("library", "-"),
               "args" if "arguments" in a else "-")
 PY
 cat >"$WORK/kinds.cats.expected" <<'CATS'
@@ -239,5 +239,10 @@ for cluster in kinds libc.so.6 '\[kernel\]'; do
 done
 [ "$(grep -c 'shape=hexagon' "$WORK/kinds.dot")" = 3 ] || fail "not 3 kernel nodes in the graph"
 [ "$(grep -c 'shape=ellipse' "$WORK/kinds.dot")" = 1 ] || fail "not 1 library node in the graph"
+ct graph -f dot --kind=function,library -o "$WORK/kinds.lib.dot" "$trace"
+! grep -q 'shape=hexagon\|label="\[kernel\]"' "$WORK/kinds.lib.dot" || fail "--kind=function,library shows the kernel"
+[ "$(grep -c 'shape=ellipse' "$WORK/kinds.lib.dot")" = 1 ] || fail "--kind=function,library hides the library call"
+ct report --kind=-offcpu "$trace" >"$WORK/kinds.nooff"
+! grep -q 'On-CPU\|off-cpu' "$WORK/kinds.nooff" || fail "report without off-CPU intervals shows them"
 
 pass
