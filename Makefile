@@ -164,4 +164,4 @@ clean:
 
 .PHONY: all deps demo-deps install asan clang check demo bench bench-sqlite torture format clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f -not -path '$(BUILD)/bench-src/*' 2>/dev/null)

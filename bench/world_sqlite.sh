@@ -72,6 +72,9 @@ if [ ! -x "$plain" ] || [ ! -x "$pg" ]; then
 	}
 	mv "$plain.tmp" "$plain"
 	mv "$pg.tmp" "$pg"
+	# The two builds are kept; the sources (whose www/ holds directories
+	# named *.d) are not left under build/.
+	rm -rf "$dir" "$SRC"/sqlite3_*
 fi
 
 # --- the workload: the same statements, the same data in every run ---
