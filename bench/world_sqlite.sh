@@ -65,11 +65,14 @@ if [ ! -x "$plain" ] || [ ! -x "$pg" ]; then
 		say "the amalgamation of $dir failed (see $log)"
 		exit 1
 	}
-	"$CC" -O2 -g -o "$plain.tmp" "$dir/bld/shell.c" "$dir/bld/sqlite3.c" -ldl -lpthread -lm >>"$log" 2>&1 &&
-		"$CC" -O2 -g -pg -o "$pg.tmp" "$dir/bld/shell.c" "$dir/bld/sqlite3.c" -ldl -lpthread -lm >>"$log" 2>&1 || {
-		say "the build of the shell failed (see $log)"
-		exit 1
-	}
+	for flags in "-O2 -g:$plain.tmp" "-O2 -g -pg:$pg.tmp"; do
+		# shellcheck disable=SC2086 # the flags are words
+		if ! "$CC" ${flags%%:*} -o "${flags#*:}" "$dir/bld/shell.c" "$dir/bld/sqlite3.c" \
+			-ldl -lpthread -lm >>"$log" 2>&1; then
+			say "the build of the shell (${flags%%:*}) failed (see $log)"
+			exit 1
+		fi
+	done
 	mv "$plain.tmp" "$plain"
 	mv "$pg.tmp" "$pg"
 	# The two builds are kept; the sources (whose www/ holds directories
@@ -114,8 +117,9 @@ done
 # mcount through its PLT; a calltrace that hooks that slot may crash it.)
 pg_ok=1
 run calltrace_pg "$CALLTRACE" record -q -o "$tmp/calltrace_pg.trace" "$pg" || pg_ok=0
-cmp -s "$tmp/plain.out" "$tmp/calltrace.out" && cmp -s "$tmp/plain.out" "$tmp/uftrace.out" ||
-	say "the traced runs printed something else than the plain run"
+for name in calltrace uftrace; do
+	cmp -s "$tmp/plain.out" "$tmp/$name.out" || say "the run under $name printed something else than the plain run"
+done
 
 # --- calls per library function ---
 # The Calls column is the fifth field in both reports.  calltrace: its
