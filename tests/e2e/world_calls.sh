@@ -5,7 +5,8 @@
 # --sched: built with -finstrument-functions (the runtime records), without
 # (the in-process engine), and attached to while it waits.  Between its two
 # marks: every library call with its arguments and result as replay shows
-# them (open("DIR/in.txt", O_RDONLY) = 3), the system calls nested under
+# them (open("DIR/in.txt", O_RDONLY) = 3) and as calltrace json gives
+# them (arguments by name, type and value), the system calls nested under
 # each (openat under open, connect under connect, clock_nanosleep under
 # nanosleep), a blocked off-CPU interval inside the sleep's
 # clock_nanosleep, and the count of each system call equal to what
@@ -38,11 +39,15 @@ if grep -q "not recorded" "$WORK/probe.err"; then
 	export WORLD_NO_KERNEL=1
 fi
 
-# tree NAME: the calls between the marks in $WORK/NAME.trace, as expected.
+# tree NAME: the calls between the marks in $WORK/NAME.trace, as expected,
+# in replay's lines and in the JSON tree.
 tree() {
 	ct replay "$WORK/$1.trace" >"$WORK/$1.replay"
 	python3 "$check" tree "$WORK/$1.replay" "$WORK/$1.res" "$WORK" >"$WORK/$1.check" 2>&1 ||
 		fail "$1: $(head -n 3 "$WORK/$1.check")"
+	ct json -o "$WORK/$1.json" "$WORK/$1.trace"
+	python3 "$check" json "$WORK/$1.json" "$WORK/$1.res" "$WORK" >"$WORK/$1.check" 2>&1 ||
+		fail "$1: $(head -c 600 "$WORK/$1.check")"
 }
 
 for prog in hooks plain; do
@@ -60,7 +65,6 @@ for prog in hooks plain; do
 		2>"$WORK/${prog}_s.err" || RC=$?
 	[ "$RC" = 0 ] || fail "$prog under strace: record exited $RC: $(head -c 300 "$WORK/${prog}_s.err")"
 	tree "${prog}_s"
-	ct json -o "$WORK/${prog}_s.json" "$WORK/${prog}_s.trace"
 	python3 "$check" counts "$WORK/${prog}_s.json" "$WORK/$prog.strace" >"$WORK/$prog.counts" 2>&1 ||
 		fail "$prog: counts differ from strace's: $(head -n 4 "$WORK/$prog.counts")"
 done

@@ -5,6 +5,9 @@
       `calltrace replay` shows them: every library call with its arguments
       and result, the system calls nested under it, the blocked off-CPU
       interval inside the sleep's clock_nanosleep
+  world_check.py json JSON RESULTS DIR      the same calls in `calltrace json`:
+      open's and connect's arguments by name with their values and types,
+      the results, the system call inside each
   world_check.py counts JSON STRACE        every system call between the
       program's close(-100) and close(-101), counted per name in the
       program's threads and processes, as `calltrace json` gives them and as
@@ -200,6 +203,47 @@ def check_tree(replay, results, directory):
         errors.append("(%d lines wanted, %d got)" % (len(want), len(got)))
 
 
+def check_json(path, results, directory):
+    values = dict(line.split() for line in open(results) if len(line.split()) == 2)
+    trees = json.load(open(path))["call_trees"]
+    found = []
+
+    def walk(calls):
+        for c in calls:
+            if c.get("kind") == "library" and c["function"] in ("open", "connect"):
+                found.append(c)
+            walk(c.get("children", []))
+
+    for t in trees.values():
+        walk(t["calls"])
+
+    def args(c):
+        return [(a["name"], a["type"], a["value"]) for a in c.get("arguments") or []]
+
+    def summary(c):
+        kids = [(k["function"], k.get("kind")) for k in c.get("children", []) if k.get("kind") != "sched"]
+        return (c["function"], args(c), c.get("return_value"), kids)
+
+    fd_in, fd_out, fd_client = (int(values[k]) for k in ("fd_in", "fd_out", "fd_client"))
+    no_kernel = os.environ.get("WORLD_NO_KERNEL") == "1"
+    want = [
+        ("open", [("path", "const char *", directory + "/in.txt"), ("flags", "int", "O_RDONLY")],
+         {"type": "int", "value": fd_in}, [("openat", "syscall")]),
+        ("open", [("path", "const char *", directory + "/out.txt"),
+                  ("flags", "int", "O_WRONLY|O_CREAT|O_TRUNC"), ("mode", "mode_t", "0600")],
+         {"type": "int", "value": fd_out}, [("openat", "syscall")]),
+        ("connect", [("sockfd", "int", fd_client),
+                     ("addr", "const struct sockaddr *", "{AF_INET, 127.0.0.1:%s}" % values["port"]),
+                     ("addrlen", "unsigned int", 16)],
+         {"type": "int", "value": 0}, [("connect", "syscall")]),
+    ]
+    if no_kernel:
+        want = [w[:3] + ([],) for w in want]
+    got = [summary(c) for c in found]
+    if got != want:
+        errors.append("json: want %s, got %s" % (want, got))
+
+
 def json_syscalls(path):
     """(start_ns, tid, name, first argument) of every system call."""
     trees = json.load(open(path))["call_trees"]
@@ -260,6 +304,8 @@ def check_counts(json_path, strace_path):
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "tree":
         check_tree(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "json":
+        check_json(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "counts":
         check_counts(*sys.argv[2:])
     else:
