@@ -2,7 +2,8 @@
 # world_sqlite.sh - the library calls of a real program, the SQLite shell
 # built from Debian's sources: calltrace's in-process engine on the plain
 # build (-O2 -g) beside `uftrace record` on the -pg build (its default: the
-# program's functions and its library calls), in one run.  Prints the calls
+# program's functions and its library calls), and without library calls, in one
+# run.  Prints
 # of each library function as each tool counted them (and calltrace's count
 # on the -pg build, the binary uftrace ran, which tells a difference of the
 # builds from a difference of the tools), then the wall and CPU time of each
@@ -107,10 +108,11 @@ run() {
 	echo "$line" | awk '{ print $1, $3 + $4 }' >>"$tmp/$name.res"
 }
 
-say "running the workload ($rows rows) $reps times each: plain, calltrace, uftrace"
+say "running the workload ($rows rows) $reps times each: plain, calltrace (with and without library calls), uftrace"
 for ((i = 0; i < reps; i++)); do
 	run plain "$plain" || exit 1
 	run calltrace "$CALLTRACE" record -q -o "$tmp/calltrace.trace" "$plain" || exit 1
+	run calltrace_nolib "$CALLTRACE" record -q --no-libcall -o "$tmp/calltrace_nolib.trace" "$plain" || exit 1
 	run uftrace uftrace record -d "$tmp/uftrace.data" "$pg" || exit 1
 done
 # The control: calltrace on the binary uftrace ran.  (A -pg build calls
@@ -154,10 +156,11 @@ echo
 echo "Time of the workload (median of $reps; CPU = user + system of every process of the run)"
 printf '  %-44s %10s %10s %8s %8s\n' run "wall ms" "CPU ms" "wall x" "CPU x"
 pw=$(med 1 "$tmp/plain.res") pc=$(med 2 "$tmp/plain.res")
-for name in plain calltrace uftrace; do
+for name in plain calltrace calltrace_nolib uftrace; do
 	case $name in
 	plain) label="untraced (-O2 -g)" ;;
 	calltrace) label="calltrace record (in-process, library calls)" ;;
+	calltrace_nolib) label="calltrace record --no-libcall" ;;
 	uftrace) label="uftrace record (-pg build, default)" ;;
 	esac
 	w=$(med 1 "$tmp/$name.res") c=$(med 2 "$tmp/$name.res")
