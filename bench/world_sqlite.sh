@@ -2,12 +2,12 @@
 # world_sqlite.sh - the library calls of a real program, the SQLite shell
 # built from Debian's sources: calltrace's in-process engine on the plain
 # build (-O2 -g) beside `uftrace record` on the -pg build (its default: the
-# program's functions and its library calls), and without library calls, in one
-# run.  Prints
+# program's functions and its library calls), in one run.  Prints the calls
 # of each library function as each tool counted them (and calltrace's count
 # on the -pg build, the binary uftrace ran, which tells a difference of the
 # builds from a difference of the tools), then the wall and CPU time of each
-# run and their ratios to the untraced plain build.
+# run (calltrace's also without library calls, for what they cost) and their
+# ratios to the untraced plain build.
 #
 #   bash bench/world_sqlite.sh        (make bench-sqlite)
 #
