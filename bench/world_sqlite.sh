@@ -108,6 +108,8 @@ run() {
 	echo "$line" | awk '{ print $1, $3 + $4 }' >>"$tmp/$name.res"
 }
 
+# (A -pg program writes gmon.out where it runs.)
+cd "$tmp"
 say "running the workload ($rows rows) $reps times each: plain, calltrace (with and without library calls), uftrace"
 for ((i = 0; i < reps; i++)); do
 	run plain "$plain" || exit 1
