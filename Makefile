@@ -27,7 +27,7 @@ FORMAT_SRC   := $(wildcard src/format/*.c)
 PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
 		src/runtime/patch_stubs.S \
 		src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
-		src/runtime/libcall_values.c src/symbols/prototypes.c src/symbols/prototypes_table.c \
+		src/runtime/libcall_values.c src/runtime/libcall_resolve.c src/symbols/prototypes.c src/symbols/prototypes_table.c \
 		src/runtime/libcall_stubs.S \
 		src/runtime/crash_site.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \

@@ -83,7 +83,8 @@ enum {
 	"                         is followed, each by the engine that fits it\n"                  \
 	"      --no-libcall       do not record the calls the program makes into shared\n"         \
 	"                         libraries (recorded by default by the runtime and the\n"         \
-	"                         in-process engine, at the PLT/GOT slot they go through)\n"       \
+	"                         in-process engine, at the PLT/GOT slot they go through;\n"       \
+	"                         --args adds their values, by built-in prototypes)\n"             \
 	"      --nest-libcall LIB[,LIB]  also record the calls these libraries make into\n"        \
 	"                         other libraries, beneath the calls into them (LIB: a\n"          \
 	"                         file name, or its start: libz, libz.so.1)\n"                     \

@@ -28,6 +28,7 @@ struct libcall_site {
 	uint64_t fid;		       /* TRACE_CALL_ADDRESS(CALL_LIBRARY, where) */
 	uint64_t *slot;		       /* the GOT slot, or NULL */
 	uint64_t trampoline;	       /* what the slot holds while hooked */
+	uint64_t unhooked;	       /* what the slot held when it was hooked */
 	const char *name;	       /* its symbol (the module's dynamic string table) */
 	const struct prototype *proto; /* LIBCALL_VALUES: what its values are */
 	uint32_t flags;		       /* enum libcall_site_flags */
@@ -61,6 +62,14 @@ int runtime_libcall_code_init(void);
 struct libcall_site *runtime_libcall_sites_alloc(uint32_t n);
 /* A trampoline for each site (site->trampoline set); 0, or -1. */
 int runtime_libcall_trampolines(struct libcall_site *sites, uint32_t n);
+
+/* libcall_resolve.c */
+const char *runtime_libcall_symbol_version(const uint16_t *versym, const void *verneed,
+					   uint32_t verneed_count, const char *strtab,
+					   uint32_t index);
+/* The function `name` (of `version`, or unversioned: NULL) a slot of the
+ * module at `path` would be bound to; 0 when not found. */
+uint64_t runtime_libcall_resolve(const char *name, const char *version, const char *path);
 
 /* libcall_record.c: from libcall_stubs.S and patch_shadow.c */
 uint64_t runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot,

@@ -57,6 +57,9 @@ struct module_facts {
 	size_t njmprel, nrela;
 	const ElfW(Sym) * symtab;
 	const char *strtab;
+	const uint16_t *versym; /* DT_VERSYM, or NULL */
+	const void *verneed;	/* DT_VERNEED, or NULL */
+	uint32_t verneed_count;
 };
 
 /* Its prototype, when its values are captured and the table knows it. */
@@ -136,6 +139,15 @@ static void read_dynamic(struct module_facts *m)
 		case DT_STRTAB:
 			m->strtab = (const char *)dyn_address(v, m->bias);
 			break;
+		case DT_VERSYM:
+			m->versym = (const uint16_t *)dyn_address(v, m->bias);
+			break;
+		case DT_VERNEED:
+			m->verneed = (const void *)dyn_address(v, m->bias);
+			break;
+		case DT_VERNEEDNUM:
+			m->verneed_count = (uint32_t)v;
+			break;
 		}
 	}
 	m->njmprel = m->jmprel ? jmprel_size / sizeof(ElfW(Rela)) : 0;
@@ -157,6 +169,27 @@ static const ElfW(Sym) * call_symbol(const struct module_facts *m, const ElfW(Re
 	return s;
 }
 
+/* A slot not resolved yet (it points into its own module, the PLT's code):
+ * its function is looked up now (libcall_resolve.c; not in a process
+ * attached to, where another thread, stopped, may hold the dynamic
+ * linker's lock); when it cannot be, the first call goes
+ * through the dynamic linker, and its return takes the address
+ * (libcall_record.c). */
+static void bind_now(const struct module_facts *m, struct libcall_site *site, uint32_t index)
+{
+	if (runtime_attach_mode) { /* a stopped thread may hold the dynamic linker's lock */
+		site->flags |= LIBCALL_LAZY;
+		return;
+	}
+	const char *version = runtime_libcall_symbol_version(m->versym, m->verneed,
+							     m->verneed_count, m->strtab, index);
+	uint64_t found = runtime_libcall_resolve(site->name, version, m->path);
+	if (found && (found < m->lo || found >= m->hi))
+		site->target = found;
+	else
+		site->flags |= LIBCALL_LAZY;
+}
+
 /* Fills `sites` (when not NULL) with the module's slots; how many. */
 static uint32_t list_sites(const struct module_facts *m, struct libcall_site *sites)
 {
@@ -176,13 +209,13 @@ static uint32_t list_sites(const struct module_facts *m, struct libcall_site *si
 			if (sites) {
 				struct libcall_site *site = &sites[n];
 				site->slot = slot;
-				site->target = *slot;
+				site->target = site->unhooked = *slot;
 				site->name = name;
 				site->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, (uint64_t)slot);
 				site->flags = site_flags(name);
 				runtime_libcall_describe(site, name);
 				if (site->target >= m->lo && site->target < m->hi)
-					site->flags |= LIBCALL_LAZY;
+					bind_now(m, site, (uint32_t)ELF64_R_SYM(rel[i].r_info));
 			}
 			n++;
 		}
@@ -195,8 +228,9 @@ static int in_relro(const struct hooked_module *h, const uint64_t *slot)
 	return (uint64_t)slot >= h->relro_lo && (uint64_t)slot < h->relro_hi;
 }
 
-/* Writes `value` into each site's slot that holds `expected` (its
- * trampoline or its target), RELRO made writable meanwhile. */
+/* Points each site's slot at its trampoline (hook) or at its target,
+ * where it still holds what it held before, RELRO made writable
+ * meanwhile. */
 static void write_slots(struct hooked_module *h, int hook)
 {
 	size_t len = h->relro_hi - h->relro_lo;
@@ -209,7 +243,7 @@ static void write_slots(struct hooked_module *h, int hook)
 		struct libcall_site *s = &h->sites[i];
 		if (relro < 0 && in_relro(h, s->slot))
 			continue;
-		uint64_t from = hook ? s->target : s->trampoline;
+		uint64_t from = hook ? s->unhooked : s->trampoline;
 		uint64_t to = hook ? s->trampoline : s->target;
 		__atomic_compare_exchange_n(s->slot, &from, to, 0, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED);

@@ -6,7 +6,8 @@
  * where the next begins), an exec (execve returns 0 in the old image, the
  * loader's calls start the new one's chunks), exit_group ended by the thread's
  * exit, a second thread apart, lost events counted.  What the reader then
- * gives each thread is checked event by event, times included.
+ * gives each thread is checked event by event, times included.  And the
+ * conversion of perf times to the TSC.
  */
 #include "../../src/kernel/kernel_events.h"
 #include "../../src/kernel/kernel_threads.h"
@@ -183,8 +184,32 @@ static void thread_events(struct trace_reader *r, uint32_t tid, uint64_t image_s
 	}
 }
 
+/* perf time -> TSC, as the kernel's page gives the conversion (a 2.5 GHz
+ * TSC: 0.4 ns a cycle): back to the cycle the time was taken at, or to
+ * one of the 3 before it (the time dropped less than a ns, 2.5 cycles, and
+ * the conversion back less than a cycle), never after: a few cycles
+ * early at most, far less than entering a system call takes, so it stays
+ * after the user-space event that made it. */
+static void test_tsc_conversion(void)
+{
+	struct perf_session ps = {
+	    .time_zero = (uint64_t)-123456789, .time_mult = 858993459, .time_shift = 31};
+	uint64_t prev = 0;
+	for (uint64_t cyc = 1000; cyc < (1ull << 52); cyc = cyc * 3 + 7) {
+		uint64_t quot = cyc >> ps.time_shift, rem = cyc & ((1ull << ps.time_shift) - 1);
+		uint64_t ns =
+		    ps.time_zero + quot * ps.time_mult + ((rem * ps.time_mult) >> ps.time_shift);
+		uint64_t back = perf_time_to_tsc(&ps, ns);
+		CHECK(back <= cyc && back + 4 > cyc && back >= prev,
+		      "cycle %llu: perf time %llu converts back to %llu", (unsigned long long)cyc,
+		      (unsigned long long)ns, (unsigned long long)back);
+		prev = back;
+	}
+}
+
 int main(void)
 {
+	test_tsc_conversion();
 	char dir[] = "/tmp/test_kernel_threads.XXXXXX", path[4200];
 	if (!mkdtemp(dir))
 		return 1;
