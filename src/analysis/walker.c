@@ -94,17 +94,25 @@ static const struct symbol *function_symbol(struct thread_walk *w, uint64_t addr
 	return symbol_table_unknown(w->symbols, address);
 }
 
-/* The module that provides the library function `name` at time `ns`: the
- * first one loaded in the image (in load order) that defines it, as the
- * dynamic linker binds it; else, as trace_reader_find_module does, the
- * first recorded later that defines it (a module recorded only once its
- * code first ran); NULL when none does. */
-static const struct trace_module *provider(struct thread_walk *w, const char *name, uint64_t ns)
+/* calltrace's own runtime, preloaded: it defines dlopen, dlsym, dlclose and
+ * the like only to see them pass, so a library call of one is shown in the
+ * library the program meant, and in the runtime only when no other
+ * defines it. */
+static int is_runtime(const struct trace_module *m)
+{
+	const char *base = strrchr(m->path, '/');
+	return strncmp(base ? base + 1 : m->path, "libcalltrace.", 13) == 0;
+}
+
+static const struct trace_module *provider_among(struct thread_walk *w, const char *name,
+						 uint64_t ns, int runtime_too)
 {
 	const struct trace_image *im = w->info.image;
 	const struct trace_module *later = NULL;
 	for (size_t i = 0; im && i < im->nmodules; i++) {
 		const struct trace_module *m = &im->modules[i];
+		if (!runtime_too && is_runtime(m))
+			continue;
 		int now = m->load_ns <= ns && ns <= m->unload_ns;
 		if (!now && (m->load_ns <= ns || (later && later->load_ns <= m->load_ns)))
 			continue;
@@ -116,6 +124,17 @@ static const struct trace_module *provider(struct thread_walk *w, const char *na
 		later = m;
 	}
 	return later;
+}
+
+/* The module that provides the library function `name` at time `ns`: the
+ * first one loaded in the image (in load order) that defines it, as the
+ * dynamic linker binds it; else, as trace_reader_find_module does, the
+ * first recorded later that defines it (a module recorded only once its
+ * code first ran); NULL when none does. */
+static const struct trace_module *provider(struct thread_walk *w, const char *name, uint64_t ns)
+{
+	const struct trace_module *m = provider_among(w, name, ns, 0);
+	return m ? m : provider_among(w, name, ns, 1);
 }
 
 /* A library call: through the GOT slot at `where` (its relocation names

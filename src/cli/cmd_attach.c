@@ -26,6 +26,8 @@
 #define OPT_ARGS 0x1102
 #define OPT_SYSCALLS 0x1103
 #define OPT_SCHED 0x1104
+#define OPT_NO_LIBCALL 0x1105
+#define OPT_NEST_LIBCALL 0x1106
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -75,6 +77,10 @@ static void attach_usage(FILE *out)
 		"                         threads and children, from the kernel's tracepoints\n"
 		"                         (root or CAP_PERFMON)\n"
 		"      --sched            also record when each thread was off the CPU\n"
+		"      --no-libcall       do not record the calls into shared libraries\n"
+		"                         (recorded by default, at the GOT slot they go through)\n"
+		"      --nest-libcall LIB[,LIB]  also record the calls these libraries make\n"
+		"                         into other libraries\n"
 		"  -v, --verbose          say which engine and why, what is instrumented,\n"
 		"                         and how long the detach took\n"
 		"  -h, --help             this help\n");
@@ -150,6 +156,12 @@ static int parse_option(struct attach_options *o, int opt)
 	case OPT_SCHED:
 		o->sched = 1;
 		return 0;
+	/* Library calls: the in-process attach hands these on to the runtime
+	 * (inprocess_attach.c) as the tool's environment has them. */
+	case OPT_NO_LIBCALL:
+		return setenv("CALLTRACE_LIBCALL", "0", 1);
+	case OPT_NEST_LIBCALL:
+		return setenv("CALLTRACE_LIBCALL_NESTED", optarg, 1);
 	case 'h':
 		attach_usage(stdout);
 		exit(0);
@@ -170,16 +182,19 @@ static void keep_filter_text(struct attach_options *o, int opt)
 
 static int parse_options(struct attach_options *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {{"pid", required_argument, 0, 'p'},
-						 {"output", required_argument, 0, 'o'},
-						 {"duration", required_argument, 0, 'd'},
-						 {"engine", required_argument, 0, OPT_ENGINE},
-						 {"args", optional_argument, 0, OPT_ARGS},
-						 {"syscalls", no_argument, 0, OPT_SYSCALLS},
-						 {"sched", no_argument, 0, OPT_SCHED},
-						 CLI_DYNAMIC_LONGOPTS,
-						 {"help", no_argument, 0, 'h'},
-						 {0, 0, 0, 0}};
+	static const struct option longopts[] = {
+	    {"pid", required_argument, 0, 'p'},
+	    {"output", required_argument, 0, 'o'},
+	    {"duration", required_argument, 0, 'd'},
+	    {"engine", required_argument, 0, OPT_ENGINE},
+	    {"args", optional_argument, 0, OPT_ARGS},
+	    {"syscalls", no_argument, 0, OPT_SYSCALLS},
+	    {"sched", no_argument, 0, OPT_SCHED},
+	    {"no-libcall", no_argument, 0, OPT_NO_LIBCALL},
+	    {"nest-libcall", required_argument, 0, OPT_NEST_LIBCALL},
+	    CLI_DYNAMIC_LONGOPTS,
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->engine.dyn.follow_forks = 1;

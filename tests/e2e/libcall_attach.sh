@@ -65,4 +65,16 @@ for i, line in enumerate(lines):
 if whole < 10:
     sys.exit("only %d whole work calls" % whole)
 PY
+
+# attach --no-libcall: the program's own calls only.
+start_target u "$WORK/target" x
+RC=0
+"$CALLTRACE" attach -p "$TARGET_PID" --no-libcall --duration 1s -o "$WORK/u.trace" \
+	>"$WORK/attach.out" 2>"$WORK/attach.err" || RC=$?
+[ "$RC" = 0 ] || fail "attach --no-libcall exited $RC: $(head -c 300 "$WORK/attach.err")"
+finish_target u
+[ "$TARGET_RC" = 0 ] || fail "the target ended with status $TARGET_RC: $(head -c 300 "$WORK/u.err")"
+ct json -o "$WORK/u.json" "$WORK/u.trace"
+grep -q '"function": "work"' "$WORK/u.json" || fail "attach --no-libcall recorded no work call"
+! grep -q '"kind": "library"' "$WORK/u.json" || fail "attach --no-libcall recorded library calls"
 pass
