@@ -39,11 +39,11 @@ if grep -q "not recorded" "$WORK/probe.err"; then
 	export WORLD_NO_KERNEL=1
 fi
 
-# tree NAME: the calls between the marks in $WORK/NAME.trace, as expected,
-# in replay's lines and in the JSON tree.
+# tree NAME [attach]: the calls between the marks in $WORK/NAME.trace, as
+# expected, in replay's lines and in the JSON tree.
 tree() {
 	ct replay "$WORK/$1.trace" >"$WORK/$1.replay"
-	python3 "$check" tree "$WORK/$1.replay" "$WORK/$1.res" "$WORK" >"$WORK/$1.check" 2>&1 ||
+	python3 "$check" tree "$WORK/$1.replay" "$WORK/$1.res" "$WORK" "${2:-record}" >"$WORK/$1.check" 2>&1 ||
 		fail "$1: $(head -n 3 "$WORK/$1.check")"
 	ct json -o "$WORK/$1.json" "$WORK/$1.trace"
 	python3 "$check" json "$WORK/$1.json" "$WORK/$1.res" "$WORK" >"$WORK/$1.check" 2>&1 ||
@@ -97,5 +97,5 @@ RC=0
 wait "$TARGET_JOB" || RC=$?
 TARGET_PID=
 [ "$RC" = 0 ] || fail "the attached program exited $RC: $(head -c 300 "$WORK/attach.perr")"
-tree attach
+tree attach attach
 pass
