@@ -12,6 +12,9 @@ trap 'if [ -n "${TARGET_PID:-}" ]; then kill -KILL "$TARGET_PID" 2>/dev/null || 
 need_cmd setpriv
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 [ -r "$RUNTIME" ] || skip "no runtime library at $RUNTIME"
+# The process of nobody loads the runtime from where it is.
+setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups test -r "$RUNTIME" ||
+	skip "user nobody cannot read $RUNTIME (a folder on its path is closed to others)"
 build_c tick "$PROGRAMS/dynamic/tick_tock.c"
 # The program (and its pid and stop files) where nobody can reach them;
 # the traces in root's own folder.
