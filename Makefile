@@ -5,6 +5,8 @@
 #   make check    install what is needed, build (also with ASan/UBSan and with clang), run
 #                 every test
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
+#   make bench-sqlite  the SQLite shell's library calls counted by calltrace and uftrace, and the
+#                 slowdown of each (Debian's sources; minutes the first time: not in bench)
 #   make torture  the reliability, reader-fuzz, attach-storm and killed-attach tests, bigger and longer (TORTURE=1)
 #   make install  PREFIX (default /usr/local) and DESTDIR: the tool, the runtime, the header,
 #                 pkg-config and CMake files, man pages, bash completion (scripts/install.sh)
@@ -143,6 +145,10 @@ bench: deps
 	$(MAKE) all
 	bash bench/run_bench.sh
 
+bench-sqlite: deps
+	$(MAKE) all
+	bash bench/world_sqlite.sh
+
 TORTURE_TESTS = reliability_ reader_fuzz dynamic_attach_storm dynamic_attach_killed patch_attach
 torture: deps
 	$(MAKE) all asan
@@ -156,6 +162,6 @@ format:
 clean:
 	rm -rf build build-asan build-clang
 
-.PHONY: all deps demo-deps install asan clang check demo bench torture format clean
+.PHONY: all deps demo-deps install asan clang check demo bench bench-sqlite torture format clean
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f -not -path '$(BUILD)/bench-src/*' 2>/dev/null)
