@@ -43,4 +43,12 @@ int check_owner_package(const char *path, char *pkg, size_t len);
  * one, else "PKG-dbgsym" (Debian's debug archive). */
 void check_debug_package(const char *pkg, char *out, size_t len);
 
+/* check_hints.c: whether `path` is a libtool wrapper script: 0 and the
+ * program it runs (.libs/NAME beside it), or -1. */
+int check_libtool_wrapper(const char *path, char *program, size_t len);
+
+/* The functions of the C++ standard library's headers (std::, __gnu_cxx::)
+ * defined in the ELF file at `path`, from its symbol table. */
+size_t check_count_std_functions(const char *path);
+
 #endif

@@ -214,8 +214,13 @@ int cmd_live(int argc, char **argv);
  * name, and it is a program: a path or on PATH). */
 int live_can_run(const char *name);
 /* cmd_replay.c: the function graph of `t` into `out` (ctx: a struct
- * replay_options); 0, or -1 after saying why.  `live` shows it too. */
+ * replay_run); 0, or -1 after saying why.  `live` shows it too. */
 int replay_write(struct cli_trace *t, FILE *out, void *ctx);
+/* Text to a terminal (or live's stderr) stops after this many lines unless
+ * --max-lines says otherwise. */
+#define REPLAY_DEFAULT_MAX_LINES 200000u
+/* --max-lines N (0: no bound) into *max; 0, or -1 after saying why. */
+int replay_parse_max_lines(const char *command, const char *arg, uint32_t *max);
 /* Views and engines built in their own files; weak so that the command
  * list can name them before they exist. */
 int cmd_flame(int argc, char **argv) __attribute__((weak));

@@ -10,6 +10,7 @@
 #include "../dynamic/dynamic.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -46,7 +47,8 @@ static void attach_usage(FILE *out)
 		"usage: calltrace attach -p PID [OPTIONS]\n\n"
 		"Records the function calls of the running process PID (every thread)\n"
 		"without recompiling it, until --duration has passed, Ctrl-C, or the\n"
-		"process exits.  Then the process runs on as before.\n\n"
+		"process exits (as it starts, it says what it attached to and how to stop).\n"
+		"Then the process runs on as before.\n\n"
 		"A dynamically linked process gets the in-process engine: the runtime\n"
 		"library is loaded into it, function entries are patched while every\n"
 		"thread is stopped, and calls run at full speed; at the end every entry\n"
@@ -334,6 +336,43 @@ static struct kernel_collector *start_kernel(const struct attach_options *o,
 	return record_kernel_start(s, o->syscalls, o->sched, o->engine.dyn.verbose, tids, n, 0);
 }
 
+/* Whether we may trace process `pid`: opening its memory takes the
+ * kernel's ptrace-attach check (Yama's too). */
+static int may_trace(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/* One line as the attach starts: the process, its program, the engine,
+ * and how it stops; not when the engine is about to refuse, which says
+ * why in its own one line. */
+static void say_start(const struct attach_options *o, int inprocess, const char *command,
+		      size_t command_len)
+{
+	if (!may_trace(o->engine.dyn.pid))
+		return;
+	char program[256] = "";
+	if (command_len > 0)
+		snprintf(program, sizeof(program), "%.*s", (int)strnlen(command, command_len),
+			 command);
+	const char *engine = inprocess ? "in-process" : "ptrace";
+	uint64_t ns = o->engine.dyn.duration_ns;
+	if (ns)
+		cli_error("attaching to process %d (%s) with the %s engine: recording for %gs, "
+			  "Ctrl-C stops sooner",
+			  (int)o->engine.dyn.pid, *program ? program : "?", engine,
+			  (double)ns / 1e9);
+	else
+		cli_error("attaching to process %d (%s) with the %s engine: Ctrl-C or --duration "
+			  "to stop",
+			  (int)o->engine.dyn.pid, *program ? program : "?", engine);
+}
+
 /* The attach itself: creates the trace, records, detaches, says how it
  * went; the command's exit status. */
 static int attach_work(void *arg)
@@ -350,6 +389,7 @@ static int attach_work(void *arg)
 	}
 	cli_say_placement(&s, o->output);
 	o->output = s.path;
+	say_start(o, job->inprocess, command, command_len);
 	struct kernel_collector *kc = start_kernel(o, &s);
 	int rc;
 	if (job->inprocess) {

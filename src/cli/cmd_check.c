@@ -20,10 +20,11 @@
 #include <unistd.h>
 
 enum {
-	MISSING_HOOKS = 1,   /* -finstrument-functions */
-	MISSING_DEBUG = 2,   /* -g */
-	MISSING_SYMTAB = 4,  /* stripped, with no separate debug file */
-	MISSING_RUNTIME = 8, /* static and instrumented, without the runtime linked in */
+	MISSING_HOOKS = 1,	  /* -finstrument-functions */
+	MISSING_DEBUG = 2,	  /* -g */
+	MISSING_SYMTAB = 4,	  /* stripped, with no separate debug file */
+	MISSING_RUNTIME = 8,	  /* static and instrumented, without the runtime linked in */
+	MISSING_STD_EXCLUDE = 16, /* C++ headers' functions instrumented */
 };
 
 struct module_check {
@@ -34,6 +35,7 @@ struct module_check {
 	struct debug_location debug;
 	char package[128]; /* the Debian package it came from, or "" */
 	unsigned missing;
+	size_t std_functions; /* instrumented functions of the C++ headers */
 };
 
 static void check_usage(FILE *out)
@@ -74,6 +76,13 @@ static int load_module(struct module_check *m)
 	struct stat st;
 	if (stat(path, &st) < 0) {
 		cli_error("check: %s: %s", m->name, strerror(errno));
+		return 2;
+	}
+	char program[PATH_MAX];
+	if (S_ISREG(st.st_mode) && check_libtool_wrapper(path, program, sizeof(program)) == 0) {
+		cli_error("check: %s: a libtool wrapper script, not an ELF file: check the program "
+			  "it runs, %s",
+			  m->name, program);
 		return 2;
 	}
 	if (!S_ISREG(st.st_mode) || elf_file_facts(path, &m->facts) < 0) {
@@ -248,6 +257,10 @@ static void find_missing(struct module_check *m)
 		m->missing |= MISSING_DEBUG;
 	if (no_debug && !m->facts.has_symtab)
 		m->missing |= MISSING_SYMTAB;
+	if (instrumented(&m->facts))
+		m->std_functions = check_count_std_functions(m->path);
+	if (m->std_functions)
+		m->missing |= MISSING_STD_EXCLUDE;
 	if ((m->missing & MISSING_DEBUG) &&
 	    check_owner_package(m->path, m->package, sizeof(m->package)) < 0)
 		m->package[0] = '\0';
@@ -284,6 +297,11 @@ static void say_losses(const struct module_check *m, enum record_engine engine)
 		       m->name);
 	if (m->missing & MISSING_SYMTAB)
 		printf("  %s: stripped: only its exported functions have names\n", m->name);
+	if (m->missing & MISSING_STD_EXCLUDE)
+		printf("  %s: %zu functions of the C++ standard library's headers (std::) are "
+		       "compiled in and instrumented: their calls can outnumber the program's own "
+		       "many times over\n",
+		       m->name, m->std_functions);
 }
 
 /* The exact flags (or package) that fix what is missing in `m`. */
@@ -306,6 +324,10 @@ static void say_fix(const struct module_check *m)
 			   : "",
 		       m->missing & MISSING_SYMTAB ? ", and do not strip it (no -s, no strip)"
 						   : "");
+	if (m->missing & MISSING_STD_EXCLUDE)
+		printf("  rebuild %s with: -finstrument-functions-exclude-file-list=/usr/include "
+		       "(the program's own functions stay instrumented)\n",
+		       m->name);
 	if ((m->missing & MISSING_DEBUG) && m->package[0]) {
 		char debug_pkg[160];
 		check_debug_package(m->package, debug_pkg, sizeof(debug_pkg));

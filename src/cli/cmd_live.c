@@ -6,6 +6,10 @@
  * into a temporary trace, and when it ends, its function graph is printed
  * as `replay` prints it: on stderr, so that the program's own output stays
  * apart, or into -o FILE.  The exit status is the program's.
+ *
+ * On stderr the graph stops after REPLAY_DEFAULT_MAX_LINES lines (or
+ * --max-lines); the trace is kept then, and the command that shows the
+ * rest is said.
  */
 #include "cli.h"
 #include "record.h"
@@ -21,9 +25,10 @@
 
 struct live_options {
 	struct record_options record;
-	struct replay_options replay;
+	struct replay_run replay;
 	const char *output; /* the graph; NULL: stderr */
 	int keep;
+	int max_given; /* --max-lines, else the default bound on stderr */
 };
 
 static void live_usage(FILE *out)
@@ -41,13 +46,15 @@ static void live_usage(FILE *out)
 	    "  -k, --keep             keep the trace (its name is said) instead of removing it\n"
 	    "      --no-duration      leave out the DURATION column\n"
 	    "      --no-tid           leave out the TID column\n"
+	    "      --max-lines N      stop the graph after N lines (0: no bound; on standard\n"
+	    "                         error the default is 200000, and the trace is kept)\n"
 	    "  -h, --help             this help\n"
 	    "and the options of 'calltrace record' but -o:\n" RECORD_OPTIONS_HELP
 	    "\nThe graph takes -F and -N too, whatever the engine: -F shows the calls of\n"
 	    "matching functions and what they call, -N hides matching functions.\n");
 }
 
-enum { OPT_NO_DURATION = 0x200, OPT_NO_TID };
+enum { OPT_NO_DURATION = 0x200, OPT_NO_TID, OPT_MAX_LINES };
 
 /* 0 and the index of PROGRAM, -1 after an error, or -2 after --help. */
 static int parse_options(struct live_options *o, int argc, char **argv)
@@ -56,6 +63,7 @@ static int parse_options(struct live_options *o, int argc, char **argv)
 						 {"keep", no_argument, 0, 'k'},
 						 {"no-duration", no_argument, 0, OPT_NO_DURATION},
 						 {"no-tid", no_argument, 0, OPT_NO_TID},
+						 {"max-lines", required_argument, 0, OPT_MAX_LINES},
 						 RECORD_LONGOPTS,
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -69,11 +77,19 @@ static int parse_options(struct live_options *o, int argc, char **argv)
 			o->keep = 1;
 			continue;
 		case OPT_NO_DURATION:
-			o->replay.show_duration = 0;
+			o->replay.options.show_duration = 0;
 			continue;
 		case OPT_NO_TID:
-			o->replay.show_tid = 0;
+			o->replay.options.show_tid = 0;
 			continue;
+		case OPT_MAX_LINES: {
+			uint32_t max;
+			if (replay_parse_max_lines("live", optarg, &max) < 0)
+				return -1;
+			o->replay.options.max_lines = max;
+			o->max_given = 1;
+			continue;
+		}
 		case 'h':
 			live_usage(stdout);
 			return -2;
@@ -103,6 +119,8 @@ static int show_graph(struct live_options *o, const char *trace)
 		return -1;
 	fflush(stdout);
 	FILE *out = o->output ? cli_output_open(o->output) : stderr;
+	if (!o->max_given)
+		o->replay.options.max_lines = o->output ? 0 : REPLAY_DEFAULT_MAX_LINES;
 	int rc = out ? replay_write(&t, out, &o->replay) : -1;
 	if (out && out != stderr && cli_output_close(out, o->output) < 0)
 		rc = -1;
@@ -135,6 +153,21 @@ static void remove_temporary_trace(char *path)
 	rmdir(path);
 }
 
+/* The graph was cut: the trace stays, and the command that shows it all. */
+static void say_cut(const struct live_options *o, const char *trace)
+{
+	fprintf(stderr,
+		"calltrace: the graph stopped after %llu lines (--max-lines); the trace is kept: "
+		"calltrace replay --max-lines 0",
+		(unsigned long long)o->replay.options.max_lines);
+	if (o->record.only)
+		fprintf(stderr, " -F '%s'", o->record.only);
+	if (o->record.hide)
+		fprintf(stderr, " -N '%s'", o->record.hide);
+	fprintf(stderr, "%s%s %s\n", o->replay.options.show_duration ? "" : " --no-duration",
+		o->replay.options.show_tid ? "" : " --no-tid", trace);
+}
+
 static int live(struct live_options *o, char **argv, int first)
 {
 	char trace[PATH_MAX];
@@ -145,7 +178,9 @@ static int live(struct live_options *o, char **argv, int first)
 	struct stat st;
 	if (stat(trace, &st) == 0 && st.st_size > 0 && show_graph(o, trace) < 0 && code == 0)
 		code = 1;
-	if (o->keep)
+	if (o->replay.cut)
+		say_cut(o, trace);
+	else if (o->keep)
 		cli_error("trace kept in %s", trace);
 	else
 		remove_temporary_trace(trace);
@@ -158,7 +193,7 @@ int cmd_live(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	record_options_init(&o.record);
 	o.record.quiet = 1;
-	o.replay = (struct replay_options){1, 1};
+	o.replay = (struct replay_run){.options = {1, 1, 0}};
 	int first = parse_options(&o, argc, argv);
 	int code = first == -2 ? 0 : first < 0 ? 2 : live(&o, argv, first);
 	record_options_free(&o.record);

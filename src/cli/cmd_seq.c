@@ -18,8 +18,11 @@ static void seq_usage(FILE *out)
 		"usage: calltrace seq [OPTIONS] [TRACE]\n\n"
 		"Draws the calls as a sequence diagram: participants (lifelines) are modules\n"
 		"(the executable, each library and plugin, by base name), source files or\n"
-		"functions: by default modules when the calls ran in several, else source\n"
-		"files, and the diagram's title says which.  Messages are calls \"f()\" with\n"
+		"functions: by default modules when the calls ran in several, source files\n"
+		"when in one module, functions when in one source file; the diagram's title\n"
+		"says which.  The main thread of each process is shown from its call of main\n"
+		"(C++ static initialisers before it are left out, and the title says how\n"
+		"many) unless --from-start or -F.  Messages are calls \"f()\" with\n"
 		"their returns; calls within one participant are self-messages.  Each thread\n"
 		"of each process has its own section headed \"pid N tid M name\"; where\n"
 		"--max-calls cut a thread, a note says how many calls were left out, after\n"
@@ -34,6 +37,7 @@ static void seq_usage(FILE *out)
 		"  -b, --by WHAT          participants: auto (default), module, file or\n"
 		"                         function\n"
 		"  -m, --max-calls N      at most N calls per thread (default %d; 0: all)\n"
+		"      --from-start       show the calls before main too\n"
 		"  -o, --output FILE      write to FILE (\"-\": standard output); default\n"
 		"                         standard output, " DEFAULT_SVG " for svg\n"
 		"  -h, --help             this help\n",
@@ -96,7 +100,10 @@ struct seq_args {
 	size_t format;
 	enum seq_by by;
 	uint64_t max_calls;
+	int from_start;
 };
+
+#define OPT_FROM_START 0x300
 
 /* 0 to go on, else the exit code + 1. */
 static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_args *a)
@@ -105,6 +112,7 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_arg
 						 {"format", required_argument, 0, 'f'},
 						 {"by", required_argument, 0, 'b'},
 						 {"max-calls", required_argument, 0, 'm'},
+						 {"from-start", no_argument, 0, OPT_FROM_START},
 						 {"output", required_argument, 0, 'o'},
 						 {"help", no_argument, 0, 'h'},
 						 {0, 0, 0, 0}};
@@ -130,6 +138,9 @@ static int parse_args(int argc, char **argv, struct cli_trace *t, struct seq_arg
 			if (parse_count(optarg, &a->max_calls) < 0)
 				return 3;
 			break;
+		case OPT_FROM_START:
+			a->from_start = 1;
+			break;
 		}
 	}
 	return 0;
@@ -150,6 +161,7 @@ int cmd_seq(int argc, char **argv)
 	struct walk_consumer c;
 	struct walk_stats stats;
 	if (m) {
+		seq_model_from_main(m, !a.from_start && !t.filters.only);
 		seq_model_consumer(m, &c);
 		cli_trace_walk(&t, &c, &stats);
 		seq_model_finish(m);

@@ -4,6 +4,9 @@
  * thread labelled "pid N tid M name".  Click a frame to zoom to it, search
  * by regex or text, hover for a tooltip with the call's sequence number,
  * start time, duration and file:line (flame_svg_script.c has the script).
+ * Time starts at the first call: the axis and the start times read from
+ * there, not from the start of the recording (an engine's setup before the
+ * first call is no part of the chart).
  *
  * It takes three walks.  The first measures: the session's time span and
  * the depth of each thread.  The second notes the calls wide enough to draw
@@ -116,7 +119,7 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 	fprintf(out, "<g%s><title>", attrs);
 	view_xml_text(out, s->name);
 	fprintf(out, "\ncall #%llu \xc2\xb7 start %s \xc2\xb7 duration %s%s\n",
-		(unsigned long long)seq, view_duration(start_ns, start, sizeof(start)),
+		(unsigned long long)seq, view_duration(start_ns - fs->t0, start, sizeof(start)),
 		view_duration(duration_ns, dur, sizeof(dur)), unfinished ? " (unfinished)" : "");
 	view_xml_text(out, view_source_place(s, place, sizeof(place)));
 	fputs(*place ? " \xc2\xb7 " : "", out);

@@ -245,7 +245,7 @@ static void write_run_frame(struct flame_merge *m, const struct run *r,
 		"span %s \xc2\xb7 total %s\n",
 		(unsigned long long)r->n, (unsigned long long)r->n,
 		(unsigned long long)r->first_seq, (unsigned long long)r->last_seq,
-		view_duration(r->start_ns, start, sizeof(start)),
+		view_duration(r->start_ns - m->fs->t0, start, sizeof(start)),
 		view_duration(r->end_ns - r->start_ns, span, sizeof(span)),
 		view_duration(top->total_ns, total, sizeof(total)));
 	flame_unfinished_text(out, top->unfinished);

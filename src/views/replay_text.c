@@ -16,6 +16,9 @@
  * (`read@libc.so.6(fd=3, buf=0x7ffc..., count=64) = 12;`), a system call by
  * `[syscall] ` (`[syscall] openat(...) = 3;`), an off-CPU interval as a
  * C comment line with its duration, "off-CPU: blocked" inside.
+ *
+ * With max_lines, the graph stops after that many lines (whole lines); the
+ * caller asks replay_was_cut() whether anything was left out, to say so.
  */
 #include "text_views.h"
 #include "call_kind.h"
@@ -43,6 +46,9 @@ struct replay {
 	struct view_symtab shown;   /* by symbol id: shown_name() of other kinds */
 	struct call_values *values; /* NULL until a call has some */
 	struct value_out text;
+	uint64_t lines; /* written, counted under max_lines only */
+	int full;	/* max_lines written */
+	int cut;	/* and something more was left out */
 };
 
 static void out_flush(struct replay *rp);
@@ -109,8 +115,34 @@ static void out_flush(struct replay *rp)
 	rp->len = 0;
 }
 
+/* How much of s[0..n) fits under max_lines (whole lines), counting them. */
+static size_t within_bound(struct replay *rp, const char *s, size_t n)
+{
+	if (rp->full) {
+		rp->cut |= n > 0;
+		return 0;
+	}
+	const char *p = s, *end = s + n;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		p++;
+		if (++rp->lines >= rp->opt.max_lines) {
+			rp->full = 1;
+			rp->cut |= p < end;
+			return (size_t)(p - s);
+		}
+	}
+	return n;
+}
+
+int replay_was_cut(const struct replay *rp)
+{
+	return rp->cut;
+}
+
 static void out_put(struct replay *rp, const char *s, size_t n)
 {
+	if (rp->opt.max_lines)
+		n = within_bound(rp, s, n);
 	while (n > 0) {
 		if (rp->len == sizeof(rp->buf))
 			out_flush(rp);
@@ -283,6 +315,12 @@ static void on_begin_thread(void *ctx, const struct walk_thread *t)
 	struct replay *rp = ctx;
 	char label[256];
 	out_flush(rp);
+	if (rp->opt.max_lines && rp->full) {
+		rp->cut = 1;
+		return;
+	}
+	rp->lines += 3; /* the header below */
+	rp->full = rp->opt.max_lines && rp->lines >= rp->opt.max_lines;
 	rp->tid_len = (size_t)snprintf(rp->tid_column, sizeof(rp->tid_column), "[%6u] ", t->tid);
 	fprintf(rp->out, "#\n# %s%s", view_thread_label(t, label, sizeof(label)),
 		t->image && *t->image->command ? ": " : "");

@@ -132,7 +132,9 @@ static int grow_stack(struct seq_model *m, uint32_t depth)
 static void begin_thread(void *ctx, const struct walk_thread *t)
 {
 	struct seq_model *m = ctx;
-	(void)t;
+	/* A forked child goes on from inside its parent's calls: no main. */
+	m->awaiting_main =
+	    m->from_main && t->tid == t->pid && t->image && t->image->how != PROCESS_FORK;
 	m->thread_calls = 0;
 	m->cut_msg = SIZE_MAX;
 	m->noted = 0;
@@ -162,9 +164,37 @@ static void cut(struct seq_model *m)
 	m->msgs[m->cut_msg].cut_calls++;
 }
 
+static void count_file(struct seq_model *m, const struct symbol *s)
+{
+	if (s->kind != CALL_FUNCTION || m->files > 1 || !s->file || !*s->file ||
+	    s->file == m->first_file)
+		return;
+	if (!m->first_file) {
+		m->first_file = s->file;
+		m->files = 1;
+	} else if (strcmp(s->file, m->first_file) != 0)
+		m->files = 2;
+}
+
+/* Whether a call comes before main in a thread that waits for main (C++
+ * static initialisers): left out, and its callees with it. */
+static int before_main(struct seq_model *m, const struct walk_event *e)
+{
+	if (!m->awaiting_main)
+		return 0;
+	if (e->depth == 0 && strcmp(e->sym->name, "main") == 0) {
+		m->awaiting_main = 0;
+		return 0;
+	}
+	m->before_main += e->depth == 0;
+	return 1;
+}
+
+/* The modules of the program's own functions (a library call's library is
+ * a lifeline of its own whatever the choice). */
 static void count_module(struct seq_model *m, const struct symbol *s)
 {
-	if (m->modules > 1 || s->module == m->first_module)
+	if (s->kind != CALL_FUNCTION || m->modules > 1 || s->module == m->first_module)
 		return;
 	if (!m->first_module)
 		m->first_module = s->module;
@@ -179,8 +209,11 @@ static void on_call(void *ctx, const struct walk_event *e)
 		m->failed = 1;
 		return;
 	}
-	count_module(m, e->sym);
 	m->stack[e->depth] = &not_shown;
+	if (before_main(m, e))
+		return;
+	count_module(m, e->sym);
+	count_file(m, e->sym);
 	if (m->max_calls && m->thread_calls >= m->max_calls) {
 		cut(m);
 		return;
@@ -223,7 +256,7 @@ static void on_leave(void *ctx, const struct walk_event *e)
 static void on_mark(void *ctx, const struct walk_mark *mk)
 {
 	struct seq_model *m = ctx;
-	if (m->max_calls && m->thread_calls >= m->max_calls)
+	if (m->awaiting_main || (m->max_calls && m->thread_calls >= m->max_calls))
 		return;
 	if (mk->depth && (mk->depth > m->cap_stack || m->stack[mk->depth - 1] == &not_shown))
 		return;
@@ -258,9 +291,14 @@ static uint32_t place_of(struct seq_model *m, const struct symbol *s)
 void seq_model_finish(struct seq_model *m)
 {
 	const char *module = m->first_module ? view_basename(m->first_module) : "?";
+	int one_file = m->asked == SEQ_BY_AUTO && m->modules <= 1 && m->files <= 1;
 	if (m->by == SEQ_BY_AUTO)
-		m->by = m->modules > 1 ? SEQ_BY_MODULE : SEQ_BY_FILE;
-	if (m->by == SEQ_BY_MODULE)
+		m->by = m->modules > 1 ? SEQ_BY_MODULE : one_file ? SEQ_BY_FUNCTION : SEQ_BY_FILE;
+	if (m->by == SEQ_BY_FUNCTION && one_file)
+		snprintf(m->title, sizeof(m->title),
+			 "lifelines: functions (every call ran in one source file, %s)",
+			 m->first_file ? view_basename(m->first_file) : module);
+	else if (m->by == SEQ_BY_MODULE)
 		snprintf(m->title, sizeof(m->title), "lifelines: modules%s",
 			 m->asked == SEQ_BY_AUTO ? " (the calls ran in several)" : "");
 	else if (m->by == SEQ_BY_FILE)
@@ -277,6 +315,14 @@ void seq_model_finish(struct seq_model *m)
 		msg->from = place_of(m, msg->from_sym);
 		msg->to = place_of(m, msg->to_sym);
 	}
+	size_t used = strlen(m->title);
+	if (m->from_main)
+		snprintf(m->title + used, sizeof(m->title) - used,
+			 m->before_main
+			     ? ", from main (%llu call%s before it left out: --from-start "
+			       "shows them)"
+			     : ", from main",
+			 (unsigned long long)m->before_main, m->before_main == 1 ? "" : "s");
 }
 
 struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls)
@@ -292,6 +338,11 @@ struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls)
 		return NULL;
 	}
 	return m;
+}
+
+void seq_model_from_main(struct seq_model *m, int on)
+{
+	m->from_main = on;
 }
 
 void seq_model_consumer(struct seq_model *m, struct walk_consumer *c)

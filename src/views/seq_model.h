@@ -43,9 +43,13 @@ struct call_values;
 struct seq_model {
 	enum seq_by by; /* SEQ_BY_AUTO until seq_model_finish */
 	enum seq_by asked;
-	char title[160]; /* what the lifelines are, for the diagram's title */
+	char title[256]; /* what the lifelines are, for the diagram's title */
 	const char *first_module;
 	int modules; /* 1, or 2 for "several" */
+	const char *first_file;
+	int files;	      /* source files of the program's own calls: 1, or 2 for "several" */
+	int from_main;	      /* a process's main thread is shown from its call of main */
+	uint64_t before_main; /* outermost calls left out before main */
 	uint64_t max_calls;
 	int failed;
 	struct seq_participant *parts;
@@ -61,6 +65,7 @@ struct seq_model {
 	uint64_t thread_calls;	    /* calls seen in the current thread */
 	uint64_t last_seq, last_ns; /* the last call shown */
 	int noted;		    /* a mark began the thread's section */
+	int awaiting_main;	    /* the thread's calls before main are left out */
 	size_t cut_msg;		    /* index of the thread's CUT message, or SIZE_MAX */
 };
 

@@ -13,12 +13,20 @@
 
 /* ---- replay (replay_text.c) --------------------------------------------- */
 struct replay_options {
-	int show_duration; /* the DURATION column */
-	int show_tid;	   /* the [TID] column */
+	int show_duration;  /* the DURATION column */
+	int show_tid;	    /* the [TID] column */
+	uint64_t max_lines; /* lines written at most; 0: no bound */
+};
+/* A replay as a command runs it: its options, and whether it was cut. */
+struct replay_run {
+	struct replay_options options;
+	int cut;
 };
 struct replay;
 struct replay *replay_new(FILE *out, const struct replay_options *o);
 void replay_consumer(struct replay *rp, struct walk_consumer *c);
+/* Whether lines were left out for max_lines. */
+int replay_was_cut(const struct replay *rp);
 void replay_free(struct replay *rp);
 
 /* ---- report (report_table.c) -------------------------------------------- */

@@ -68,6 +68,9 @@ enum seq_by { SEQ_BY_MODULE, SEQ_BY_FILE, SEQ_BY_FUNCTION, SEQ_BY_AUTO };
 struct seq_model;
 /* max_calls: calls shown per thread before the diagram is cut (0: no limit). */
 struct seq_model *seq_model_new(enum seq_by by, uint64_t max_calls);
+/* Each process's main thread shown from its call of main (the calls before
+ * it, C++ static initialisers, left out and counted in the title). */
+void seq_model_from_main(struct seq_model *m, int on);
 void seq_model_consumer(struct seq_model *m, struct walk_consumer *c);
 /* After the walk: picks the lifelines (SEQ_BY_AUTO) and places the
  * messages on them. */

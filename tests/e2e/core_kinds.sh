@@ -88,7 +88,7 @@ expect_text "replay's calls" "$WORK/all.names.expected" "$WORK/all.names"
 
 # Who calls whom, as the sequence diagram's lifelines (modules) show it:
 # each library call in the library that provides the function.
-ct seq -f diagrams -o "$WORK/lib.seq" "$WORK/lib.trace"
+ct seq -f diagrams --by module -o "$WORK/lib.seq" "$WORK/lib.trace"
 awk '/^participant / { name[$4] = $2 }
      /^P[0-9]+->P[0-9]+: / { split($1, ends, "->"); sub(/:$/, "", ends[2]); f = $2; sub(/\(.*/, "", f)
 	print name[ends[1]] " -> " name[substr(ends[2], 1)] ": " f }' "$WORK/lib.seq" >"$WORK/lib.calls"

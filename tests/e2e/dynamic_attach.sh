@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # dynamic_attach.sh - `calltrace attach` to a running two-thread program for
-# about a second: the trace holds both threads' loop calls with the right
+# about a second (saying so as it starts: process, program, engine, how it
+# stops): the trace holds both threads' loop calls with the right
 # nesting, and after the detach the program runs on to its normal end (same
 # output, exit code 5): no breakpoint and no swapped return address is left.
 # A process that exits while traced ends the attach (exit 0, said so); one
@@ -28,6 +29,8 @@ RC=0
 "$CALLTRACE" attach -p "$pid" --duration 1s -o "$WORK/loop.trace" >"$WORK/attach.out" 2>"$WORK/attach.err" || RC=$?
 [ "$RC" = 0 ] || fail "attach exited $RC: $(head -c 300 "$WORK/attach.err")"
 grep -q "^calltrace: .*detached" "$WORK/attach.err" || fail "attach did not say it detached: $(head -c 300 "$WORK/attach.err")"
+grep -qxF "calltrace: attaching to process $pid ($WORK/loop) with the in-process engine: recording for 1s, Ctrl-C stops sooner" "$WORK/attach.err" ||
+	fail "attach did not say what it attached to: $(head -c 300 "$WORK/attach.err")"
 kill -0 "$pid" 2>/dev/null || fail "the program is gone right after the detach"
 LOOP_RC=0
 wait "$loop_job" || LOOP_RC=$?

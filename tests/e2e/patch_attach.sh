@@ -161,6 +161,8 @@ timeout -s INT 60 "$CALLTRACE" attach -p "$TARGET_PID" --engine ptrace --duratio
 	-o "$WORK/ptrace.trace" >/dev/null 2>"$WORK/ptrace.err" || RC=$?
 [ "$RC" = 0 ] && grep -q "^calltrace: engine: ptrace engine" "$WORK/ptrace.err" ||
 	fail "--engine ptrace: exit $RC, $(head -c 300 "$WORK/ptrace.err")"
+grep -qxF "calltrace: attaching to process $TARGET_PID ($WORK/tick_O0) with the ptrace engine: recording for 0.3s, Ctrl-C stops sooner" "$WORK/ptrace.err" ||
+	fail "--engine ptrace: did not say what it attached to: $(head -c 300 "$WORK/ptrace.err")"
 finish_target ptrace
 [ "$TARGET_RC" = 3 ] && cmp -s "$WORK/ptrace.out" "$WORK/expect1.out" ||
 	fail "after a ptrace attach the program exited $TARGET_RC"

@@ -72,7 +72,7 @@ cmp -s "$WORK/functions" "$WORK/merged.functions" || fail "flame --merged does n
 # seq: one module, so source files are the lifelines; cut with a note; marks.
 ct seq -f mermaid "$T" >"$WORK/seq.mmd"
 check mermaid "$WORK/seq.mmd" >/dev/null
-grep -qx '  title lifelines: source files (every call ran in requests)' "$WORK/seq.mmd" ||
+grep -qx '  title lifelines: source files (every call ran in requests), from main' "$WORK/seq.mmd" ||
 	fail "seq: the default lifelines are not the source files: $(sed -n 2p "$WORK/seq.mmd")"
 for f in requests.c parse.c handle.c store.c; do
 	grep -q "^  participant P[0-9]* as $f$" "$WORK/seq.mmd" || fail "seq: no lifeline for $f"

@@ -5,7 +5,8 @@
 # a frame or a merged frame; 100000 tiny calls are merged while streaming
 # into frames "tiny ×N" in a small file, with the places of the calls for
 # zooming in; a call left unfinished inside merged frames marks them;
-# --merged draws the merged flame graph.  The merging is checked on traces
+# --merged draws the merged flame graph; time (axis, tooltips) starts at the
+# first call.  The merging is checked on traces
 # whose durations the test chooses (gen_trace): it depends on them.
 source "$(dirname "$0")/lib.sh"
 setup
@@ -137,6 +138,17 @@ expect_text "leave: the unfinished marks" "$WORK/leave.unf.expected" "$WORK/leav
 	fail "flame on a missing trace does not fail with a message"
 ! "$CALLTRACE" flame --merged --folded "$WORK/mm.trace" >/dev/null 2>"$WORK/err" && grep -q "pick one" "$WORK/err" ||
 	fail "flame --merged --folded does not fail with a message"
+# Time starts at the first call, not at the start of the recording (an
+# engine's setup before it): a first call 70 ms in starts at 0 on the axis
+# and in the tooltips.
+printf '%s\n' "0 thread 1 main" "70000000 enter main" "70001000 enter tiny" "70002000 exit" \
+	"100000000 exit" "100000010 end 0" | gen_trace late "$WORK/flat"
+ct flame -o "$WORK/late.svg" "$WORK/late.trace"
+grep -qF 'call #1 · start 0 ns · duration 30.000 ms' "$WORK/late.svg" &&
+	grep -qF 'call #2 · start 1.000 us · duration 1.000 us' "$WORK/late.svg" ||
+	fail "flame: start times not from the first call: $(grep -F 'call #' "$WORK/late.svg" | head -n 2)"
+grep -qF 'var a = view0 / W * span, b = view1 / W * span' "$WORK/late.svg" ||
+	fail "flame: the axis does not start at the first call"
 ! "$CALLTRACE" flame --per-thread -o "$WORK/x.svg" "$WORK/mm.trace" 2>"$WORK/err" && grep -q "go with --folded" "$WORK/err" ||
 	fail "flame --per-thread without --folded does not fail with a message"
 "$CALLTRACE" flame --help | grep -q -- "--folded" || fail "flame --help says nothing of --folded"

@@ -166,7 +166,7 @@ got=$(colours "$WORK/kinds.svg")
 grep -q '<g id="legend"' "$WORK/kinds.svg" || fail "no legend in the flame chart"
 
 # ---- seq: the library and the kernel as lifelines --------------------------
-ct seq -f mermaid -o "$WORK/kinds.mmd" "$trace"
+ct seq -f mermaid --by module -o "$WORK/kinds.mmd" "$trace"
 python3 "$ROOT/tests/e2e/check_views.py" mermaid "$WORK/kinds.mmd" >"$WORK/kinds.msgs" ||
 	fail "mermaid: $(cat "$WORK/kinds.msgs")"
 cat >"$WORK/kinds.msgs.expected" <<'MSGS'

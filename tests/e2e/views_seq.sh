@@ -2,7 +2,9 @@
 # views_seq.sh - `calltrace seq` on multimod: seqdiag and PlantUML text
 # render with the real tools, Mermaid and js-sequence-diagrams text name the
 # modules and the calls between them, our own SVG parses as XML; sections
-# per thread; --by file/function; --max-calls leaves a note.
+# per thread; --by file/function; --max-calls leaves a note; a program of
+# one source file gets functions as lifelines; a process is shown from main
+# unless --from-start.
 source "$(dirname "$0")/lib.sh"
 setup
 check() { python3 "$ROOT/tests/e2e/check_views.py" "$@" 2>"$WORK/check.err" || fail "check_views $1: $(tail -n 1 "$WORK/check.err")" >&2; }
@@ -22,10 +24,10 @@ done
 [ "$(grep -c -- ' -> ' "$WORK/mm.msgs")" = 27 ] || fail "mermaid: $(grep -c -- ' -> ' "$WORK/mm.msgs") calls, 27 expected"
 [ "$(grep -c -- ' --> ' "$WORK/mm.msgs")" = 27 ] || fail "mermaid: not a return for every call"
 [ "$(grep -c '^  rect ' "$WORK/mm.mmd")" = 5 ] || fail "mermaid: not one section per thread"
-grep -qx '  title lifelines: modules (the calls ran in several)' "$WORK/mm.mmd" ||
+grep -qx '  title lifelines: modules (the calls ran in several), from main' "$WORK/mm.mmd" ||
 	fail "mermaid: the default lifelines of multimod are not its modules, or the title does not say so"
 ct seq --format mermaid --by file "$T" >"$WORK/mm.file.mmd"
-grep -qx '  title lifelines: source files' "$WORK/mm.file.mmd" || fail "mermaid --by file: the title does not say so"
+grep -qx '  title lifelines: source files, from main' "$WORK/mm.file.mmd" || fail "mermaid --by file: the title does not say so"
 grep -Eq '^  Note over P0,P[0-9]+: pid [0-9]+ tid [0-9]+ multimod$' "$WORK/mm.mmd" || fail "mermaid: no thread note"
 
 # js-sequence-diagrams: the same messages.
@@ -33,6 +35,36 @@ ct seq -f diagrams "$T" >"$WORK/mm.jsd"
 check diagrams "$WORK/mm.jsd" >"$WORK/mm.jsd.msgs"
 grep -qxF "multimod -> libshared.so: sh_scale()" "$WORK/mm.jsd.msgs" || fail "diagrams: no sh_scale() call"
 [ "$(grep -c -- ' -> ' "$WORK/mm.jsd.msgs")" = 27 ] || fail "diagrams: not 27 calls"
+
+# A program of one source file: functions as lifelines; each process's main
+# thread from main, the calls before it (constructors, C++ static
+# initialisers) left out and counted in the title, unless --from-start.
+cat >"$WORK/init.c" <<'C'
+static int table[4];
+int square(int i) { return i * i; }
+__attribute__((constructor)) static void fill_table(void)
+{
+	for (int i = 0; i < 4; i++)
+		table[i] = square(i);
+}
+int helper(int v) { return square(v) - 16; }
+int main(void) { return helper(table[2]); }
+C
+build_c init "$WORK/init.c"
+record init "$WORK/init"
+ct seq -f mermaid "$WORK/init.trace" >"$WORK/init.mmd"
+grep -qxF '  title lifelines: functions (every call ran in one source file, init.c), from main (1 call before it left out: --from-start shows them)' "$WORK/init.mmd" ||
+	fail "seq of one source file: title $(grep title "$WORK/init.mmd")"
+check mermaid "$WORK/init.mmd" >"$WORK/init.msgs"
+printf '%s\n' "start -> main: main()" "main -> helper: helper()" "helper -> square: square()" \
+	"square --> helper" "helper --> main" "main --> start" >"$WORK/init.expected"
+expect_text "seq of one source file, from main" "$WORK/init.expected" "$WORK/init.msgs"
+ct seq -f mermaid --from-start "$WORK/init.trace" >"$WORK/init.all.mmd"
+grep -qxF '  title lifelines: functions (every call ran in one source file, init.c)' "$WORK/init.all.mmd" ||
+	fail "seq --from-start: title $(grep title "$WORK/init.all.mmd")"
+check mermaid "$WORK/init.all.mmd" >"$WORK/init.all.msgs"
+[ "$(head -n 2 "$WORK/init.all.msgs" | tr '\n' '|')" = "start -> fill_table: fill_table()|fill_table -> square: square()|" ] ||
+	fail "seq --from-start: $(head -n 2 "$WORK/init.all.msgs")"
 
 # seqdiag renders to SVG with Debian's seqdiag.
 seqdiag=$(command -v seqdiag || command -v seqdiag3 || true)
