@@ -80,15 +80,13 @@ static int never_hooked(const char *name)
 {
 	static const char *const prefixes[] = {"__cyg_profile_func_", "_ITM_", "_Unwind_",
 					       "calltrace_"};
-	static const char *const names[] = {"__libc_start_main",
-					    "__cxa_finalize",
-					    "__gmon_start__",
-					    "__cxa_begin_catch",
-					    "__tls_get_addr",
-					    "__libc_start_call_main",
-					    "clone",
-					    "__clone",
-					    "clone3"};
+	static const char *const names[] = {"__libc_start_main", "__cxa_finalize", "__gmon_start__",
+					    "__cxa_begin_catch", "__tls_get_addr",
+					    "__libc_start_call_main", "clone", "__clone", "clone3",
+					    /* profiling hooks (-pg, -mfentry): called
+					       with the arguments of the function that
+					       calls them live in the registers */
+					    "mcount", "_mcount", "__fentry__"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
