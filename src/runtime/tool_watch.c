@@ -15,6 +15,7 @@
 #include "runtime.h"
 #include "libcall.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -32,6 +33,15 @@ void runtime_attach_watch_tool(void)
 	const char *pid = runtime_getenv("CALLTRACE_ATTACH_TOOL");
 	if (pid && *pid)
 		tool_fd = (int)syscall(SYS_pidfd_open, atoi(pid), 0);
+	/* Out of the program's way: its next open() must get the descriptor it
+	 * would have got unattached. */
+	if (tool_fd >= 0 && tool_fd < 1000) {
+		int high = fcntl(tool_fd, F_DUPFD_CLOEXEC, 1000);
+		if (high >= 0) {
+			close(tool_fd);
+			tool_fd = high;
+		}
+	}
 }
 
 void runtime_attach_unwatch_tool(void)

@@ -13,8 +13,10 @@
 #include "func_signature_internal.h"
 
 #include <dwarf.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --- an arena: everything a table hands out, freed together --- */
 
@@ -129,13 +131,30 @@ static const Dwfl_Callbacks offline_callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
+/* The module's file, open at a descriptor the program does not count on:
+ * in a traced process (--args) a descriptor the runtime held at 3 would
+ * make the program's next open() return 4.  -1 when it cannot be opened
+ * (libdw then says so itself). */
+static int open_out_of_the_way(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 1000);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
+}
+
 static void module_open(struct sig_module *m)
 {
 	m->dwfl = dwfl_begin(&offline_callbacks);
 	if (!m->dwfl)
 		return;
 	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, -1, 0, true);
+	/* dwfl_report_elf takes the descriptor over. */
+	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, open_out_of_the_way(m->path), 0, true);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (m->mod)
 		m->dwarf = dwfl_module_getdwarf(m->mod, &m->bias);
