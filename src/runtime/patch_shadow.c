@@ -48,10 +48,12 @@ static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int 
 {
 	if (shadow_depth == shadow_cap) {
 		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
+		trace_own_begin(); /* the tracer's system call, not the program's */
 		void *m = shadow ? mremap(shadow, shadow_cap * sizeof(*shadow),
 					  cap * sizeof(*shadow), MREMAP_MAYMOVE)
 				 : mmap(NULL, cap * sizeof(*shadow), PROT_READ | PROT_WRITE,
 					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		trace_own_end();
 		if (m == MAP_FAILED)
 			return -1;
 		shadow = m;
