@@ -45,7 +45,7 @@ def slot_names(path, bias):
 def info_bias(info, path):
     """The load bias of `path` from `calltrace info`'s module lines."""
     for line in open(info):
-        m = re.match(r"\s*module 0x([0-9a-f]+)-0x[0-9a-f]+ (.*?)( \(unloaded\))?$", line)
+        m = re.match(r"\s*module 0x([0-9a-f]+)-0x[0-9a-f]+ (.*?)( build-id [0-9a-f]+)?( \(unloaded\))?$", line)
         if m and m.group(2) == path:
             out = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True, check=True)
             vaddrs = [int(l.split()[2], 16) for l in out.stdout.splitlines() if l.split()[:1] == ["LOAD"]]

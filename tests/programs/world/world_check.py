@@ -255,15 +255,28 @@ def json_syscalls(path):
     return sorted(out, key=lambda s: s[0])
 
 
+OWN_BEGIN, OWN_END = "syscall_0xca11700", "syscall_0xca11701"  # the tracer's work (own_work.h)
+
+
 def strace_window(path, tids):
+    """What strace saw between the marks, but the tracer's own work: the
+    system calls between its begin and end marker calls, which the trace
+    leaves out too."""
     counts, inside, seen_end = collections.Counter(), False, False
+    own = collections.Counter()
     line = re.compile(r"^(\d+)\s+(?:<\.\.\. )?(\w+)(\(| resumed>)(.*)")
     for raw in open(path):
         m = line.match(raw)
         if not m or int(m.group(1)) not in tids or m.group(3) != "(":
             continue
-        name, rest = m.group(2), m.group(4)
-        if name == "close" and rest.startswith("-100)"):
+        name, rest, tid = m.group(2), m.group(4), int(m.group(1))
+        if name == OWN_BEGIN:
+            own[tid] += 1
+        elif name == OWN_END:
+            own[tid] = max(own[tid] - 1, 0)
+        elif own[tid]:
+            continue
+        elif name == "close" and rest.startswith("-100)"):
             inside = True
         elif name == "close" and rest.startswith("-101)"):
             seen_end = True
