@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elf_image.h"
+#include "../patch/name_match.h"
 #include "engine.h"
 
 #define PLAN_WINDOW 32 /* bytes of code a plan may look at */
@@ -29,9 +30,9 @@ static int name_selected(const struct engine *e, const struct elf_function *f)
 		snprintf(unnamed, sizeof(unnamed), "sub_%lx", (unsigned long)f->vaddr);
 		name = unnamed;
 	}
-	if (e->opts->only && regexec(e->opts->only, name, 0, NULL, 0) != 0)
+	if (e->opts->only && !name_match(e->opts->only, name))
 		return 0;
-	if (e->opts->hide && regexec(e->opts->hide, name, 0, NULL, 0) == 0)
+	if (e->opts->hide && name_match(e->opts->hide, name))
 		return 0;
 	return 1;
 }

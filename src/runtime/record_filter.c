@@ -2,8 +2,9 @@
  * record_filter.c - record-time function filters for -finstrument-functions
  * programs: CALLTRACE_FILTER=REGEX (`record -F`) keeps only the calls of
  * matching functions and what they call; CALLTRACE_NOTRACE=REGEX (`record
- * -N`) leaves matching functions out but keeps their callees.  Names are
- * the symbol table's (as `nm` shows them: C++ names mangled).
+ * -N`) leaves matching functions out but keeps their callees.  A name
+ * matches as the symbol table has it, demangled or short as the views show
+ * it (name_match.c).
  *
  * With a filter set, every call takes the hooks' checked path (hooks.c),
  * which asks here.  A call left out is counted as open (the writer keeps
@@ -14,6 +15,7 @@
  */
 #include "runtime.h"
 #include "../patch/elf_functions.h"
+#include "../patch/name_match.h"
 
 #include <link.h>
 #include <regex.h>
@@ -52,8 +54,14 @@ static int compile(const char *name, regex_t *re)
 
 void runtime_filter_init(void)
 {
-	if (runtime_image_patched()) /* the engine's own -F/-N (patch_engine.c) */
+	if (runtime_image_patched()) {
+		/* The in-process engine patches every function but -N's
+		 * (patch_engine.c); -F keeps the calls made while a matching
+		 * one is open, as the hooks do. */
+		only_set = compile("CALLTRACE_PATCH_ONLY", &only_re);
+		runtime_filters_on = only_set;
 		return;
+	}
 	only_set = compile("CALLTRACE_FILTER", &only_re);
 	hide_set = compile("CALLTRACE_NOTRACE", &hide_re);
 	runtime_filters_on = only_set || hide_set;
@@ -67,9 +75,9 @@ static void add_function(const struct elf_function *f, void *ctx)
 {
 	const struct scan *s = ctx;
 	uint8_t what = 0;
-	if (only_set && regexec(&only_re, f->name, 0, NULL, 0) == 0)
+	if (only_set && name_match(&only_re, f->name))
 		what |= FILTER_ONLY;
-	if (hide_set && regexec(&hide_re, f->name, 0, NULL, 0) == 0)
+	if (hide_set && name_match(&hide_re, f->name))
 		what |= FILTER_HIDE;
 	if (what && nmatched < MAX_MATCHED)
 		matched[nmatched++] =
