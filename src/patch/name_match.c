@@ -31,7 +31,17 @@ static int matches(const regex_t *re, const char *text)
 	return regexec(re, text, 0, NULL, 0) == 0;
 }
 
-int name_match(const regex_t *re, const char *name)
+/* Whether the pattern speaks of parameters or template arguments: then
+ * it is for the full demangled name.  Otherwise the full name is left
+ * alone, as a parameter type (`std::string`) or a return type would
+ * match words the function's own name has not (-N 'std::' leaves out the
+ * standard library's functions, not every function that takes a string). */
+static int names_parameters(const char *pattern)
+{
+	return pattern && (strchr(pattern, '(') || strchr(pattern, '<'));
+}
+
+int name_match(const regex_t *re, const char *pattern, const char *name)
 {
 	if (!name)
 		return 0;
@@ -45,7 +55,8 @@ int name_match(const regex_t *re, const char *name)
 	int hit = 0;
 	if (full && status == 0) {
 		char brief[1024];
-		hit = matches(re, full) || matches(re, view_short_name(full, brief, sizeof(brief)));
+		hit = matches(re, view_short_name(full, brief, sizeof(brief))) ||
+		      (names_parameters(pattern) && matches(re, full));
 	}
 	free(full);
 	return hit;

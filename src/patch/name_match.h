@@ -7,13 +7,13 @@
 
 #include <regex.h>
 
-/* Whether `re` (compiled with REG_NOSUB) finds a match in the name of the
- * function as the symbol table has it (C++ names mangled), in its full
- * demangled name, or in its short name as the views show it
- * (`ns::Class::method`, no parameters or template arguments).  C++ names
- * are demangled only when the process has the C++ runtime's demangler
- * loaded already (every program built from C++ has): a C program gets no
- * libstdc++ from the tracer, and has no mangled names to show. */
-int name_match(const regex_t *re, const char *name);
+/* Whether `re` (compiled with REG_NOSUB from `pattern`) finds a match in
+ * the name of the function as the symbol table has it (C++ names
+ * mangled), in its short name as the views show it (`ns::Class::method`,
+ * no parameters or template arguments) or, when `pattern` has a `(` or a
+ * `<`, in its full demangled name.  C++ names are demangled only when the
+ * process has the C++ runtime's demangler loaded already (a program built
+ * from C++ has): a C program gets no libstdc++ from the tracer. */
+int name_match(const regex_t *re, const char *pattern, const char *name);
 
 #endif

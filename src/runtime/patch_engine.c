@@ -216,9 +216,11 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	int by_hooks = m->facts.instrumented && runtime_hooks_are_ours();
 	if (never_patched(f, m) || (!by_hooks && !m->record_calls))
 		return;
-	if (only_pattern_set && name_match(&only_pattern, f->name))
+	if (only_pattern_set &&
+	    name_match(&only_pattern, runtime_getenv("CALLTRACE_PATCH_ONLY"), f->name))
 		m->matched[0]++;
-	int hidden = hide_pattern_set && name_match(&hide_pattern, f->name);
+	int hidden = hide_pattern_set &&
+		     name_match(&hide_pattern, runtime_getenv("CALLTRACE_PATCH_HIDE"), f->name);
 	m->matched[1] += (uint32_t)hidden;
 	if (!by_hooks && hidden) /* -F is record_filter.c's: callees are recorded */
 		return;

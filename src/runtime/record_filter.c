@@ -26,6 +26,7 @@
 int runtime_filters_on;
 static regex_t only_re, hide_re;
 static int only_set, hide_set;
+static const char *only_text, *hide_text; /* the patterns (name_match.h) */
 
 struct matched {
 	uint64_t start, end;
@@ -41,9 +42,9 @@ static struct {
 } spans[MAX_SPANS]; /* the modules read */
 static uint32_t nspans, rescans;
 
-static int compile(const char *name, regex_t *re)
+static int compile(const char *name, regex_t *re, const char **text)
 {
-	const char *v = runtime_getenv(name);
+	const char *v = *text = runtime_getenv(name);
 	if (!v || !*v)
 		return 0;
 	if (regcomp(re, v, REG_EXTENDED | REG_NOSUB) == 0)
@@ -58,12 +59,12 @@ void runtime_filter_init(void)
 		/* The in-process engine patches every function but -N's
 		 * (patch_engine.c); -F keeps the calls made while a matching
 		 * one is open, as the hooks do. */
-		only_set = compile("CALLTRACE_PATCH_ONLY", &only_re);
+		only_set = compile("CALLTRACE_PATCH_ONLY", &only_re, &only_text);
 		runtime_filters_on = only_set;
 		return;
 	}
-	only_set = compile("CALLTRACE_FILTER", &only_re);
-	hide_set = compile("CALLTRACE_NOTRACE", &hide_re);
+	only_set = compile("CALLTRACE_FILTER", &only_re, &only_text);
+	hide_set = compile("CALLTRACE_NOTRACE", &hide_re, &hide_text);
 	runtime_filters_on = only_set || hide_set;
 }
 
@@ -75,9 +76,9 @@ static void add_function(const struct elf_function *f, void *ctx)
 {
 	const struct scan *s = ctx;
 	uint8_t what = 0;
-	if (only_set && name_match(&only_re, f->name))
+	if (only_set && name_match(&only_re, only_text, f->name))
 		what |= FILTER_ONLY;
-	if (hide_set && name_match(&hide_re, f->name))
+	if (hide_set && name_match(&hide_re, hide_text, f->name))
 		what |= FILTER_HIDE;
 	if (what && nmatched < MAX_MATCHED)
 		matched[nmatched++] =
