@@ -250,7 +250,8 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	}
 	if (entry)
 		program_by_hooks = job.facts.instrumented && runtime_hooks_are_ours();
-	if (verbose && (only_pattern_set || hide_pattern_set))
+	if (verbose && (only_pattern_set || hide_pattern_set) && record_calls &&
+	    !(job.facts.instrumented && runtime_hooks_are_ours())) /* else the hooks say */
 		runtime_say("in-process engine: %s: %u function%s match -F, %u match -N", path,
 			    job.matched[0], job.matched[0] == 1 ? "" : "s", job.matched[1]);
 	runtime_debug("patched %u functions of %s at %#lx%s", verdicts[PATCH_OK] - before, path,

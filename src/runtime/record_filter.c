@@ -27,6 +27,9 @@ int runtime_filters_on;
 static regex_t only_re, hide_re;
 static int only_set, hide_set;
 static const char *only_text, *hide_text; /* the patterns (name_match.h) */
+/* CALLTRACE_FILTER_VERBOSE (`record -v`): each module's matches said once. */
+static int verbose;
+static uint32_t modules_said;
 
 struct matched {
 	uint64_t start, end;
@@ -64,12 +67,15 @@ void runtime_filter_init(void)
 		return;
 	}
 	only_set = compile("CALLTRACE_FILTER", &only_re, &only_text);
+	const char *v = runtime_getenv("CALLTRACE_FILTER_VERBOSE");
+	verbose = v && *v && strcmp(v, "0") != 0;
 	hide_set = compile("CALLTRACE_NOTRACE", &hide_re, &hide_text);
 	runtime_filters_on = only_set || hide_set;
 }
 
 struct scan {
 	uint64_t bias;
+	uint32_t matched[2]; /* functions -F, -N match */
 };
 
 static void add_function(const struct elf_function *f, void *ctx)
@@ -80,6 +86,9 @@ static void add_function(const struct elf_function *f, void *ctx)
 		what |= FILTER_ONLY;
 	if (hide_set && name_match(&hide_re, hide_text, f->name))
 		what |= FILTER_HIDE;
+	struct scan *counts = ctx;
+	counts->matched[0] += (what & FILTER_ONLY) != 0;
+	counts->matched[1] += (what & FILTER_HIDE) != 0;
 	if (what && nmatched < MAX_MATCHED)
 		matched[nmatched++] =
 		    (struct matched){s->bias + f->address, s->bias + f->address + f->size, what};
@@ -88,7 +97,6 @@ static void add_function(const struct elf_function *f, void *ctx)
 static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	(void)size;
-	(void)ctx;
 	char exe[4096];
 	const char *path = info->dlpi_name;
 	if (!path || !*path) {
@@ -109,8 +117,15 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 		spans[nspans].low = low;
 		spans[nspans++].high = high;
 	}
-	struct scan s = {info->dlpi_addr};
+	struct scan s = {info->dlpi_addr, {0, 0}};
 	elf_functions_each(path, add_function, &s, NULL);
+	uint32_t *seen = ctx;
+	int program = path == exe;
+	if (verbose && (*seen)++ >= modules_said && (program || s.matched[0] || s.matched[1])) {
+		runtime_say("%s: %u function%s match -F, %u match -N", path, s.matched[0],
+			    s.matched[0] == 1 ? "" : "s", s.matched[1]);
+		modules_said = *seen;
+	}
 	return 0;
 }
 
@@ -134,7 +149,8 @@ static void read_table(void)
 		matched = m;
 	}
 	nmatched = nspans = 0;
-	dl_iterate_phdr(add_module, NULL);
+	uint32_t seen = 0;
+	dl_iterate_phdr(add_module, &seen);
 	sort_matched();
 }
 

@@ -59,14 +59,20 @@ done
 # parse; the standard library's functions built into the program (how many
 # depends on the library's version: at least std::max, the same for both).
 matches() { # ENGINE: the count line -v wrote for the program
-	record v --engine "$1" -v -F 'Parser::parse' -N '^std::' "$WORK/plain"
-	grep -o "plain: [0-9]* functions match -F, [0-9]* match -N" "$WORK/v.err"
+	local program=plain
+	[ "$1" = runtime ] && program=instrumented
+	record v --engine "$1" -v -F 'Parser::parse' -N '^std::' "$WORK/$program"
+	grep -o "/$program: [0-9]* functions match -F, [0-9]* match -N" "$WORK/v.err" |
+		sed 's,^/[a-z]*,,'
 }
 patch_says=$(matches patch) || fail "in-process -v: no count: $(head -c 300 "$WORK/v.err")"
 ptrace_says=$(matches ptrace) || fail "ptrace -v: no count: $(head -c 300 "$WORK/v.err")"
 case $patch_says in
-"plain: 2 functions match -F, "[1-9]*) ;;
+": 2 functions match -F, "[1-9]*) ;;
 *) fail "in-process -v: $patch_says" ;;
 esac
 check "-v counts" "$patch_says" "$ptrace_says"
+runtime_says=$(matches runtime) || fail "runtime -v: no count: $(head -c 300 "$WORK/v.err")"
+[ "$(printf '%s\n' "$runtime_says" | wc -l)" = 1 ] || fail "runtime -v: said twice: $runtime_says"
+check "runtime -v" "$patch_says" "$runtime_says"
 pass
