@@ -21,8 +21,7 @@ tree() {
 	record t --engine "$engine" --no-libcall "$@" "$WORK/$program"
 	[ "$RC" = 0 ] || fail "$engine $*: exit $RC: $(head -c 300 "$WORK/t.err")"
 	grep -qx 15 "$WORK/t.out" || fail "$engine $*: the program printed $(cat "$WORK/t.out")"
-	ct replay --no-duration --no-tid "$WORK/t.trace" | grep -v '^#' | grep -v '^| *}' |
-		sed 's/(.*//'
+	ct replay --no-duration --no-tid "$WORK/t.trace" | sed -e '/^#/d' -e '/^| *}/d' -e 's/(.*//'
 }
 
 check() { # WHAT WANT GOT
