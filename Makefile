@@ -31,15 +31,16 @@ PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtim
 		src/runtime/libcall_stubs.S \
 		src/runtime/crash_site.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
-			src/patch/special_functions.c,$(wildcard src/patch/*.c))
+			src/patch/special_functions.c src/patch/name_match.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c src/format/own_work.c \
-		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c
+		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c \
+		src/patch/name_match.c src/views/view_util.c src/format/printable.c
 # The ptrace engine shares the patching core's decoding and relocation,
 # and attach the place of a fault in a trampoline.
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
-		src/patch/special_functions.c src/patch/trampoline_site.c
+		src/patch/special_functions.c src/patch/trampoline_site.c src/patch/name_match.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
 		$(wildcard src/kernel/*.c) \
 		$(CORE_SRC)

@@ -271,6 +271,8 @@ static void set_preload_environment(const char *runtime, const char *trace,
 		setenv("CALLTRACE_FILTER", o->only, 1);
 	if (o->hide)
 		setenv("CALLTRACE_NOTRACE", o->hide, 1);
+	if ((o->only || o->hide) && o->engine.dyn.verbose)
+		setenv("CALLTRACE_FILTER_VERBOSE", "1", 1); /* how many functions matched */
 	if (!o->engine.dyn.follow_forks)
 		setenv("CALLTRACE_NO_FOLLOW", "1", 1);
 	if (o->programs)

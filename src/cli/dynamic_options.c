@@ -13,8 +13,10 @@ int cli_dynamic_option(struct cli_dynamic *d, int opt, const char *arg)
 			   ? -1
 			   : 1;
 	case 'F':
+		d->dyn.only_text = arg;
 		return cli_compile_regex(&d->only_re, &d->dyn.only, arg, "-F") < 0 ? -1 : 1;
 	case 'N':
+		d->dyn.hide_text = arg;
 		return cli_compile_regex(&d->hide_re, &d->dyn.hide, arg, "-N") < 0 ? -1 : 1;
 	case CLI_OPT_NO_FOLLOW:
 		d->dyn.follow_forks = 0;

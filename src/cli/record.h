@@ -99,8 +99,10 @@ enum {
 	"                         pre-empted, or blocked (in which system call)\n"                 \
 	"  -q, --quiet            say nothing on stderr unless something fails\n"                  \
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
-	"                         what they call (patch, ptrace: only those functions)\n"          \
+	"                         what they call, under every engine\n"                            \
 	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
+	"                         -F/-N match the name report shows (ns::Class::method),\n"       \
+	"                         the symbol, or the full name when REGEX has ( or <\n"           \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
 	"  -v, --verbose          say which engine and what it did (patches, stops)\n"

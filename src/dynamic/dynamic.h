@@ -21,6 +21,7 @@ struct dynamic_options {
 	regex_t *module_filter; /* --module: libraries to instrument besides the executable */
 	regex_t *only;		/* -F at record time: functions to instrument */
 	regex_t *hide;		/* -N at record time: functions not to instrument */
+	const char *only_text, *hide_text; /* -F, -N as given (name_match.h) */
 	int follow_forks;	/* -f (default on) */
 	int capture_args;	/* --args: record arguments and return values */
 	regex_t *args_only;	/* --args=REGEX: of the functions matching only */

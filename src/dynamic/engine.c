@@ -14,6 +14,7 @@ void engine_init(struct engine *e, const struct dynamic_options *o)
 	e->root = o->session;
 	e->cpu = -1;
 	frames_set_max_depth(o->max_depth);
+	frames_set_scope_filter(o->only != NULL);
 	const char *debug = getenv("CALLTRACE_DEBUG");
 	e->verbose = o->verbose || (debug && *debug && strcmp(debug, "0") != 0);
 	const char *no_jump = getenv("CALLTRACE_NO_JUMP");

@@ -46,6 +46,7 @@ struct breakpoint {
 	uint8_t orig[JUMP_PATCH_LEN];	/* the bytes the patch replaced at `function` */
 	uint8_t patch_len;		/* 1: an int3 at the entry; JUMP_PATCH_LEN: a jmp */
 	uint8_t kind;			/* enum bp_kind */
+	uint8_t scope;			/* -F matches it: its calls and theirs are recorded */
 	uint16_t module;		/* index in the process's module list */
 	struct entry_plan plan;
 	struct jump_plan jump;
@@ -85,6 +86,9 @@ struct shadow_frame {
 	int chained;			/* a tail call: [rsp] already held the trap */
 	int unswapped;			/* the real address is back for an unwinder to read */
 	const struct func_plan *values; /* --args: to read its return value */
+	uint8_t in_scope;		/* -F: it or a call it is inside matches */
+	uint8_t shown;			/* its events are written (-F, -D) */
+	uint32_t level;			/* frames shown up to it: -D's depth */
 };
 
 struct process;
@@ -315,6 +319,7 @@ int special_breakpoint(struct engine *e, struct thread *t, size_t module_index, 
 /* ---- return_trap.c -------------------------------------------------------- */
 /* -D: calls deeper than `depth` are not written (0: all are). */
 void frames_set_max_depth(uint32_t depth);
+void frames_set_scope_filter(int on);
 /* At the entry breakpoint of a traced function (BP_FUNCTION). */
 void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	       struct user_regs_struct *r);

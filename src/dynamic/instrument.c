@@ -17,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "elf_image.h"
+#include "../patch/name_match.h"
 #include "engine.h"
 
 #define PLAN_WINDOW 32 /* bytes of code a plan may look at */
 
-static int name_selected(const struct engine *e, const struct elf_function *f)
+/* Whether `f` is instrumented: all but -N's (-F's are marked as scopes:
+ * the calls made while one is open are recorded, as under the runtime). */
+static int name_selected(const struct engine *e, const struct elf_function *f, uint8_t *scope)
 {
 	char unnamed[40];
 	const char *name = f->name;
@@ -29,12 +32,12 @@ static int name_selected(const struct engine *e, const struct elf_function *f)
 		snprintf(unnamed, sizeof(unnamed), "sub_%lx", (unsigned long)f->vaddr);
 		name = unnamed;
 	}
-	if (e->opts->only && regexec(e->opts->only, name, 0, NULL, 0) != 0)
-		return 0;
-	if (e->opts->hide && regexec(e->opts->hide, name, 0, NULL, 0) == 0)
-		return 0;
-	return 1;
+	*scope = e->opts->only && name_match(e->opts->only, e->opts->only_text, name);
+	return !(e->opts->hide && name_match(e->opts->hide, e->opts->hide_text, name));
 }
+
+/* -F's mark for the breakpoints arm_all makes now (0 for the others). */
+static uint8_t arming_scope;
 
 /* Gives an out-of-line plan its slot; 0 or -1. */
 static int place_slot(struct engine *e, struct thread *t, struct entry_plan *plan, uint64_t addr,
@@ -61,6 +64,7 @@ static struct breakpoint *new_breakpoint(struct process *p, uint64_t stop_at, ui
 	bp->kind = BP_FUNCTION;
 	bp->module = (uint16_t)index;
 	bp->values = values;
+	bp->scope = arming_scope;
 	return bp;
 }
 
@@ -143,18 +147,26 @@ static int arm_all(struct engine *e, struct thread *t, size_t index,
 		   const struct elf_function_list *fl, const uint8_t *text)
 {
 	const struct module *m = &t->proc->modules[index];
-	size_t armed = 0, skipped = 0;
+	size_t armed = 0, skipped = 0, scopes = 0, hidden = 0;
 	for (size_t i = 0; i < fl->n; i++) {
 		const struct elf_function *f = &fl->v[i];
 		uint64_t addr = f->vaddr + m->bias;
-		if (addr < m->exec_low || addr >= m->exec_high || !name_selected(e, f))
+		uint8_t scope = 0;
+		if (addr < m->exec_low || addr >= m->exec_high)
+			continue;
+		int selected = name_selected(e, f, &scope);
+		scopes += scope;
+		hidden += !selected;
+		if (!selected)
 			continue;
 		size_t avail = (size_t)(m->exec_high - addr);
 		if (avail > f->size)
 			avail = (size_t)f->size;
 		const struct func_plan *values = capture_plan(e, m->path, f->name, f->vaddr);
+		arming_scope = scope;
 		int rc = arm_function(e, t, index, addr, text + (addr - m->exec_low), avail,
 				      fl->n - i, values);
+		arming_scope = 0;
 		if (rc < 0)
 			return -1;
 		armed += rc == 1;
@@ -163,6 +175,9 @@ static int arm_all(struct engine *e, struct thread *t, size_t index,
 	e->functions += armed;
 	e->skipped += skipped;
 	engine_note(e, "%s: %zu functions instrumented, %zu skipped", m->path, armed, skipped);
+	if (e->opts->only || e->opts->hide)
+		engine_note(e, "%s: %zu function%s match -F, %zu match -N", m->path, scopes,
+			    scopes == 1 ? "" : "s", hidden);
 	return 0;
 }
 

@@ -39,23 +39,34 @@ static int push_frame(struct thread *t, const struct shadow_frame *f)
 /* `rsp` is the call's stack pointer at entry: a longjmp finds the calls
  * it leaves by it (frames_abandon_below). */
 static uint32_t max_depth; /* -D; 0: every depth */
+static int scope_filter;   /* -F: only the calls inside a matching one */
 
 void frames_set_max_depth(uint32_t depth)
 {
 	max_depth = depth;
 }
 
-/* -D: whether the frame at `index` of the thread's stack is written. */
-static int shown(const struct thread *t, size_t index)
+void frames_set_scope_filter(int on)
 {
-	(void)t;
-	return max_depth == 0 || index < max_depth;
+	scope_filter = on;
+}
+
+/* The marks of a call entered now by `bp`: whether it is in -F's scope,
+ * whether it is written (-F, then -D counted on the calls written, as the
+ * runtime counts them) and its level. */
+static void mark_frame(const struct thread *t, const struct breakpoint *bp, struct shadow_frame *f)
+{
+	const struct shadow_frame *up = t->depth ? &t->frames[t->depth - 1] : NULL;
+	uint32_t below = up ? up->level : 0;
+	f->in_scope = !scope_filter || bp->scope || (up && up->in_scope);
+	f->shown = f->in_scope && (max_depth == 0 || below < max_depth);
+	f->level = below + f->shown;
 }
 
 static void record_enter(struct thread *t, const struct breakpoint *bp, uint64_t tick,
-			 const struct user_regs_struct *r)
+			 const struct user_regs_struct *r, const struct shadow_frame *f)
 {
-	if (!shown(t, t->depth))
+	if (!f->shown)
 		return;
 	if (!t->has_stream)
 		thread_start_stream(t);
@@ -68,9 +79,10 @@ static void record_enter(struct thread *t, const struct breakpoint *bp, uint64_t
 		capture_arguments(t, bp->values, r);
 }
 
-static void record_exit(struct thread *t, size_t index, uint64_t fn, uint64_t tick)
+static void record_exit(struct thread *t, const struct shadow_frame *f, uint64_t tick)
 {
-	if (!shown(t, index))
+	uint64_t fn = f->function;
+	if (!f->shown)
 		return;
 	if (!t->has_stream)
 		thread_start_stream(t);
@@ -101,11 +113,12 @@ static void jump_entry(struct engine *e, struct thread *t, const struct breakpoi
 		       const struct user_regs_struct *r)
 {
 	uint64_t tick = trace_clock_tick();
-	struct shadow_frame f = {bp->function, r->r11, r->rsp, 0, 0, bp->values};
+	struct shadow_frame f = {bp->function, r->r11, r->rsp, 0, 0, bp->values, 0, 0, 0};
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp, tick, r);
+	mark_frame(t, bp, &f);
+	record_enter(t, bp, tick, r, &f);
 	f.chained = is_trap(t->proc, f.ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == f.rsp;
 	push_frame(t, &f);
 }
@@ -125,19 +138,20 @@ void entry_hit(struct engine *e, struct thread *t, struct breakpoint *bp,
 	e->calls++;
 	if (t->unwinding)
 		frames_close_below(t, r->rsp, tick);
-	record_enter(t, bp, tick, r);
+	struct shadow_frame f = {bp->function, ret, r->rsp, 0, 0, bp->values, 0, 0, 0};
+	mark_frame(t, bp, &f);
+	record_enter(t, bp, tick, r, &f);
 	if (bp->plan.kind == PLAN_RETURN) {
 		uint64_t none[PLAN_MAX_PUSHES];
 		plan_apply(&bp->plan, r, none); /* the whole function, emulated */
-		record_exit(t, t->depth, bp->function, tick);
-		if (bp->values && shown(t, t->depth))
+		record_exit(t, &f, tick);
+		if (bp->values && f.shown)
 			capture_return(t, bp->values, r);
 		r->rip = ret;
 		r->rsp += 8;
 		ptrace(PTRACE_SETREGS, t->tid, 0, r);
 		return;
 	}
-	struct shadow_frame f = {bp->function, ret, r->rsp, 0, 0, bp->values};
 	f.chained = is_trap(t->proc, ret) && t->depth > 0 && t->frames[t->depth - 1].rsp == r->rsp;
 	if (push_frame(t, &f) < 0) {
 		bp_step_untraced(t, bp, r, ret); /* no memory: the call stays open */
@@ -179,8 +193,8 @@ static uint64_t close_frames(struct thread *t, long i, uint64_t tick,
 	while (i > 0 && t->frames[i].chained && t->frames[i - 1].rsp == t->frames[i].rsp)
 		i--;
 	for (size_t j = t->depth; j-- > (size_t)i;) {
-		record_exit(t, j, t->frames[j].function, tick);
-		if ((long)j <= returned && t->frames[j].values && r && shown(t, j))
+		record_exit(t, &t->frames[j], tick);
+		if ((long)j <= returned && t->frames[j].values && r && t->frames[j].shown)
 			capture_return(t, t->frames[j].values, r);
 	}
 	t->depth = (size_t)i;
@@ -280,7 +294,7 @@ void frames_close_below(struct thread *t, uint64_t rsp, uint64_t tick)
 {
 	while (t->depth > 0 && t->frames[t->depth - 1].rsp <= rsp) {
 		t->depth--;
-		record_exit(t, t->depth, t->frames[t->depth].function, tick);
+		record_exit(t, &t->frames[t->depth], tick);
 	}
 }
 

@@ -27,6 +27,7 @@
  */
 #include "runtime.h"
 #include "../patch/elf_functions.h"
+#include "../patch/name_match.h"
 #include "../patch/patch.h"
 #include "../patch/special_functions.h"
 #include "patch_record.h"
@@ -52,6 +53,7 @@ static int patch_calls;
 static regex_t module_pattern, only_pattern, hide_pattern;
 static int module_pattern_set, only_pattern_set, hide_pattern_set;
 static uint32_t verdicts[PATCH_VERDICTS];
+static int verbose; /* CALLTRACE_PATCH_VERBOSE or debug: say what was patched */
 
 /* Whether arguments may be read now: recording is on, and the thread is
  * not in the middle of writing or of the runtime's own work. */
@@ -147,6 +149,7 @@ struct module_job {
 	uint64_t entry;	  /* the program's entry point (no return address there) */
 	int record_calls; /* chosen to be recorded (the program, --module) */
 	struct elf_file_facts facts;
+	uint32_t matched[2]; /* functions whose names -F, -N match */
 };
 
 static int never_patched(const struct elf_function *f, const struct module_job *m)
@@ -209,12 +212,17 @@ enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t roo
  * to be recorded, for the functions -F/-N leave. */
 static void patch_function(const struct elf_function *f, void *ctx)
 {
-	const struct module_job *m = ctx;
+	struct module_job *m = ctx;
 	int by_hooks = m->facts.instrumented && runtime_hooks_are_ours();
 	if (never_patched(f, m) || (!by_hooks && !m->record_calls))
 		return;
-	if (!by_hooks && ((only_pattern_set && regexec(&only_pattern, f->name, 0, NULL, 0) != 0) ||
-			  (hide_pattern_set && regexec(&hide_pattern, f->name, 0, NULL, 0) == 0)))
+	if (only_pattern_set &&
+	    name_match(&only_pattern, runtime_getenv("CALLTRACE_PATCH_ONLY"), f->name))
+		m->matched[0]++;
+	int hidden = hide_pattern_set &&
+		     name_match(&hide_pattern, runtime_getenv("CALLTRACE_PATCH_HIDE"), f->name);
+	m->matched[1] += (uint32_t)hidden;
+	if (!by_hooks && hidden) /* -F is record_filter.c's: callees are recorded */
 		return;
 	const struct func_plan *plan =
 	    runtime_args_wanted(f->name) ? runtime_args_plan(m->path, f->address) : NULL;
@@ -242,6 +250,10 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	}
 	if (entry)
 		program_by_hooks = job.facts.instrumented && runtime_hooks_are_ours();
+	if (verbose && (only_pattern_set || hide_pattern_set) && record_calls &&
+	    !(job.facts.instrumented && runtime_hooks_are_ours())) /* else the hooks say */
+		runtime_say("in-process engine: %s: %u function%s match -F, %u match -N", path,
+			    job.matched[0], job.matched[0] == 1 ? "" : "s", job.matched[1]);
 	runtime_debug("patched %u functions of %s at %#lx%s", verdicts[PATCH_OK] - before, path,
 		      (unsigned long)bias,
 		      job.facts.instrumented && runtime_hooks_are_ours()
@@ -428,6 +440,9 @@ void runtime_patch_init(void)
 	module_pattern_set = compile_setting("CALLTRACE_PATCH_MODULES", &module_pattern);
 	only_pattern_set = compile_setting("CALLTRACE_PATCH_ONLY", &only_pattern);
 	hide_pattern_set = compile_setting("CALLTRACE_PATCH_HIDE", &hide_pattern);
+	const char *verbose_setting = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
+	verbose = runtime_config.debug ||
+		  (verbose_setting && *verbose_setting && strcmp(verbose_setting, "0") != 0);
 	if (patch_decoder_init() < 0) {
 		runtime_say("cannot set up the disassembler: nothing is traced");
 		return;
@@ -437,7 +452,6 @@ void runtime_patch_init(void)
 	if (runtime_attach_mode)
 		runtime_patch_watch_unwinder();
 	patch_code_seal();
-	const char *verbose = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
-	if (runtime_config.debug || (verbose && *verbose && strcmp(verbose, "0") != 0))
+	if (verbose)
 		say_verdicts();
 }

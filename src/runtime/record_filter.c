@@ -2,8 +2,9 @@
  * record_filter.c - record-time function filters for -finstrument-functions
  * programs: CALLTRACE_FILTER=REGEX (`record -F`) keeps only the calls of
  * matching functions and what they call; CALLTRACE_NOTRACE=REGEX (`record
- * -N`) leaves matching functions out but keeps their callees.  Names are
- * the symbol table's (as `nm` shows them: C++ names mangled).
+ * -N`) leaves matching functions out but keeps their callees.  A name
+ * matches as the symbol table has it, demangled or short as the views show
+ * it (name_match.c).
  *
  * With a filter set, every call takes the hooks' checked path (hooks.c),
  * which asks here.  A call left out is counted as open (the writer keeps
@@ -14,6 +15,7 @@
  */
 #include "runtime.h"
 #include "../patch/elf_functions.h"
+#include "../patch/name_match.h"
 
 #include <link.h>
 #include <regex.h>
@@ -24,6 +26,10 @@
 int runtime_filters_on;
 static regex_t only_re, hide_re;
 static int only_set, hide_set;
+static const char *only_text, *hide_text; /* the patterns (name_match.h) */
+/* CALLTRACE_FILTER_VERBOSE (`record -v`): each module's matches said once. */
+static int verbose;
+static uint32_t modules_said;
 
 struct matched {
 	uint64_t start, end;
@@ -39,9 +45,9 @@ static struct {
 } spans[MAX_SPANS]; /* the modules read */
 static uint32_t nspans, rescans;
 
-static int compile(const char *name, regex_t *re)
+static int compile(const char *name, regex_t *re, const char **text)
 {
-	const char *v = runtime_getenv(name);
+	const char *v = *text = runtime_getenv(name);
 	if (!v || !*v)
 		return 0;
 	if (regcomp(re, v, REG_EXTENDED | REG_NOSUB) == 0)
@@ -52,25 +58,37 @@ static int compile(const char *name, regex_t *re)
 
 void runtime_filter_init(void)
 {
-	if (runtime_image_patched()) /* the engine's own -F/-N (patch_engine.c) */
+	if (runtime_image_patched()) {
+		/* The in-process engine patches every function but -N's
+		 * (patch_engine.c); -F keeps the calls made while a matching
+		 * one is open, as the hooks do. */
+		only_set = compile("CALLTRACE_PATCH_ONLY", &only_re, &only_text);
+		runtime_filters_on = only_set;
 		return;
-	only_set = compile("CALLTRACE_FILTER", &only_re);
-	hide_set = compile("CALLTRACE_NOTRACE", &hide_re);
+	}
+	only_set = compile("CALLTRACE_FILTER", &only_re, &only_text);
+	const char *v = runtime_getenv("CALLTRACE_FILTER_VERBOSE");
+	verbose = v && *v && strcmp(v, "0") != 0;
+	hide_set = compile("CALLTRACE_NOTRACE", &hide_re, &hide_text);
 	runtime_filters_on = only_set || hide_set;
 }
 
 struct scan {
 	uint64_t bias;
+	uint32_t matched[2]; /* functions -F, -N match */
 };
 
 static void add_function(const struct elf_function *f, void *ctx)
 {
 	const struct scan *s = ctx;
 	uint8_t what = 0;
-	if (only_set && regexec(&only_re, f->name, 0, NULL, 0) == 0)
+	if (only_set && name_match(&only_re, only_text, f->name))
 		what |= FILTER_ONLY;
-	if (hide_set && regexec(&hide_re, f->name, 0, NULL, 0) == 0)
+	if (hide_set && name_match(&hide_re, hide_text, f->name))
 		what |= FILTER_HIDE;
+	struct scan *counts = ctx;
+	counts->matched[0] += (what & FILTER_ONLY) != 0;
+	counts->matched[1] += (what & FILTER_HIDE) != 0;
 	if (what && nmatched < MAX_MATCHED)
 		matched[nmatched++] =
 		    (struct matched){s->bias + f->address, s->bias + f->address + f->size, what};
@@ -79,7 +97,6 @@ static void add_function(const struct elf_function *f, void *ctx)
 static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	(void)size;
-	(void)ctx;
 	char exe[4096];
 	const char *path = info->dlpi_name;
 	if (!path || !*path) {
@@ -100,8 +117,15 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 		spans[nspans].low = low;
 		spans[nspans++].high = high;
 	}
-	struct scan s = {info->dlpi_addr};
+	struct scan s = {info->dlpi_addr, {0, 0}};
 	elf_functions_each(path, add_function, &s, NULL);
+	uint32_t *seen = ctx;
+	int program = path == exe;
+	if (verbose && (*seen)++ >= modules_said && (program || s.matched[0] || s.matched[1])) {
+		runtime_say("%s: %u function%s match -F, %u match -N", path, s.matched[0],
+			    s.matched[0] == 1 ? "" : "s", s.matched[1]);
+		modules_said = *seen;
+	}
 	return 0;
 }
 
@@ -125,7 +149,8 @@ static void read_table(void)
 		matched = m;
 	}
 	nmatched = nspans = 0;
-	dl_iterate_phdr(add_module, NULL);
+	uint32_t seen = 0;
+	dl_iterate_phdr(add_module, &seen);
 	sort_matched();
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # record_filters.sh - record-time -F, -N and -D for every engine: the trace
 # holds only the calls asked for.  The runtime (-finstrument-functions)
-# keeps the calls of -F's functions and what they call; the in-process and
-# ptrace engines instrument only -F's functions; -N leaves a function out
+# keeps the calls of -F's functions and what they call, and so do the
+# in-process and ptrace engines; -N leaves a function out
 # but not its callees; -D cuts depth.
 source "$(dirname "$0")/lib.sh"
 setup
@@ -58,7 +58,7 @@ check "runtime -D 2" "$depth_tree" "$(printf '%s\n' "$got" | head -n 3)"
 ! printf '%s\n' "$got" | grep -q 'leaf\|helper' || fail "runtime -D 2: deeper calls recorded"
 
 for engine in patch ptrace; do
-	check "$engine -F" "$(repeat3 '| work();')" "$(graph $engine plain -F '^work$')"
+	check "$engine -F" "$(repeat3 "$work_tree")" "$(graph $engine plain -F '^work$')"
 	got=$(graph $engine plain -N '^helper$')
 	check "$engine -N" "$hidden_tree" "$(printf '%s\n' "$got" | head -n 8)"
 	! printf '%s\n' "$got" | grep -q helper || fail "$engine -N: helper recorded"
