@@ -56,6 +56,7 @@ enum { FILTER_UNKNOWN = 0, FILTER_NONE = 1, FILTER_ONLY = 2, FILTER_HIDE = 4 };
 static int name_matches(const regex_t *re, const char *text, const struct symbol *sym)
 {
 	return regexec(re, sym->name, 0, NULL, 0) == 0 ||
+	       (sym->short_name && regexec(re, sym->short_name, 0, NULL, 0) == 0) ||
 	       (sym->full_name && regexec(re, sym->full_name, 0, NULL, 0) == 0) ||
 	       (sym->mangled && regexec(re, sym->mangled, 0, NULL, 0) == 0) ||
 	       (text && symbol_name_is(sym, text));

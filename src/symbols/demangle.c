@@ -82,19 +82,19 @@ int symbol_names_of(const char *raw, struct symbol_names *out)
 	size_t len = unversioned_length(raw);
 	out->mangled = strndup(raw, len);
 	out->full = symbol_display_name(raw);
-	out->shown = NULL;
+	out->shown = out->brief = NULL;
 	if (!out->mangled || !out->full)
 		goto fail;
+	size_t cap = strlen(out->full) + 1;
+	if (!(out->brief = malloc(cap)))
+		goto fail;
+	symbol_short_name(out->full, out->brief, cap);
 	if (name_style == SYMBOL_NAMES_MANGLED)
 		out->shown = strdup(out->mangled);
-	else if (name_style == SYMBOL_NAMES_FULL || strcmp(out->full, out->mangled) == 0)
+	else if (name_style == SYMBOL_NAMES_FULL)
 		out->shown = strdup(out->full);
-	else {
-		size_t cap = strlen(out->full) + 1;
-		out->shown = malloc(cap);
-		if (out->shown)
-			symbol_short_name(out->full, out->shown, cap);
-	}
+	else
+		out->shown = strdup(out->brief);
 	if (out->shown)
 		return 0;
 fail:
@@ -107,5 +107,6 @@ void symbol_names_free(struct symbol_names *n)
 	free(n->mangled);
 	free(n->full);
 	free(n->shown);
-	n->mangled = n->full = n->shown = NULL;
+	free(n->brief);
+	n->mangled = n->full = n->shown = n->brief = NULL;
 }

@@ -160,8 +160,14 @@ const char *symbol_name_apart(const struct symbol *s, int by_file, char *buf, si
 int symbol_name_is(const struct symbol *s, const char *text)
 {
 	char buf[1024];
-	return strcmp(text, s->name) == 0 || (s->full_name && strcmp(text, s->full_name) == 0) ||
-	       (s->mangled && strcmp(text, s->mangled) == 0) ||
-	       strcmp(text, symbol_name_apart(s, 0, buf, sizeof(buf))) == 0 ||
-	       strcmp(text, symbol_name_apart(s, 1, buf, sizeof(buf))) == 0;
+	if (strcmp(text, s->name) == 0 || (s->full_name && strcmp(text, s->full_name) == 0) ||
+	    (s->mangled && strcmp(text, s->mangled) == 0) ||
+	    strcmp(text, symbol_name_apart(s, 0, buf, sizeof(buf))) == 0 ||
+	    strcmp(text, symbol_name_apart(s, 1, buf, sizeof(buf))) == 0)
+		return 1;
+	if (!s->short_name || s->short_name == s->name)
+		return 0;
+	struct symbol brief = *s; /* the forms short names take */
+	brief.name = s->short_name;
+	return symbol_name_is(&brief, text);
 }

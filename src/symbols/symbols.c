@@ -189,10 +189,11 @@ static int intern_names(struct symbol_table *t, const char *raw, struct symbol *
 	if (symbol_names_of(raw, &n) < 0)
 		return -1;
 	sym->name = strpool_intern(t->strings, n.shown);
+	sym->short_name = strpool_intern(t->strings, n.brief);
 	sym->full_name = strpool_intern(t->strings, n.full);
 	sym->mangled = strpool_intern(t->strings, n.mangled);
 	symbol_names_free(&n);
-	return sym->name && sym->full_name && sym->mangled ? 0 : -1;
+	return sym->name && sym->short_name && sym->full_name && sym->mangled ? 0 : -1;
 }
 
 static int function_name(struct symbol_table *t, struct elf_module *m, uint64_t file_address,
@@ -231,6 +232,7 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 	if (named < 0 || !module || !(e = add_entry(t, m, file_address, CALL_FUNCTION)))
 		return &out_of_memory;
 	e->sym.name = names.name;
+	e->sym.short_name = names.short_name;
 	e->sym.full_name = names.full_name;
 	e->sym.mangled = names.mangled;
 	e->sym.module = module;
@@ -303,6 +305,7 @@ const struct symbol *symbol_table_library(struct symbol_table *t, const char *na
 	if (!(e = add_entry(t, key_module, (uint64_t)(uintptr_t)key_name, CALL_LIBRARY)))
 		return &out_of_memory;
 	e->sym.name = names.name;
+	e->sym.short_name = names.short_name;
 	e->sym.full_name = names.full_name;
 	e->sym.mangled = names.mangled;
 	e->sym.version = version;

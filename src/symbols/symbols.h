@@ -18,20 +18,21 @@
 struct prototype; /* prototypes.h */
 
 struct symbol {
-	const char *name;      /* as the views show it (symbol_set_name_style:
-				  short by default); "sub_<hex>" or "0x<hex>"
-				  when unknown */
-	const char *full_name; /* demangled in full, or NULL: the name */
-	const char *mangled;   /* as the ELF symbol has it, or NULL: the name */
-	const char *module;    /* the module's path, or "?" */
-	const char *file;      /* source file, or NULL */
-	uint32_t line;	       /* 0 when unknown */
-	uint64_t address;      /* the runtime address asked for */
-	uint64_t file_address; /* in the module's file (0: unknown module) */
-	int filter_state;      /* for the walker's filters: 0 = not yet decided */
-	uint32_t id;	       /* dense 0..n-1 over every symbol of the table */
-	uint8_t kind;	       /* enum trace_call_kind: a library call's symbol is
-				  another than the same function's own */
+	const char *name;	/* as the views show it (symbol_set_name_style:
+				   short by default); "sub_<hex>" or "0x<hex>"
+				   when unknown */
+	const char *short_name; /* symbol_short_name(), or NULL: the name */
+	const char *full_name;	/* demangled in full, or NULL: the name */
+	const char *mangled;	/* as the ELF symbol has it, or NULL: the name */
+	const char *module;	/* the module's path, or "?" */
+	const char *file;	/* source file, or NULL */
+	uint32_t line;		/* 0 when unknown */
+	uint64_t address;	/* the runtime address asked for */
+	uint64_t file_address;	/* in the module's file (0: unknown module) */
+	int filter_state;	/* for the walker's filters: 0 = not yet decided */
+	uint32_t id;		/* dense 0..n-1 over every symbol of the table */
+	uint8_t kind;		/* enum trace_call_kind: a library call's symbol is
+				   another than the same function's own */
 	/* Library calls and system calls: the built-in prototype that gives
 	 * their values' meaning (prototypes.h), or NULL. */
 	const struct prototype *proto;
