@@ -151,7 +151,9 @@ const char *view_name_params(const char *name)
 		depth += *p == ')';
 		depth -= *p == '(';
 		if (depth == 0)
-			return p > name ? p : NULL;
+			return p > name && !(p - name >= 8 && strncmp(p - 8, "operator", 8) == 0)
+				   ? p
+				   : NULL; /* "X::operator()" has none either */
 	}
 	return NULL;
 }
