@@ -32,7 +32,7 @@ cat >"$WORK/simple.want" <<'T'
 |   } /* shapes::describe */
 |   shapes::Box::operator+();
 |   shapes::Box::get();
-|   main::{lambda#1}::operator() {
+|   main::{lambda#1}::operator()() {
 |     (anonymous namespace)::helper();
 |   } /* main::{lambda#1}::operator() */
 | } /* main */
