@@ -55,14 +55,24 @@ struct thread_walk {
 
 enum { FILTER_UNKNOWN = 0, FILTER_NONE = 1, FILTER_ONLY = 2, FILTER_HIDE = 4 };
 
+/* -F's or -N's match (walk_filters). */
+static int name_matches(const regex_t *re, const char *text, const struct symbol *sym)
+{
+	return regexec(re, sym->name, 0, NULL, 0) == 0 ||
+	       (sym->short_name && regexec(re, sym->short_name, 0, NULL, 0) == 0) ||
+	       (sym->full_name && regexec(re, sym->full_name, 0, NULL, 0) == 0) ||
+	       (sym->mangled && regexec(re, sym->mangled, 0, NULL, 0) == 0) ||
+	       (text && symbol_name_is(sym, text));
+}
+
 static int filter_flags(const struct walk_filters *f, const struct symbol *sym)
 {
 	int *state = (int *)&sym->filter_state; /* a cache the table leaves to us */
 	if (*state == FILTER_UNKNOWN) {
 		int flags = FILTER_NONE;
-		if (f->only && regexec(f->only, sym->name, 0, NULL, 0) == 0)
+		if (f->only && name_matches(f->only, f->only_text, sym))
 			flags |= FILTER_ONLY;
-		if (f->hide && regexec(f->hide, sym->name, 0, NULL, 0) == 0)
+		if (f->hide && name_matches(f->hide, f->hide_text, sym))
 			flags |= FILTER_HIDE;
 		/* --kind hides the calls of other kinds as -N does: what they
 		 * call (a library call's system calls) stays. */

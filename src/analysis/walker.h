@@ -70,8 +70,12 @@ struct walk_consumer {
 #define WALK_MAX_IDS 64
 
 struct walk_filters {
-	regex_t *only;			    /* -F: only subtrees of matching functions */
-	regex_t *hide;			    /* -N: hide matching functions, keep callees */
+	regex_t *only; /* -F: only subtrees of matching functions */
+	regex_t *hide; /* -N: hide matching functions, keep callees */
+	/* -F and -N as given: a function matches when the regex matches its
+	 * shown, full or mangled name, or the text names it exactly as a
+	 * view shows it (symbol_name_is: "area(double)", "f (a.c)"). */
+	const char *only_text, *hide_text;
 	uint32_t max_depth;		    /* -D: 0 = unlimited */
 	uint64_t min_duration_ns;	    /* -t */
 	uint32_t tids[WALK_MAX_IDS], ntids; /* --tid: empty = all */

@@ -44,8 +44,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CLI_OPT_KIND 0x1005
 #define CLI_OPT_FROM 0x1006
 #define CLI_OPT_TO 0x1007
+#define CLI_OPT_DEMANGLE 0x1016
 #define CLI_FILTER_LONGOPTS                                                                        \
 	{"filter", required_argument, 0, 'F'}, {"notrace", required_argument, 0, 'N'},             \
+	    {"demangle", required_argument, 0, CLI_OPT_DEMANGLE},                                  \
 	    {"depth", required_argument, 0, 'D'}, {"time-filter", required_argument, 0, 't'},      \
 	    {"tid", required_argument, 0, CLI_OPT_TID},                                            \
 	    {"kind", required_argument, 0, CLI_OPT_KIND},                                          \
@@ -55,8 +57,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		"pid", required_argument, 0, CLI_OPT_PID                                           \
 	}
 #define CLI_FILTER_HELP                                                                            \
-	"  -F, --filter REGEX     only the calls of matching functions and below\n"                \
-	"  -N, --notrace REGEX    hide matching functions (their callees stay)\n"                  \
+	"  -F, --filter REGEX     only the calls of matching functions and below: the\n"           \
+	"                         regex is matched against the shown, the full and the\n"          \
+	"                         mangled name; a name exactly as a view shows it\n"               \
+	"                         (\"area(double)\", \"helper (a.c)\") selects that function\n"    \
+	"  -N, --notrace REGEX    hide matching functions (their callees stay); names\n"           \
+	"                         as with -F\n"                                                    \
+	"      --demangle=MODE    how functions are named: simple (the default: scope\n"           \
+	"                         and name, \"std::vector::push_back\"), full (demangled\n"        \
+	"                         with parameters and template arguments), no (mangled)\n"         \
 	"  -D, --depth N          show at most N levels of calls\n"                                \
 	"  -t, --time-filter DUR  hide calls shorter than DUR (e.g. 10us, 2ms)\n"                  \
 	"      --tid TID[,TID]    only these threads\n"                                            \

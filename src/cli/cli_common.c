@@ -251,14 +251,38 @@ static int parse_time_range(struct walk_filters *f, int from, const char *arg)
 	return 1;
 }
 
+/* -F or -N: a regex, or a C++ operator's name as the views show it
+ * ("Vec::operator[]", "operator()") that is no valid regex: taken as it is. */
+static int compile_name_filter(regex_t *re, regex_t **slot, const char *arg, const char *opt)
+{
+	regex_t probe;
+	if (regcomp(&probe, arg, REG_EXTENDED | REG_NOSUB) == 0) {
+		regfree(&probe);
+		return cli_compile_regex(re, slot, arg, opt);
+	}
+	if (!strstr(arg, "operator") || strlen(arg) > 1000)
+		return cli_compile_regex(re, slot, arg, opt);
+	char literal[2048];
+	size_t n = 0;
+	for (const char *p = arg; *p; p++) {
+		if (strchr("\\^$.|?*+()[]{}", *p))
+			literal[n++] = '\\';
+		literal[n++] = *p;
+	}
+	literal[n] = '\0';
+	return cli_compile_regex(re, slot, literal, opt);
+}
+
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 {
 	struct walk_filters *f = &t->filters;
 	switch (opt) {
 	case 'F':
-		return cli_compile_regex(&t->only_re, &f->only, arg, "-F") < 0 ? -1 : 1;
+		f->only_text = arg;
+		return compile_name_filter(&t->only_re, &f->only, arg, "-F") < 0 ? -1 : 1;
 	case 'N':
-		return cli_compile_regex(&t->hide_re, &f->hide, arg, "-N") < 0 ? -1 : 1;
+		f->hide_text = arg;
+		return compile_name_filter(&t->hide_re, &f->hide, arg, "-N") < 0 ? -1 : 1;
 	case 'D':
 		if (cli_parse_count(arg, &f->max_depth) < 0 || f->max_depth == 0) {
 			cli_error("bad depth '%s' (want a number above 0)", arg);
@@ -283,6 +307,15 @@ int cli_filter_option(struct cli_trace *t, int opt, const char *arg)
 	case CLI_OPT_FROM:
 	case CLI_OPT_TO:
 		return parse_time_range(f, opt == CLI_OPT_FROM, arg);
+	case CLI_OPT_DEMANGLE: {
+		int style = symbol_parse_name_style(arg);
+		if (style < 0) {
+			cli_error("bad --demangle '%s' (want simple, full or no)", arg);
+			return -1;
+		}
+		symbol_set_name_style((enum symbol_name_style)style);
+		return 1;
+	}
 	}
 	return 0;
 }

@@ -58,3 +58,55 @@ const char *symbol_demangle(const char *name, char *buf, size_t buflen)
 	free(plain);
 	return buf;
 }
+
+static enum symbol_name_style name_style = SYMBOL_NAMES_SHORT;
+
+void symbol_set_name_style(enum symbol_name_style style)
+{
+	name_style = style;
+}
+
+int symbol_parse_name_style(const char *text)
+{
+	if (strcmp(text, "simple") == 0)
+		return SYMBOL_NAMES_SHORT;
+	if (strcmp(text, "full") == 0)
+		return SYMBOL_NAMES_FULL;
+	if (strcmp(text, "no") == 0)
+		return SYMBOL_NAMES_MANGLED;
+	return -1;
+}
+
+int symbol_names_of(const char *raw, struct symbol_names *out)
+{
+	size_t len = unversioned_length(raw);
+	out->mangled = strndup(raw, len);
+	out->full = symbol_display_name(raw);
+	out->shown = out->brief = NULL;
+	if (!out->mangled || !out->full)
+		goto fail;
+	size_t cap = strlen(out->full) + 1;
+	if (!(out->brief = malloc(cap)))
+		goto fail;
+	symbol_short_name(out->full, out->brief, cap);
+	if (name_style == SYMBOL_NAMES_MANGLED)
+		out->shown = strdup(out->mangled);
+	else if (name_style == SYMBOL_NAMES_FULL)
+		out->shown = strdup(out->full);
+	else
+		out->shown = strdup(out->brief);
+	if (out->shown)
+		return 0;
+fail:
+	symbol_names_free(out);
+	return -1;
+}
+
+void symbol_names_free(struct symbol_names *n)
+{
+	free(n->mangled);
+	free(n->full);
+	free(n->shown);
+	free(n->brief);
+	n->mangled = n->full = n->shown = n->brief = NULL;
+}

@@ -181,21 +181,31 @@ static struct elf_module *find_module(struct symbol_table *t, const char *path,
 	return t->last_module = m;
 }
 
-static const char *function_name(struct symbol_table *t, struct elf_module *m,
-				 uint64_t file_address)
+/* The interned names of `raw` into sym (name, full_name, mangled); -1 when
+ * out of memory. */
+static int intern_names(struct symbol_table *t, const char *raw, struct symbol *sym)
+{
+	struct symbol_names n;
+	if (symbol_names_of(raw, &n) < 0)
+		return -1;
+	sym->name = strpool_intern(t->strings, n.shown);
+	sym->short_name = strpool_intern(t->strings, n.brief);
+	sym->full_name = strpool_intern(t->strings, n.full);
+	sym->mangled = strpool_intern(t->strings, n.mangled);
+	symbol_names_free(&n);
+	return sym->name && sym->short_name && sym->full_name && sym->mangled ? 0 : -1;
+}
+
+static int function_name(struct symbol_table *t, struct elf_module *m, uint64_t file_address,
+			 struct symbol *sym)
 {
 	const char *raw = elf_module_function(m, file_address);
-	if (!raw) {
-		char buf[32];
-		snprintf(buf, sizeof(buf), "sub_%" PRIx64, file_address);
-		return strpool_intern(t->strings, buf);
-	}
-	char *shown = symbol_display_name(raw);
-	if (!shown)
-		return NULL;
-	const char *name = strpool_intern(t->strings, shown);
-	free(shown);
-	return name;
+	if (raw)
+		return intern_names(t, raw, sym);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "sub_%" PRIx64, file_address);
+	sym->name = strpool_intern(t->strings, buf);
+	return sym->name ? 0 : -1;
 }
 
 const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *path,
@@ -211,16 +221,20 @@ const struct symbol *symbol_table_lookup(struct symbol_table *t, const char *pat
 	if (e)
 		return &e->sym;
 
-	const char *name = function_name(t, m, file_address);
+	struct symbol names = {0};
+	int named = function_name(t, m, file_address, &names);
 	uint32_t line = 0;
 	char path_buf[4096];
 	const char *file = elf_module_source(m, file_address, &line, path_buf, sizeof(path_buf));
 	const char *module = strpool_intern(t->strings, elf_module_path(m));
 	if (file)
 		file = strpool_intern(t->strings, file);
-	if (!name || !module || !(e = add_entry(t, m, file_address, CALL_FUNCTION)))
+	if (named < 0 || !module || !(e = add_entry(t, m, file_address, CALL_FUNCTION)))
 		return &out_of_memory;
-	e->sym.name = name;
+	e->sym.name = names.name;
+	e->sym.short_name = names.short_name;
+	e->sym.full_name = names.full_name;
+	e->sym.mangled = names.mangled;
 	e->sym.module = module;
 	e->sym.file = file;
 	e->sym.line = file ? line : 0;
@@ -277,11 +291,11 @@ const char *symbol_table_exported_at(struct symbol_table *t, const char *path,
 const struct symbol *symbol_table_library(struct symbol_table *t, const char *name,
 					  const char *version, const char *module, uint64_t where)
 {
-	char *shown = symbol_display_name(name);
-	const char *key_name = shown ? strpool_intern(t->strings, shown) : NULL;
+	struct symbol names = {0};
+	int named = intern_names(t, name, &names);
+	const char *key_name = names.full_name; /* overloads apart */
 	const char *key_module = strpool_intern(t->strings, module ? module : "?");
-	free(shown);
-	if (!key_name || !key_module)
+	if (named < 0 || !key_module)
 		return &out_of_memory;
 	struct entry *e = find_entry(t, key_module, (uint64_t)(uintptr_t)key_name, CALL_LIBRARY);
 	if (e)
@@ -290,7 +304,10 @@ const struct symbol *symbol_table_library(struct symbol_table *t, const char *na
 		return &out_of_memory;
 	if (!(e = add_entry(t, key_module, (uint64_t)(uintptr_t)key_name, CALL_LIBRARY)))
 		return &out_of_memory;
-	e->sym.name = key_name;
+	e->sym.name = names.name;
+	e->sym.short_name = names.short_name;
+	e->sym.full_name = names.full_name;
+	e->sym.mangled = names.mangled;
 	e->sym.version = version;
 	e->sym.module = key_module;
 	e->sym.address = where;

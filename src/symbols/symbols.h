@@ -18,16 +18,21 @@
 struct prototype; /* prototypes.h */
 
 struct symbol {
-	const char *name;   /* demangled; "sub_<hex>" or "0x<hex>" when unknown */
-	const char *module; /* the module's path, or "?" */
-	const char *file;   /* source file, or NULL */
-	uint32_t line;	    /* 0 when unknown */
-	uint64_t address;   /* the runtime address asked for */
-	uint64_t file_address; /* in the module's file (0: unknown module) */
-	int filter_state;   /* for the walker's filters: 0 = not yet decided */
-	uint32_t id;	    /* dense 0..n-1 over every symbol of the table */
-	uint8_t kind;	    /* enum trace_call_kind: a library call's symbol is
-			       another than the same function's own */
+	const char *name;	/* as the views show it (symbol_set_name_style:
+				   short by default); "sub_<hex>" or "0x<hex>"
+				   when unknown */
+	const char *short_name; /* symbol_short_name(), or NULL: the name */
+	const char *full_name;	/* demangled in full, or NULL: the name */
+	const char *mangled;	/* as the ELF symbol has it, or NULL: the name */
+	const char *module;	/* the module's path, or "?" */
+	const char *file;	/* source file, or NULL */
+	uint32_t line;		/* 0 when unknown */
+	uint64_t address;	/* the runtime address asked for */
+	uint64_t file_address;	/* in the module's file (0: unknown module) */
+	int filter_state;	/* for the walker's filters: 0 = not yet decided */
+	uint32_t id;		/* dense 0..n-1 over every symbol of the table */
+	uint8_t kind;		/* enum trace_call_kind: a library call's symbol is
+				   another than the same function's own */
 	/* Library calls and system calls: the built-in prototype that gives
 	 * their values' meaning (prototypes.h), or NULL. */
 	const struct prototype *proto;
@@ -96,6 +101,32 @@ const struct symbol *symbol_table_kernel_side(struct symbol_table *t, unsigned k
 /* Demangles a C++ name into buf; returns buf, or `name` itself if it is not
  * a mangled name. */
 const char *symbol_demangle(const char *name, char *buf, size_t buflen);
+
+/* A demangled C++ name's short form into buf: scope and name without
+ * return type, template arguments, parameters, qualifiers and ABI tags
+ * ("std::vector<int>::push_back(int const&)" gives "std::vector::push_back",
+ * operators kept: "std::operator<<"; a lambda's number kept:
+ * "main::{lambda#1}::operator()").  A C name stays as it is.  Returns buf
+ * (name itself when buf is unusable). */
+const char *symbol_short_name(const char *name, char *buf, size_t len);
+
+/* The shown name with what tells it from others that show alike, into buf:
+ * an overload's parameter list and qualifiers ("area(double)",
+ * "P::get(int) const"), or with by_file (or for a name without parameters)
+ * its source file's base name, else its module's ("helper (a.c)"). */
+const char *symbol_name_apart(const struct symbol *s, int by_file, char *buf, size_t len);
+/* 1 when text names s exactly as a view may show it: its shown, full or
+ * mangled name, or a symbol_name_apart() form. */
+int symbol_name_is(const struct symbol *s, const char *text);
+
+/* How the views name functions (--demangle): short names (the default),
+ * full demangled names, or mangled names as the symbol table has them. */
+enum symbol_name_style { SYMBOL_NAMES_SHORT, SYMBOL_NAMES_FULL, SYMBOL_NAMES_MANGLED };
+/* Chooses the style of the names that symbol tables created after this
+ * call give (struct symbol's name). */
+void symbol_set_name_style(enum symbol_name_style style);
+/* Parses "simple", "full" or "no"; -1 when it is none of them. */
+int symbol_parse_name_style(const char *text);
 
 /* 1 if the symbol tables (.dynsym or .symtab) of the ELF file at `path`
  * name `symbol_name`, defined or not; 0 if not; -1 if the file is not a

@@ -104,4 +104,14 @@ const char *func_index_find(const struct func_index *ix, uint64_t addr);
  * when out of memory. */
 char *symbol_display_name(const char *raw);
 
+/* The names of the ELF symbol `raw` (its version left out), malloc'd: as
+ * the views show it (symbol_set_name_style), short, demangled in full,
+ * mangled. */
+struct symbol_names {
+	char *shown, *brief, *full, *mangled;
+};
+/* -1 when out of memory (nothing to free then). */
+int symbol_names_of(const char *raw, struct symbol_names *out);
+void symbol_names_free(struct symbol_names *n);
+
 #endif

@@ -104,7 +104,9 @@ static int is_focus(struct callgraph_focus *f, const struct symbol *s)
 		return 0;
 	}
 	if (!*slot) {
-		*slot = name_matches(s->name, f->name) ? IS_FOCUS : NOT_FOCUS;
+		int match = name_matches(s->full_name ? s->full_name : s->name, f->name) ||
+			    symbol_name_is(s, f->name);
+		*slot = match ? IS_FOCUS : NOT_FOCUS;
 		if (*slot == IS_FOCUS) {
 			if (!ARRAY_RESERVE(f->matched, f->nmatched, f->cap_matched, 4)) {
 				f->failed = 1;
@@ -399,8 +401,8 @@ static void write_matches(const struct callgraph_focus *f, FILE *out)
 	char place[256];
 	fprintf(out, "# %u functions match '%s', merged:", f->nmatched, f->name);
 	for (uint32_t i = 0; i < f->nmatched; i++) {
-		const struct symbol *s = f->matched[i];
-		fprintf(out, "%s %s", i ? "," : "", s->name);
+		const struct symbol *s = f->matched[i]; /* overloads by their parameters */
+		fprintf(out, "%s %s", i ? "," : "", s->full_name ? s->full_name : s->name);
 		if (*view_source_place(s, place, sizeof(place)))
 			fprintf(out, " (%s)", place);
 	}

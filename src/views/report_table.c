@@ -8,9 +8,13 @@
  * come under a line with the kind's totals:
  *
  *   # syscall: 2 functions, 3 calls, self time 1.200 ms
+ *
+ * Rows that would show alike are told apart (view_names.c): an overload by
+ * its parameter list, a same-named static function by its file.
  */
 #include "text_views.h"
 #include "call_kind.h"
+#include "view_names.h"
 #include "view_util.h"
 
 #include <stdlib.h>
@@ -73,9 +77,9 @@ static void write_header(FILE *out, int oncpu)
 		oncpu ? "==========  " : "");
 }
 
-static void write_row(FILE *out, const struct function_stats *s, int oncpu)
+static void write_row(FILE *out, const struct function_stats *s, unsigned how, int oncpu)
 {
-	char t[32], on[32], self[32], avg[32], mn[32], mx[32], name[512];
+	char t[32], on[32], self[32], avg[32], mn[32], mx[32], name[1024];
 	fprintf(out, "  %10s  ", view_duration(s->total_ns, t, sizeof(t)));
 	if (oncpu)
 		fprintf(out, "%10s  ", view_duration(s->oncpu_ns, on, sizeof(on)));
@@ -83,7 +87,7 @@ static void write_row(FILE *out, const struct function_stats *s, int oncpu)
 		view_duration(s->self_ns, self, sizeof(self)), (unsigned long long)s->calls,
 		view_duration(s->total_ns / s->calls, avg, sizeof(avg)),
 		view_duration(s->min_ns, mn, sizeof(mn)), view_duration(s->max_ns, mx, sizeof(mx)),
-		view_kind_shown_name(s->sym, name, sizeof(name)));
+		view_name_told_apart(s->sym, how, name, sizeof(name)));
 }
 
 /* "# library: 2 functions, 5 calls, self time 30.000 us", for the rows of
@@ -112,6 +116,13 @@ void report_write(struct report *rp, FILE *out, const struct report_layout *layo
 	sort_key = layout->sort;
 	sort_by_kind = layout->by_kind;
 	qsort(rows, n, sizeof(*rows), compare_stats);
+	const struct symbol **syms = malloc((n ? n : 1) * sizeof(*syms));
+	unsigned char *how = malloc(n ? n : 1);
+	if (!syms || !how)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		syms[i] = rows[i]->sym;
+	view_names_apart(syms, n, how);
 	write_header(out, oncpu);
 	size_t shown = 0; /* --limit: rows per kind when grouped */
 	for (size_t i = 0; i < n; i++) {
@@ -123,8 +134,10 @@ void report_write(struct report *rp, FILE *out, const struct report_layout *layo
 			shown = 0;
 		}
 		if (!layout->limit || shown < layout->limit)
-			write_row(out, rows[i], oncpu);
+			write_row(out, rows[i], how[i], oncpu);
 		shown++;
 	}
+	free(how);
+	free(syms);
 	free(rows);
 }

@@ -144,14 +144,16 @@ const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len
 const char *view_name_params(const char *name)
 {
 	const char *close = strrchr(name, ')');
-	if (!close)
-		return NULL;
+	if (!close || strstr(close, "::"))
+		return NULL; /* "(anonymous namespace)::f" has none */
 	int depth = 0;
 	for (const char *p = close; p >= name; p--) {
 		depth += *p == ')';
 		depth -= *p == '(';
 		if (depth == 0)
-			return p;
+			return p > name && !(p - name >= 8 && strncmp(p - 8, "operator", 8) == 0)
+				   ? p
+				   : NULL; /* "X::operator()" has none either */
 	}
 	return NULL;
 }
@@ -162,44 +164,9 @@ const char *view_name_qualifiers(const char *name)
 	return close && view_name_params(name) ? close + 1 : "";
 }
 
-/* Where "operator" starts as a name in [name, end) (after the start or a
- * "::"), or NULL. */
-static const char *operator_at(const char *name, const char *end)
-{
-	for (const char *p = name; (p = strstr(p, "operator")) && p < end; p++)
-		if (p == name || p[-1] == ':' || p[-1] == ' ')
-			return p;
-	return NULL;
-}
-
 const char *view_short_name(const char *name, char *buf, size_t len)
 {
-	const char *end = view_name_params(name);
-	end = end ? end : name + strlen(name);
-	const char *op = operator_at(name, end);
-	size_t out = 0, start = 0; /* the text after the last space outside brackets */
-	int depth = 0, angle = 0;
-	for (const char *p = name; p < end && out + 1 < len; p++) {
-		if (p == op) {
-			size_t n =
-			    (size_t)(end - op) < len - 1 - out ? (size_t)(end - op) : len - 1 - out;
-			memcpy(buf + out, op, n);
-			out += n;
-			break;
-		}
-		angle += *p == '<';
-		if (!angle && *p != '>')
-			buf[out++] = *p;
-		angle -= *p == '>' && angle > 0;
-		depth += *p == '(' || *p == '{';
-		depth -= (*p == ')' || *p == '}') && depth > 0;
-		if (*p == ' ' && !angle && !depth)
-			start = out;
-	}
-	buf[out] = '\0';
-	if (start)
-		memmove(buf, buf + start, out - start + 1);
-	return buf;
+	return symbol_short_name(name, buf, len);
 }
 
 uint32_t view_hash(const char *s)

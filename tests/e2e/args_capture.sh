@@ -101,10 +101,14 @@ cxx_expect() { # NAME: the replay lines of $WORK/NAME.trace
 		'take_box\(b=\{val=7, extra=10\}\) = 17;' 'Guard::~Guard\(this=0x[0-9a-f]+\);' \
 		'with_empty\(e=\{\}, x=4\) = 5;' 'scale_ld\(x=1\.5, by=3\) = 4\.5;' \
 		'ld_pair\(re=1\.25\) = 1\.25 \+ 2\.5i;' \
-		'int apply<bool \(\*\)\(int, int\)>\(a=1, b=2, f=0x[0-9a-f]+\) \{'; do
+		'[|] +apply\(a=1, b=2, f=0x[0-9a-f]+\) \{'; do
 		grep -Eq -- "$line" "$WORK/$name.txt" ||
 			fail "$name: no line matching $line in: $(grep -v '^#' "$WORK/$name.txt" | head -c 1500)"
 	done
+	# the full name, with parentheses in its template arguments
+	ct replay --demangle=full "$WORK/$name.trace" >"$WORK/$name.full"
+	grep -Eq 'int apply<bool \(\*\)\(int, int\)>\(a=1, b=2, f=0x[0-9a-f]+\) \{' "$WORK/$name.full" ||
+		fail "$name: --demangle=full: $(grep apply "$WORK/$name.full")"
 }
 for how in instrumented plain static; do
 	flags=(-g -O2)
@@ -126,7 +130,7 @@ def calls(c):
         yield from calls(k)
 doc = json.load(open(sys.argv[1]))
 found = [c for t in doc["call_trees"].values() for m in t["calls"] for c in calls(m)
-         if c["function"].startswith("total(")]
+         if c["function"] == "total"]
 assert len(found) == 1, found
 arg = found[0]["arguments"][0]
 assert arg["name"] == "it" and arg["type"] == "const Item &", arg
@@ -148,7 +152,7 @@ if command -v clang >/dev/null 2>&1; then
 	cxx_expect cxx_clang
 fi
 # the seq label of a name with parentheses in its template arguments
-ct seq --format mermaid "$WORK/cxx_plain.trace" >"$WORK/cxx_seq.txt"
+ct seq --demangle=full --format mermaid "$WORK/cxx_plain.trace" >"$WORK/cxx_seq.txt"
 grep -qF 'int apply#60;bool (*)(int, int)#62;(a=1, b=2, f=0x' "$WORK/cxx_seq.txt" ||
 	fail "seq label of apply: $(grep apply "$WORK/cxx_seq.txt")"
 pass

@@ -26,7 +26,8 @@ for build in $builds; do
 	$cxx "${flags[@]}" -o "$WORK/$build" "$src" || fail "cannot compile $build"
 	record "$build" --args "$WORK/$build"
 	[ "$(cat "$WORK/$build.out")" = "1 42 7 6 4" ] || fail "$build: wrong output: $(cat "$WORK/$build.out")"
-	ct replay "$WORK/$build.trace" >"$WORK/$build.txt"
+	# the qualifiers of full names (--demangle=full) after the values
+	ct replay --demangle=full "$WORK/$build.trace" >"$WORK/$build.txt"
 	for line in '::operator\(\)\((__closure|this)=0x[0-9a-f]+, a=5, b=2\) const = true;$' \
 		'P::get\(this=0x[0-9a-f]+, k=1\) const = 6;$' 'P::get\(this=0x[0-9a-f]+, k=1\) = 4;$' \
 		'twice_local\(int\)::Local::twice\(y=21\) = 42;$' \
@@ -34,7 +35,13 @@ for build in $builds; do
 		grep -Eq -- "$line" "$WORK/$build.txt" ||
 			fail "$build: no line matching $line in: $(grep -v '^#' "$WORK/$build.txt" | head -c 1200)"
 	done
-	ct seq --format mermaid "$WORK/$build.trace" >"$WORK/$build.seq"
+	# short names (the default): no parameter list, the values in its place
+	ct replay "$WORK/$build.trace" >"$WORK/$build.short"
+	grep -Eq '::operator\(\)\((__closure|this)=0x[0-9a-f]+, a=5, b=2\) = true;$' \
+		"$WORK/$build.short" || fail "$build: short lambda line: $(grep lambda "$WORK/$build.short")"
+	grep -Eq '^ .*twice_local::Local::twice\(y=21\) = 42;$' "$WORK/$build.short" ||
+		fail "$build: short local class method: $(grep Local "$WORK/$build.short")"
+	ct seq --demangle=full --format mermaid "$WORK/$build.trace" >"$WORK/$build.seq"
 	grep -Eq 'P::get\(this=0x[0-9a-f]+, k=1\) const$' "$WORK/$build.seq" ||
 		fail "$build: seq has no label of get() const: $(grep get "$WORK/$build.seq")"
 done

@@ -177,8 +177,11 @@ static int check_function(struct symbol_table *t, const char *bin, uint64_t bias
 		return 0;
 	}
 	const struct symbol *s = symbol_table_lookup(t, bin, NULL, 0, addr, addr + bias);
-	check(str_eq(s->name, fn->name), "%s@%#" PRIx64 ": name %s == %s", base_name(bin), addr,
-	      s->name, fn->name);
+	check(str_eq(s->full_name, fn->name), "%s@%#" PRIx64 ": full name %s == %s", base_name(bin),
+	      addr, show(s->full_name), fn->name);
+	char brief[256]; /* the name shown: short by default */
+	symbol_short_name(fn->name, brief, sizeof(brief));
+	check(str_eq(s->name, brief), "%s: shown name %s == %s", fn->name, s->name, brief);
 	check(str_eq(s->module, bin), "%s: module is the file", fn->name);
 	check(s->address == addr + bias, "%s: address is the runtime address", fn->name);
 	check(s->filter_state == 0, "%s: filter_state starts at 0", fn->name);
@@ -203,7 +206,7 @@ static int check_function(struct symbol_table *t, const char *bin, uint64_t bias
 	      "%s: a second lookup gives the same pointer", fn->name);
 	const struct symbol *inside =
 	    symbol_table_lookup(t, bin, NULL, 0, addr + 1, addr + 1 + bias);
-	check(inside != s && str_eq(inside->name, fn->name) && inside->id != s->id,
+	check(inside != s && str_eq(inside->full_name, fn->name) && inside->id != s->id,
 	      "%s: an address inside it is its own symbol with the same name", fn->name);
 	return 2;
 }
