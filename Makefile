@@ -36,7 +36,8 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/format/trace_writer.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c src/format/own_work.c \
 		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c \
-		src/patch/name_match.c src/views/view_util.c src/format/printable.c
+		src/patch/name_match.c src/views/view_util.c src/format/printable.c \
+		src/symbols/short_name.c
 # The ptrace engine shares the patching core's decoding and relocation,
 # and attach the place of a fault in a trampoline.
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
