@@ -18,9 +18,7 @@
 #include <string.h>
 #include "symbols.h"
 
-/* Where the parameter list starts: the '(' matching the last ')'; NULL when
- * there is none. */
-static const char *params_at(const char *name)
+const char *symbol_name_params(const char *name)
 {
 	const char *close = strrchr(name, ')');
 	if (!close || strstr(close, "::"))
@@ -86,7 +84,7 @@ const char *symbol_short_name(const char *name, char *buf, size_t len)
 	struct short_out o = {buf, len, 0};
 	if (!buf || len == 0)
 		return name;
-	const char *end = params_at(name);
+	const char *end = symbol_name_params(name);
 	end = end && end > name ? end : name + strlen(name);
 	size_t start = 0; /* output position after the return type */
 	int angle = 0, paren = 0, brace = 0, operator_seen = 0;
@@ -147,7 +145,7 @@ static const char *base_name(const char *path)
 const char *symbol_name_apart(const struct symbol *s, int by_file, char *buf, size_t len)
 {
 	const char *full = s->full_name ? s->full_name : s->name;
-	const char *params = params_at(full);
+	const char *params = symbol_name_params(full);
 	if (!by_file && params && params > full && strcmp(full, s->name) != 0)
 		snprintf(buf, len, "%s%s", s->name, params);
 	else if (s->file && *s->file)

@@ -109,6 +109,9 @@ const char *symbol_demangle(const char *name, char *buf, size_t buflen);
  * "main::{lambda#1}::operator()").  A C name stays as it is.  Returns buf
  * (name itself when buf is unusable). */
 const char *symbol_short_name(const char *name, char *buf, size_t len);
+/* Where a demangled name's parameter list starts: the '(' matching its last
+ * ')'; NULL when it has none ("(anonymous namespace)::f", "X::operator()"). */
+const char *symbol_name_params(const char *name);
 
 /* The shown name with what tells it from others that show alike, into buf:
  * an overload's parameter list and qualifiers ("area(double)",

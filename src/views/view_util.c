@@ -143,19 +143,7 @@ const char *view_thread_label(const struct walk_thread *t, char *buf, size_t len
 
 const char *view_name_params(const char *name)
 {
-	const char *close = strrchr(name, ')');
-	if (!close || strstr(close, "::"))
-		return NULL; /* "(anonymous namespace)::f" has none */
-	int depth = 0;
-	for (const char *p = close; p >= name; p--) {
-		depth += *p == ')';
-		depth -= *p == '(';
-		if (depth == 0)
-			return p > name && !(p - name >= 8 && strncmp(p - 8, "operator", 8) == 0)
-				   ? p
-				   : NULL; /* "X::operator()" has none either */
-	}
-	return NULL;
+	return symbol_name_params(name);
 }
 
 const char *view_name_qualifiers(const char *name)
