@@ -5,8 +5,8 @@
 #   make check    install what is needed, build (also with ASan/UBSan and with clang), run
 #                 every test
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
-#   make bench-sqlite  the SQLite shell's library calls counted by calltrace and uftrace, and the
-#                 slowdown of each (Debian's sources; minutes the first time: not in bench)
+#   make bench-sqlite  only the SQLite shell's library calls counted by calltrace and uftrace,
+#                 and the slowdown of each (Debian's sources; minutes the first time; bench runs it last)
 #   make torture  the reliability, reader-fuzz, attach-storm and killed-attach tests, bigger and longer (TORTURE=1)
 #   make install  PREFIX (default /usr/local) and DESTDIR: the tool, the runtime, the header,
 #                 pkg-config and CMake files, man pages, bash completion (scripts/install.sh)

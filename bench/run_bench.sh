@@ -406,7 +406,20 @@ if [ -f bench/libcall_bench.sh ]; then
 	bash bench/libcall_bench.sh
 fi
 
+# A system call under record --syscalls beside strace -f and perf trace.
+if [ -f bench/kernel_bench.sh ]; then
+	echo
+	bash bench/kernel_bench.sh || echo "kernel_bench: not run here (see above)"
+fi
+
 if [ -f bench/real_bench.sh ]; then
 	echo
 	bash bench/real_bench.sh
+fi
+
+# A real program's library calls beside uftrace's, and the slowdown of
+# each (builds the SQLite shell from Debian's sources the first time).
+if [ -f bench/world_sqlite.sh ]; then
+	echo
+	bash bench/world_sqlite.sh || echo "world_sqlite: not run here (see above)"
 fi
