@@ -34,7 +34,7 @@ for run in hooks plain ptrace; do
 	grep -q 'sub_' "$WORK/$run.report" && fail "$run: nameless functions: $(grep -m1 sub_ "$WORK/$run.report")"
 	[ -s "$WORK/$run.report.err" ] && fail "$run: the report warns: $(head -n1 "$WORK/$run.report.err")"
 	ct info "$WORK/$run.trace" >"$WORK/$run.info"
-	grep -q " $WORK/$build/plugin.so (unloaded)$" "$WORK/$run.info" ||
+	grep -Eq " $WORK/$build/plugin\.so (build-id [0-9a-f]+ )?\(unloaded\)$" "$WORK/$run.info" ||
 		fail "$run: the plugin is not stored with its absolute path: $(grep plugin.so "$WORK/$run.info" | head -n1)"
 done
 pass
