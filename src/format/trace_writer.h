@@ -236,13 +236,13 @@ static inline int trace_stream_exits_innermost(const struct trace_stream *st, ui
 	return __builtin_expect(top < st->open_cap && st->open_calls[top].address == address, 1);
 }
 
-/* The exit of the innermost open call (with room). */
 /* The exit just counted ended a call the stream never wrote the enter of. */
 static inline int trace_stream_below_base(const struct trace_stream *st)
 {
 	return __builtin_expect(st->depth < st->depth_base, 0);
 }
 
+/* The exit of the innermost open call (with room). */
 static inline void trace_stream_put_exit_innermost(struct trace_stream *st, uint64_t tick)
 {
 	st->depth--;
