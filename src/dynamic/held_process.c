@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* How often a single step is looked for (20 us apart) before the thread
+ * is interrupted: one that waits in a system call stops there then. */
+#define STEP_POLLS 100
 #define HELD_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)
 
 struct held_thread *held_find(struct held_process *p, pid_t tid)
@@ -60,6 +63,14 @@ static void note_stop(struct held_thread *t)
 		memset(&t->regs, 0, sizeof(t->regs));
 }
 
+/* Whether the SIGTRAP thread `tid` stopped with is the end of a single
+ * step (the kernel's own trap), not one sent to it. */
+static int stepped(pid_t tid)
+{
+	siginfo_t info;
+	return ptrace(PTRACE_GETSIGINFO, tid, 0, &info) == 0 && info.si_code > 0;
+}
+
 static void thread_gone(struct held_process *p, struct held_thread *t, int status)
 {
 	t->gone = 1;
@@ -87,6 +98,9 @@ void held_handle_status(struct held_process *p, pid_t tid, int status)
 	note_stop(t);
 	switch (event) {
 	case 0: /* a signal on its way to the thread */
+		if (sig == SIGTRAP && t->stepping && stepped(tid))
+			sig = 0;
+		t->stepping = 0;
 		t->deliver = sig;
 		return;
 	case PTRACE_EVENT_STOP:
@@ -177,7 +191,9 @@ void held_release_signals(struct held_process *p)
 	}
 }
 
-int held_resume(struct held_process *p, struct held_thread *t)
+/* Resumes stopped thread `t` with ptrace request `how` (PTRACE_CONT or
+ * PTRACE_SINGLESTEP). */
+static int resume_with(struct held_process *p, struct held_thread *t, int how)
 {
 	if (!t->stopped || t->gone)
 		return 0;
@@ -188,13 +204,19 @@ int held_resume(struct held_process *p, struct held_thread *t)
 		block_signals(t);
 	}
 	int sig = t->deliver;
-	long rc = t->group_stop ? ptrace(PTRACE_LISTEN, t->tid, 0, 0)
-				: ptrace(PTRACE_CONT, t->tid, 0, (long)sig);
+	long rc =
+	    t->group_stop ? ptrace(PTRACE_LISTEN, t->tid, 0, 0) : ptrace(how, t->tid, 0, (long)sig);
 	if (rc < 0 && errno != ESRCH)
 		return -1;
 	t->stopped = 0;
 	t->deliver = 0;
+	t->stepping = how == PTRACE_SINGLESTEP && !t->group_stop;
 	return 0;
+}
+
+int held_resume(struct held_process *p, struct held_thread *t)
+{
+	return resume_with(p, t, PTRACE_CONT);
 }
 
 void held_resume_all(struct held_process *p)
@@ -234,6 +256,26 @@ int held_run_alone(struct held_process *p, struct held_thread *t, unsigned us)
 	while (!t->stopped && !t->gone && !p->exited)
 		if (wait_next(p, t->tid) < 0)
 			return -1;
+	return t->gone ? -1 : 0;
+}
+
+int held_step_alone(struct held_process *p, struct held_thread *t)
+{
+	if (resume_with(p, t, PTRACE_SINGLESTEP) < 0)
+		return -1;
+	/* A step into a system call that waits does not end until it does. */
+	for (int polls = 0; !t->stopped && !t->gone && !p->exited; polls++) {
+		int status;
+		pid_t got = waitpid(t->tid, &status, __WALL | (polls < STEP_POLLS ? WNOHANG : 0));
+		if (got > 0)
+			held_handle_status(p, got, status);
+		else if (got < 0 && errno != EINTR)
+			return -1;
+		else if (polls < STEP_POLLS)
+			nanosleep(&(struct timespec){0, 20000}, NULL);
+		if (polls == STEP_POLLS - 1)
+			held_interrupt(t);
+	}
 	return t->gone ? -1 : 0;
 }
 

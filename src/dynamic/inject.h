@@ -23,6 +23,7 @@ struct held_thread {
 	int group_stop;	   /* stopped by SIGSTOP & co: resumed with PTRACE_LISTEN */
 	int exiting;	   /* at PTRACE_EVENT_EXIT */
 	int interrupting;  /* a PTRACE_INTERRUPT sent has not made its stop yet */
+	int stepping;	   /* a single step asked for has not made its stop yet */
 	int mask_held;	   /* its signal mask is ours (all blocked) until released */
 	uint64_t own_mask; /* ... and this its own */
 	int gone;
@@ -84,6 +85,9 @@ void held_free(struct held_process *p);
 struct held_thread *held_find(struct held_process *p, pid_t tid);
 /* Runs thread `t` alone for about `us` microseconds, then stops it again. */
 int held_run_alone(struct held_process *p, struct held_thread *t, unsigned us);
+/* Runs thread `t` alone for one instruction (stopped again after a few
+ * milliseconds if that instruction is a system call that waits); 0 or -1. */
+int held_step_alone(struct held_process *p, struct held_thread *t);
 
 /* ---- safe_point.c ---------------------------------------------------------- */
 enum thread_spot {

@@ -10,8 +10,8 @@
  *     the dynamic linker), or
  *   - blocked in a system call that waits (a sleep, a read, a futex wait,
  *     poll...): a thread waits there holding no lock of the C library's.
- * A thread found elsewhere runs alone (the others stay stopped) for a few
- * hundred microseconds at a time until it stands in such a spot.  What
+ * A thread found elsewhere runs alone (the others stay stopped), a step at
+ * a time, until it stands in such a spot.  What
  * this cannot see: a signal handler in the program's code that interrupted
  * the C library (the lock holder is then further up that stack).
  *
@@ -37,6 +37,7 @@
 #define ERESTARTNOHAND 514
 #define ERESTART_RESTARTBLOCK 516
 #define SLICE_US 300
+#define STEPS_PER_SLICE 4096
 
 static int in_ranges(const struct code_range *r, size_t n, uint64_t pc)
 {
@@ -149,14 +150,22 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A thread is stepped out, one instruction at a time, and run for a
+ * slice only when that takes long (a loop inside the C library): a slice
+ * ends where the kernel sees the interrupt, which on some machines is only
+ * the next system call, back inside the C library. */
 int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned budget_ms)
 {
 	uint64_t end = now_ms() + budget_ms;
-	for (;;) {
+	for (unsigned moves = 1;; moves++) {
 		enum thread_spot s = thread_spot(p, t);
 		if (s == SPOT_PROGRAM || s == SPOT_WAITING)
 			return 0;
-		if (s == SPOT_UNUSABLE || now_ms() >= end || held_run_alone(p, t, SLICE_US) < 0)
+		if (s == SPOT_UNUSABLE || now_ms() >= end)
+			return -1;
+		int rc = moves % STEPS_PER_SLICE ? held_step_alone(p, t)
+						 : held_run_alone(p, t, SLICE_US);
+		if (rc < 0)
 			return -1;
 	}
 }

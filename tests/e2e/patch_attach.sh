@@ -62,7 +62,7 @@ attach_once() {
 	shift
 	timeout -s INT 60 "$CALLTRACE" attach -p "$TARGET_PID" --duration 400ms -v -o "$trace" "$@" \
 		>/dev/null 2>"$trace.err" || rc=$?
-	[ "$rc" = 0 ] || fail "attach to $TARGET_PID exited $rc: $(head -c 300 "$trace.err")"
+	[ "$rc" = 0 ] || fail "attach to $TARGET_PID exited $rc: $(tail -n 4 "$trace.err" | head -c 600)"
 	grep -q "^calltrace: engine: in-process engine" "$trace.err" ||
 		fail "attach did not use the in-process engine: $(head -c 300 "$trace.err")"
 	grep -q "^calltrace: detached from process $TARGET_PID" "$trace.err" ||
@@ -230,7 +230,7 @@ attach_forks() {
 	done
 	kill -INT "$job" 2>/dev/null || true
 	wait "$job" || rc=$?
-	[ "$rc" = 0 ] || fail "attach to $TARGET_PID exited $rc: $(head -c 300 "$trace.err")"
+	[ "$rc" = 0 ] || fail "attach to $TARGET_PID exited $rc: $(tail -n 4 "$trace.err" | head -c 600)"
 	grep -q "^calltrace: engine: in-process engine" "$trace.err" ||
 		fail "attach did not use the in-process engine: $(head -c 300 "$trace.err")"
 	grep -q "^calltrace: detached from process $TARGET_PID" "$trace.err" ||
