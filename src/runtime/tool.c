@@ -111,8 +111,8 @@ static __attribute__((noreturn)) void exec_tool(const char *const args[], int st
 	for (size_t i = 0; args[i] && n <= TOOL_ARGS_MAX; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	if (stdout_fd >= 0)
-		syscall(SYS_dup2, stdout_fd, 1);
+	if (stdout_fd >= 0 && stdout_fd != 1)
+		syscall(SYS_dup3, stdout_fd, 1, 0);
 	/* The program's other descriptors (a pipe someone waits on) are not
 	 * the tool's to hold open. */
 	syscall(SYS_close_range, 3u, ~0u, 0u);

@@ -1,0 +1,24 @@
+# arch.mk (aarch64) - the architecture's part of the Makefile (see
+# x86_64/arch.mk).  Cross-built from another machine with Debian's
+# gcc-aarch64-linux-gnu into build-aarch64/; the in-process patching engine
+# and the ptrace engine (attach's tool side) are x86-64 only for now: the
+# tool says so in one line (no_engines.c).
+ifneq ($(shell uname -m),aarch64)
+ifeq ($(origin CC),default)
+CC := aarch64-linux-gnu-gcc
+endif
+ifeq ($(origin CC),file)
+CC := aarch64-linux-gnu-gcc
+endif
+BUILD ?= build-aarch64
+endif
+ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c
+ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
+ARCH_NOT_BUILT   := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
+		    src/runtime/patch_stubs.S src/runtime/libcall_stubs.S \
+		    src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
+		    src/runtime/libcall_values.c src/runtime/libcall_resolve.c \
+		    src/runtime/crash_site.c \
+		    $(wildcard src/patch/*.c) \
+		    $(wildcard src/dynamic/*.c) \
+		    tests/unit/test_insn_info.c
