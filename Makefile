@@ -61,7 +61,7 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 # What the architecture adds, and the engines it does not have yet (arch.mk).
 RUNTIME_SRC  += $(ARCH_RUNTIME_SRC)
 PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC))
-ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC)
+ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) src/arch/machines.c
 UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 
 RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
