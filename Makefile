@@ -28,7 +28,7 @@ DESTDIR ?=
 SAN     ?=
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE -Isrc/arch/$(ARCH)
+CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
 TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 
 FORMAT_SRC   := $(wildcard src/format/*.c)

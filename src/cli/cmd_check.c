@@ -10,7 +10,7 @@
  */
 #include "check_locate.h"
 #include "cli.h"
-#include "arch.h"
+#include "../arch/arch.h"
 
 #include <elf.h>
 #include <errno.h>

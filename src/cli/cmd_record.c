@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "record.h"
 #include "../dynamic/dynamic.h"
-#include "arch.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>

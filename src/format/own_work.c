@@ -2,7 +2,7 @@
  * own_work.c - the marks around the tracer's own work (own_work.h).
  */
 #include "own_work.h"
-#include "arch.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 #include <time.h>
-#include "arch.h"
+#include "../arch/arch.h"
 #include "trace_format.h"
 
 extern int trace_clock_kind; /* enum trace_clock, set by trace_clock_init */

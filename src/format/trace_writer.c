@@ -7,7 +7,7 @@
 #include "trace_writer.h"
 #include "own_work.h"
 #include "trace_file.h"
-#include "arch.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -21,7 +21,7 @@
  * call of one from here would be recorded as the program's.
  */
 #include "runtime.h"
-#include "arch.h"
+#include "../arch/arch.h"
 #include "../format/value_encode.h"
 
 #include <sys/mman.h>

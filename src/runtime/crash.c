@@ -19,7 +19,7 @@
  * anonymous memory, recording stops, and the program goes on.
  */
 #include "runtime.h"
-#include "arch.h"
+#include "../arch/arch.h"
 #include "../utils/stack_overflow.h"
 
 #include <errno.h>

@@ -11,7 +11,7 @@
  * the target's is in the jmp_buf (arch/<cpu>/arch.h: arch_jmpbuf_sp).
  */
 #include "runtime.h"
-#include "arch.h"
+#include "../arch/arch.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -16,7 +16,7 @@
  * be patched, and a call of one would be recorded as the program's.
  */
 #include "runtime.h"
-#include "arch.h"
+#include "../arch/arch.h"
 #include "../utils/stack_overflow.h"
 
 #include <fcntl.h>

@@ -4,8 +4,8 @@
  * calls with svc, the AAPCS64 registers of a signal context, glibc's
  * jmp_buf layout on aarch64.
  */
-#ifndef CALLTRACE_ARCH_H
-#define CALLTRACE_ARCH_H
+#ifndef CALLTRACE_ARCH_AARCH64_H
+#define CALLTRACE_ARCH_AARCH64_H
 
 #include <elf.h>
 #include <setjmp.h>

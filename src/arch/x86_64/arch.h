@@ -2,12 +2,12 @@
  * arch.h (x86-64) - what differs per architecture, behind the interface
  * every src/arch/<cpu>/arch.h gives: the ELF machine, the clock's counter,
  * raw system calls, a signal context's registers, the stack pointer of a
- * glibc jmp_buf, and the x87 return registers.  The build puts the target's
- * folder on the include path (Makefile: ARCH), so that no other file needs
- * an #ifdef per architecture.
+ * glibc jmp_buf, and the x87 return registers.  Included through
+ * src/arch/arch.h, which picks the target's folder; the Makefile (ARCH)
+ * builds the folder's sources (arch.mk).
  */
-#ifndef CALLTRACE_ARCH_H
-#define CALLTRACE_ARCH_H
+#ifndef CALLTRACE_ARCH_X86_64_H
+#define CALLTRACE_ARCH_X86_64_H
 
 #include <cpuid.h>
 #include <elf.h>
