@@ -484,6 +484,10 @@ int record_run(struct record_options *o, char **argv, int first)
 			  argv[first], engine_description(o->engine_choice));
 		return 2;
 	}
+	if (o->args && !ARCH_HAS_PATCH_ENGINE) {
+		cli_error("--args is x86-64 only for now (this calltrace is " ARCH_NAME ")");
+		return 2;
+	}
 	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
 	if (use_dynamic && !dynamic_record) {
 		cli_error("the ptrace engine is not built into this calltrace");

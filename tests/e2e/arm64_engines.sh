@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # arm64_engines.sh - what does not run on aarch64 yet says so in one line:
 # record of a program built without -finstrument-functions (the in-process
-# engine) or with --engine ptrace, attach, and check's verdict; check of an
-# instrumented aarch64 program finds nothing missing; the unit tests of the
-# aarch64 build pass under qemu-user.
+# engine) or with --engine ptrace, record --args, attach, and check's verdict;
+# check of an instrumented aarch64 program finds nothing missing; the unit
+# tests of the aarch64 build pass under qemu-user.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/arm64/lib.sh
@@ -36,6 +36,8 @@ if ! grep -q 'define ARCH_HAS_PATCH_ENGINE 1' "$ROOT/src/arch/aarch64/arch.h"; t
 	[ ! -e "$WORK/p.trace" ] || fail "record of a plain program left a trace"
 	one_line "record --engine ptrace" 2 'the ptrace engine .* is x86-64 only for now' \
 		"$A64_CALLTRACE" record --engine ptrace -o "$WORK/q.trace" "$WORK/hooks"
+	one_line "record --args" 2 '^calltrace: --args is x86-64 only for now (this calltrace is aarch64)$' \
+		"$A64_CALLTRACE" record --args -o "$WORK/a.trace" "$WORK/hooks"
 	one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' \
 		"$A64_CALLTRACE" attach -p $$
 	rc=0
@@ -48,6 +50,8 @@ fi
 	fail "check of an instrumented program: $(tail -n 3 "$WORK/check.hooks")"
 grep -q '^verdict: nothing missing' "$WORK/check.hooks" ||
 	fail "check of an instrumented program: $(grep verdict "$WORK/check.hooks")"
+grep -Eq '^  needs: +libc\.so\.6 \((/usr)?/lib/aarch64-linux-gnu/libc\.so\.6\)' "$WORK/check.hooks" ||
+	fail "check of an instrumented program: $(grep 'libc' "$WORK/check.hooks")"
 one_line "check of an x86-64 file" 2 'not an aarch64 ELF file' "$A64_CALLTRACE" check "$CALLTRACE"
 
 # The aarch64 build's unit tests.

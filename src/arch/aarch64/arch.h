@@ -17,6 +17,8 @@
 /* Not yet here: -finstrument-functions programs are recorded; the
  * in-process patching engine and the ptrace engine are x86-64 only. */
 #define ARCH_HAS_PATCH_ENGINE 0
+/* Debian's folders of the architecture's libraries (multiarch). */
+#define ARCH_LIBRARY_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 22
 #define ARCH_HAS_PTRACE_ENGINE 0

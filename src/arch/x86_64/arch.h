@@ -20,6 +20,8 @@
 #define ARCH_ELF_MACHINE EM_X86_64
 /* The in-process patching engine and the ptrace engine exist here. */
 #define ARCH_HAS_PATCH_ENGINE 1
+/* Debian's folders of the architecture's libraries (multiarch). */
+#define ARCH_LIBRARY_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 8
 #define ARCH_HAS_PTRACE_ENGINE 1
