@@ -6,7 +6,8 @@
 # the aarch64 tool does; the header says the trace is of aarch64 programs.
 # An x86-64 trace with argument values (record --args), read by the aarch64
 # tool: the same values, report, replay and call trees as this machine's
-# tool gives.
+# tool gives.  Every view (folded stacks, sequence diagram, call graph,
+# Chrome, speedscope, diff) of either trace the same with either tool.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/arm64/lib.sh
@@ -54,6 +55,18 @@ same_reading fib_json json -D 3 "$WORK/fib.trace"
 grep -q "\"function\": \"fib\", .*\"file\": \"$WORK/fib.c\", \"line\": 4," "$WORK/fib_json.native" ||
 	fail "json gives fib no file and line: $(grep -m1 '"function": "fib"' "$WORK/fib_json.native")"
 same_reading fib_info info "$WORK/fib.trace"
+# Every view, of each trace.
+every_view() { # NAME TRACE
+	same_reading "$1_folded" flame --folded -o /dev/stdout "$2"
+	same_reading "$1_seq" seq --format mermaid -o /dev/stdout "$2"
+	same_reading "$1_graph" graph -o /dev/stdout "$2"
+	same_reading "$1_chrome" chrome -o /dev/stdout "$2"
+	same_reading "$1_speedscope" speedscope -o /dev/stdout "$2"
+	same_reading "$1_diff" diff "$2" "$2"
+}
+every_view fib "$WORK/fib.trace"
+[ "$(awk '{ n += $NF } END { print n }' "$WORK/fib_folded.native")" = 21892 ] ||
+	fail "folded stacks do not count 21892 calls"
 grep -q '^machine: *aarch64' "$WORK/fib_info.native" ||
 	fail "info does not say aarch64: $(head -n 6 "$WORK/fib_info.native")"
 
@@ -69,4 +82,5 @@ python3 "$ROOT/tests/e2e/args_check.py" "$WORK/kinds_json.a64" >"$WORK/kinds.che
 same_reading kinds_replay replay --max-lines 0 "$WORK/kinds.trace"
 same_reading kinds_report report "$WORK/kinds.trace"
 same_reading kinds_info info "$WORK/kinds.trace"
+every_view kinds "$WORK/kinds.trace"
 pass
