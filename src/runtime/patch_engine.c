@@ -30,6 +30,7 @@
 #include "../patch/name_match.h"
 #include "../patch/patch.h"
 #include "../patch/special_functions.h"
+#include "own_modules.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
 
@@ -293,8 +294,7 @@ static void forget_unloaded(void)
 /* Whether the calls of the module at `path` are to be recorded. */
 static int calls_chosen(const char *path, int is_main)
 {
-	return patch_calls &&
-	       (is_main || (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0));
+	return patch_calls && runtime_module_recorded(path, is_main, module_pattern_set ? &module_pattern : NULL, 1);
 }
 
 static int is_runtime_itself(const struct link_map *l)
