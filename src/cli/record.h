@@ -127,6 +127,11 @@ int record_option(struct record_options *o, int opt, const char *arg);
  * not. */
 int record_run(struct record_options *o, char **argv, int first);
 
+/* The session's folder of per-module caches (record_cache.c), made and
+ * named to the runtime, or NULL; removed with its files by close. */
+char *record_cache_open(void);
+void record_cache_close(char *dir);
+
 /* --syscalls, --sched (record_kernel.c): the kernel collector for the
  * threads `tids` and what they start (from their next exec when
  * `from_exec`), or NULL after saying in one line why not (or when neither

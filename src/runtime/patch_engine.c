@@ -30,6 +30,7 @@
 #include "../patch/name_match.h"
 #include "../patch/patch.h"
 #include "../patch/special_functions.h"
+#include "module_functions.h"
 #include "own_modules.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
@@ -245,7 +246,7 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	if (!entry)
 		runtime_patch_libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
-	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0) {
+	if (runtime_module_functions(path, patch_function, &job, &job.facts) < 0) {
 		runtime_debug("cannot read the functions of %s", path);
 		return;
 	}
