@@ -30,8 +30,8 @@ int runtime_module_functions(const char *path, elf_function_fn each, void *ctx,
 	    [FUNCTIONS_FROM_CACHE] = "from the session's cache",
 	    [FUNCTIONS_LISTED] = "listed, and kept in the session's cache",
 	    [FUNCTIONS_LISTED_ONLY] = "listed (the session's cache cannot be written)",
-	    [FUNCTIONS_REJECTED] = "listed: the session's cache file for it was not sound, "
-				   "and is ignored",
+	    [FUNCTIONS_REJECTED] =
+		"listed: the session's cache file for it was not sound, and is ignored",
 	};
 	runtime_say("in-process engine: functions of %s: %s", path, said[source]);
 	return rc;

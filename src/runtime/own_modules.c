@@ -171,7 +171,7 @@ static int said_before(const char *path)
 
 int runtime_module_recorded(const char *path, int is_main, const regex_t *pattern, int say)
 {
-	const char *why;
+	const char *why = NULL; /* NULL: an own library (the reason looked at when said) */
 	int recorded = 1;
 	if (is_main)
 		why = "the program";
@@ -181,13 +181,11 @@ int runtime_module_recorded(const char *path, int is_main, const regex_t *patter
 		why = "--module matches it";
 	else if (runtime_module_in_system_folder(path))
 		recorded = 0, why = "a system library: the calls into it are library calls";
-	else if (own_libraries_on())
-		why = own_reason(path);
-	else
+	else if (!own_libraries_on())
 		recorded = 0, why = "--no-own-libraries, and --module does not match it";
 	if (say && say_choices() && !said_before(path))
 		runtime_say("in-process engine: %s %s (%s)", path,
-			    recorded ? "recorded" : "not recorded", why);
+			    recorded ? "recorded" : "not recorded", why ? why : own_reason(path));
 	return recorded;
 }
 
