@@ -11,7 +11,9 @@
 # also as a library call; the calls into the C library stay library calls.
 # -v says which modules were chosen and why; a library found through
 # LD_LIBRARY_PATH in another folder is the program's own too;
-# --no-own-libraries gives the program alone.
+# --no-own-libraries gives the program alone.  Under --engine runtime, a
+# call into a library built with -finstrument-functions is its hooks' call
+# alone too.
 source "$(dirname "$0")/lib.sh"
 unset CALLTRACE_LIBCALL
 setup
@@ -117,6 +119,14 @@ for mode in pie nopie; do
 	[ "$(grep -c 'libshared.so recorded' "$err")" = 1 ] ||
 		fail "$mode: -v says libshared's choice more than once"
 done
+
+# The hooks build with --engine runtime (nothing patched): a call into a
+# library whose hooks record it is not a library call too.
+dir=$WORK/hooks_pie
+record hooks_runtime --engine runtime "$dir/multimod" "$dir/plugin.so"
+to_json hooks_runtime
+kind_trees hooks_runtime
+expect_text "--engine runtime" "$WORK/expected" "$WORK/hooks_runtime.trees"
 
 # --no-own-libraries: the program alone; its calls into libshared are
 # library calls, the plugin's function is not recorded.
