@@ -292,10 +292,12 @@ static void forget_unloaded(void)
 	}
 }
 
-/* Whether the calls of the module at `path` are to be recorded. */
+/* Whether the calls of the module at `path` are to be recorded (the
+ * program, its own libraries, --module's: own_modules.c). */
 static int calls_chosen(const char *path, int is_main)
 {
-	return patch_calls && runtime_module_recorded(path, is_main, module_pattern_set ? &module_pattern : NULL, 1);
+	return patch_calls && runtime_module_recorded(
+				  path, is_main, module_pattern_set ? &module_pattern : NULL, 1);
 }
 
 static int is_runtime_itself(const struct link_map *l)
