@@ -39,7 +39,7 @@ PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtim
 		src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
 		src/runtime/libcall_values.c src/runtime/libcall_resolve.c src/symbols/prototypes.c src/symbols/prototypes_table.c \
 		src/runtime/libcall_stubs.S \
-		src/runtime/crash_site.c \
+		src/runtime/crash_site.c src/runtime/own_modules.c src/runtime/module_functions.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
 			src/patch/special_functions.c src/patch/name_match.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -478,20 +479,33 @@ int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct wa
 	return rc;
 }
 
+/* A view's output file: created with the umask's mode, or truncated; a
+ * symbolic link is not followed (it could point at anyone's file).
+ * /dev/stdout and /dev/stderr, links themselves, name the streams. */
 FILE *cli_output_open(const char *path)
 {
-	if (!path || strcmp(path, "-") == 0)
+	if (!path || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
 		return stdout;
-	FILE *f = fopen(path, "w");
-	if (!f)
-		cli_error("cannot write %s: %s", path, strerror(errno));
+	if (strcmp(path, "/dev/stderr") == 0)
+		return stderr;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		if (errno == ELOOP)
+			cli_error("cannot write %s: it is a symbolic link, which is not followed",
+				  path);
+		else
+			cli_error("cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
 	return f;
 }
 
 int cli_output_close(FILE *f, const char *path)
 {
 	int failed = ferror(f);
-	if (f == stdout)
+	if (f == stdout || f == stderr)
 		failed |= fflush(f) != 0;
 	else
 		failed |= fclose(f) != 0;

@@ -135,6 +135,9 @@ int record_option(struct record_options *o, int opt, const char *arg)
 	case RECORD_OPT_NO_LIBCALL:
 		o->no_libcall = 1;
 		return 0;
+	case RECORD_OPT_NO_OWN_LIBRARIES:
+		o->no_own_libraries = 1;
+		return 0;
 	case RECORD_OPT_NEST_LIBCALL:
 		if (!*arg) {
 			cli_error("bad --nest-libcall '' (library names, comma separated)");
@@ -285,12 +288,14 @@ static void set_preload_environment(const char *runtime, const char *trace,
 }
 
 /* The in-process engine's settings, for the preloaded runtime: every
- * program without hooks is patched, unless --engine runtime said no. */
+ * program without hooks is patched, unless --engine runtime said no, with
+ * its own libraries unless --no-own-libraries. */
 static void set_patch_environment(const struct record_options *o)
 {
 	if (o->engine_choice == ENGINE_RUNTIME && !o->engine_picked)
 		return;
 	setenv("CALLTRACE_PATCH", "1", 1);
+	setenv("CALLTRACE_PATCH_OWN", o->no_own_libraries ? "0" : "1", 1);
 	const char *settings[][2] = {{"CALLTRACE_PATCH_MODULES", o->module},
 				     {"CALLTRACE_PATCH_ONLY", o->only},
 				     {"CALLTRACE_PATCH_HIDE", o->hide}};
@@ -453,9 +458,11 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 {
 	set_preload_environment(runtime, trace, o);
 	set_patch_environment(o);
+	char *cache = getenv("CALLTRACE_PATCH") ? record_cache_open() : NULL;
 	pid_t child = 0;
 	struct rusage usage;
 	int status = run_program(o, s, program, argv, &child, &usage);
+	record_cache_close(cache);
 	if (status < 0)
 		return -1;
 	int code = exit_code_of(status);

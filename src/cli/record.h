@@ -22,6 +22,7 @@ struct record_options {
 	char *programs;
 	/* The dynamic engines' filters as given, for the in-process one. */
 	const char *module, *only, *hide;
+	int no_own_libraries;	  /* --no-own-libraries: the program alone, and --module's */
 	int no_libcall;		  /* --no-libcall */
 	const char *nest_libcall; /* --nest-libcall=LIB[,LIB] */
 	struct cli_dynamic engine;
@@ -40,7 +41,8 @@ enum {
 	RECORD_OPT_NO_LIBCALL,
 	RECORD_OPT_NEST_LIBCALL,
 	RECORD_OPT_SYSCALLS,
-	RECORD_OPT_SCHED
+	RECORD_OPT_SCHED,
+	RECORD_OPT_NO_OWN_LIBRARIES
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -54,9 +56,11 @@ enum {
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
 	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
 	    {"no-libcall", no_argument, 0, RECORD_OPT_NO_LIBCALL},                                 \
-	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL},                      \
+	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL},                       \
 	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
-	    {"sched", no_argument, 0, RECORD_OPT_SCHED}, CLI_DYNAMIC_LONGOPTS,                     \
+	    {"sched", no_argument, 0, RECORD_OPT_SCHED},                                           \
+	    {"no-own-libraries", no_argument, 0, RECORD_OPT_NO_OWN_LIBRARIES},                     \
+	    CLI_DYNAMIC_LONGOPTS,                                                                  \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -101,10 +105,16 @@ enum {
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
 	"                         what they call, under every engine\n"                            \
 	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
-	"                         -F/-N match the name report shows (ns::Class::method),\n"       \
-	"                         the symbol, or the full name when REGEX has ( or <\n"           \
+	"                         -F/-N match the name report shows (ns::Class::method),\n"        \
+	"                         the symbol, or the full name when REGEX has ( or <\n"            \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
+	"      --no-own-libraries the in-process engine records the program alone (and\n"          \
+	"                         --module's libraries).  Default: also the shared\n"              \
+	"                         libraries and plugins that are the program's own,\n"             \
+	"                         those outside /lib, /usr/lib, /usr/local/lib and the\n"          \
+	"                         folders below them (-v says which, and why); the\n"              \
+	"                         calls into system libraries are library calls\n"                 \
 	"  -v, --verbose          say which engine and what it did (patches, stops)\n"
 
 void record_options_init(struct record_options *o);
@@ -116,6 +126,11 @@ int record_option(struct record_options *o, int opt, const char *arg);
  * signal if a signal killed it), or 2, 126, 127 after saying why it could
  * not. */
 int record_run(struct record_options *o, char **argv, int first);
+
+/* The session's folder of per-module caches (record_cache.c), made and
+ * named to the runtime, or NULL; removed with its files by close. */
+char *record_cache_open(void);
+void record_cache_close(char *dir);
 
 /* --syscalls, --sched (record_kernel.c): the kernel collector for the
  * threads `tids` and what they start (from their next exec when

@@ -10,6 +10,7 @@
  */
 #include "runtime.h"
 #include "libcall.h"
+#include "own_modules.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -124,7 +125,7 @@ uint64_t runtime_libcall_wrap_pointer(uint64_t address)
 {
 	struct code_lookup q = {.address = address};
 	dl_iterate_phdr(find_segment, &q);
-	if (!q.executable || q.program)
+	if (!q.executable || q.program || runtime_module_recorded_at(address))
 		return address;
 	uint64_t wrapped = address;
 	pthread_mutex_lock(&pointers_lock);

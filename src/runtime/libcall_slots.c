@@ -3,9 +3,12 @@
  * at trampolines (libcall.h).
  *
  * The traced modules are the main executable, the libraries the in-process
- * engine records (CALLTRACE_PATCH_MODULES) and those whose own calls into
- * other libraries are asked for (CALLTRACE_LIBCALL_NESTED: names, comma
- * separated, "libfoo" for libfoo.so.1).  In each, every R_X86_64_JUMP_SLOT
+ * engine records (the program's own, CALLTRACE_PATCH_MODULES: own_modules.c)
+ * and those whose own calls into other libraries are asked for
+ * (CALLTRACE_LIBCALL_NESTED: names, comma separated, "libfoo" for
+ * libfoo.so.1).  A slot whose function is recorded by its own entry or
+ * hooks (a recorded module's, or the module's own through its PLT) is left
+ * alone: the call is recorded once, as the function's.  In each, every R_X86_64_JUMP_SLOT
  * relocation (a call through the PLT) and every R_X86_64_GLOB_DAT of an
  * undefined function (a call through the GOT, -fno-plt) has its slot
  * pointed at a trampoline of its own (libcall_code.c).  A slot that still
@@ -17,6 +20,7 @@
  */
 #include "runtime.h"
 #include "libcall.h"
+#include "own_modules.h"
 #include "../patch/special_functions.h"
 #include "../symbols/prototypes.h"
 
@@ -47,6 +51,7 @@ static int verbose;
 static const char *nested; /* CALLTRACE_LIBCALL_NESTED */
 static regex_t module_pattern;
 static int module_pattern_set;
+static int patch_on;	      /* CALLTRACE_PATCH: the in-process engine records modules */
 static uint64_t runtime_base; /* libcalltrace.so's own load bias */
 
 /* What a module's program headers and dynamic section say. */
@@ -173,11 +178,11 @@ static const ElfW(Sym) * call_symbol(const struct module_facts *m, const ElfW(Re
  * linker's lock); when it cannot be, the first call goes
  * through the dynamic linker, and its return takes the address
  * (libcall_record.c). */
-static void bind_now(const struct module_facts *m, struct libcall_site *site, uint32_t index)
+static uint64_t bind_now(const struct module_facts *m, struct libcall_site *site, uint32_t index)
 {
 	if (runtime_attach_mode) { /* a stopped thread may hold the dynamic linker's lock */
 		site->flags |= LIBCALL_LAZY;
-		return;
+		return 0;
 	}
 	const char *version = runtime_libcall_symbol_version(m->versym, m->verneed,
 							     m->verneed_count, m->strtab, index);
@@ -186,6 +191,19 @@ static void bind_now(const struct module_facts *m, struct libcall_site *site, ui
 		site->target = found;
 	else
 		site->flags |= LIBCALL_LAZY;
+	return found;
+}
+
+/* Whether the call through `site` is recorded by its function's entry (or
+ * hooks) already: one into a module the in-process engine records, or one
+ * the module makes to itself through its PLT (an exported function of its
+ * own): such a slot is left alone, so that the call is recorded once. */
+static int recorded_by_callee(const struct module_facts *m, const struct libcall_site *site,
+			      uint64_t found)
+{
+	if (found >= m->lo && found < m->hi)
+		return 1;
+	return !(site->flags & LIBCALL_LAZY) && runtime_module_recorded_at(site->target);
 }
 
 /* Fills `sites` (when not NULL) with the module's slots; how many. */
@@ -212,8 +230,12 @@ static uint32_t list_sites(const struct module_facts *m, struct libcall_site *si
 				site->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, (uint64_t)slot);
 				site->flags = site_flags(name);
 				runtime_libcall_describe(site, name);
+				uint64_t found = 0;
 				if (site->target >= m->lo && site->target < m->hi)
-					bind_now(m, site, (uint32_t)ELF64_R_SYM(rel[i].r_info));
+					found =
+					    bind_now(m, site, (uint32_t)ELF64_R_SYM(rel[i].r_info));
+				if (recorded_by_callee(m, site, found))
+					continue;
 			}
 			n++;
 		}
@@ -301,6 +323,11 @@ static int nested_asked(const char *path)
 	return 0;
 }
 
+static const regex_t *pattern(void)
+{
+	return module_pattern_set ? &module_pattern : NULL;
+}
+
 static int traced(const struct module_facts *m, int first)
 {
 	const char *path = m->path;
@@ -309,8 +336,7 @@ static int traced(const struct module_facts *m, int first)
 	if (!*path || m->bias == runtime_base || strstr(path, "linux-vdso") ||
 	    strstr(base_name(path), "ld-linux") || strstr(base_name(path), "libcalltrace"))
 		return 0;
-	return nested_asked(path) ||
-	       (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0);
+	return nested_asked(path) || (patch_on && runtime_module_recorded(path, 0, pattern(), 0));
 }
 
 static struct hooked_module *known(uint64_t bias, uint64_t dynamic)
@@ -415,7 +441,8 @@ void runtime_libcall_init(void)
 	verbose = runtime_config.debug || env_on("CALLTRACE_PATCH_VERBOSE", 0);
 	nested = runtime_config.libcall_nested;
 	const char *modules_re = runtime_getenv("CALLTRACE_PATCH_MODULES");
-	if (modules_re && *modules_re && env_on("CALLTRACE_PATCH", 0))
+	patch_on = env_on("CALLTRACE_PATCH", 0);
+	if (modules_re && *modules_re && patch_on)
 		module_pattern_set =
 		    regcomp(&module_pattern, modules_re, REG_EXTENDED | REG_NOSUB) == 0;
 	Dl_info self;

@@ -30,6 +30,8 @@
 #include "../patch/name_match.h"
 #include "../patch/patch.h"
 #include "../patch/special_functions.h"
+#include "module_functions.h"
+#include "own_modules.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
 
@@ -244,7 +246,7 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	if (!entry)
 		runtime_patch_libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
-	if (elf_functions_each(path, patch_function, &job, &job.facts) < 0) {
+	if (runtime_module_functions(path, patch_function, &job, &job.facts) < 0) {
 		runtime_debug("cannot read the functions of %s", path);
 		return;
 	}
@@ -290,11 +292,12 @@ static void forget_unloaded(void)
 	}
 }
 
-/* Whether the calls of the module at `path` are to be recorded. */
+/* Whether the calls of the module at `path` are to be recorded (the
+ * program, its own libraries, --module's: own_modules.c). */
 static int calls_chosen(const char *path, int is_main)
 {
-	return patch_calls &&
-	       (is_main || (module_pattern_set && regexec(&module_pattern, path, 0, NULL, 0) == 0));
+	return patch_calls && runtime_module_recorded(
+				  path, is_main, module_pattern_set ? &module_pattern : NULL, 1);
 }
 
 static int is_runtime_itself(const struct link_map *l)

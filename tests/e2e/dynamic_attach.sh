@@ -143,15 +143,26 @@ if [ -n "$kthread" ]; then
 	[ -e "$WORK/kthread.trace" ] && fail "attach to a kernel thread left a trace file"
 fi
 
-# A zombie: a child its parent (a sleep that never waits) leaves unreaped.
-sh -c 'sleep 0 & echo $! >"$1"; exec sleep 30' sh "$WORK/zombie.pid" &
+# A zombie: a child its parent never reaps (python does not reap by itself,
+# where a shell may before it execs).  Its pid is written only once it has
+# exited; the parent then sleeps, so the child stays a zombie.
+python3 -c '
+import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+while open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z":
+    time.sleep(0.01)
+open(sys.argv[1], "w").write("%d\n" % pid)
+time.sleep(60)
+' "$WORK/zombie.pid" &
 zombie_parent=$!
-for ((i = 0; i < 200; i++)); do
-	[ -s "$WORK/zombie.pid" ] && [ "$(sed 's/.*) //' "/proc/$(cat "$WORK/zombie.pid")/stat" 2>/dev/null | cut -c1)" = Z ] && break
+until [ -s "$WORK/zombie.pid" ]; do
+	kill -0 "$zombie_parent" 2>/dev/null || fail "the zombie's parent ended early"
 	sleep 0.05
 done
 zombie=$(cat "$WORK/zombie.pid")
-[ "$(sed 's/.*) //' "/proc/$zombie/stat" | cut -c1)" = Z ] || fail "process $zombie did not become a zombie"
+[ "$(sed 's/.*) //' "/proc/$zombie/stat" | cut -c1)" = Z ] || fail "process $zombie is not a zombie"
 RC=0
 "$CALLTRACE" attach -p "$zombie" -o "$WORK/zombie.trace" >/dev/null 2>"$WORK/zombie.err" || RC=$?
 kill "$zombie_parent" 2>/dev/null || true

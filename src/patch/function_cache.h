@@ -1,0 +1,31 @@
+/*
+ * function_cache.h - a module's list of functions, computed once per
+ * module and shared by the processes of a session through a folder of
+ * cache files (see function_cache.c).
+ */
+#ifndef CALLTRACE_PATCH_FUNCTION_CACHE_H
+#define CALLTRACE_PATCH_FUNCTION_CACHE_H
+
+#include "elf_functions.h"
+
+/* Where the list came from. */
+enum function_cache_source {
+	FUNCTIONS_FROM_CACHE,  /* the folder's cache file for the module */
+	FUNCTIONS_LISTED,      /* listed from the file, and put in the cache */
+	FUNCTIONS_LISTED_ONLY, /* listed from the file; not cached (no folder, or
+				  it could not be written) */
+	FUNCTIONS_REJECTED,    /* the cache file was corrupt or not the module's:
+				  ignored, listed from the file (and the cache
+				  file replaced) */
+};
+
+/* elf_functions_each (same calls of `each`, same *facts, whose
+ * with_eh_frame the caller sets), through the cache folder `dir` (NULL or
+ * "": none): the functions of a module whose cache file is there come from
+ * it; else they are listed from the file and the cache file is written.
+ * *source (optional) says which.  0, or -1 when the file cannot be read as
+ * 64-bit ELF. */
+int function_cache_each(const char *dir, const char *path, elf_function_fn each, void *ctx,
+			struct elf_file_facts *facts, enum function_cache_source *source);
+
+#endif
