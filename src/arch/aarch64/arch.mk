@@ -14,11 +14,7 @@ BUILD ?= build-aarch64
 endif
 ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c
 ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
-ARCH_NOT_BUILT   := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
-		    src/runtime/patch_stubs.S src/runtime/libcall_stubs.S \
-		    src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
-		    src/runtime/libcall_values.c src/runtime/libcall_resolve.c \
-		    src/runtime/crash_site.c \
-		    $(wildcard src/patch/*.c) \
-		    $(wildcard src/dynamic/*.c) \
+# Expanded where the Makefile uses it, after its lists: the in-process
+# engine's whole list, the patching core, the ptrace engine.
+ARCH_NOT_BUILT    = $(PATCH_SRC) $(CORE_SRC) $(wildcard src/dynamic/*.c) \
 		    tests/unit/test_insn_info.c

@@ -3,4 +3,4 @@
 # sources it does not build (ARCH_NOT_BUILT: none here).
 ARCH_RUNTIME_SRC := src/arch/x86_64/probe_jump.c
 ARCH_TOOL_SRC    :=
-ARCH_NOT_BUILT   :=
+ARCH_NOT_BUILT    =
