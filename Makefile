@@ -2,8 +2,10 @@
 #
 #   make          build/bin/calltrace, build/lib/libcalltrace.so and .a
 #   make demo     install what is needed, build, trace examples/, write every view
-#   make check    install what is needed, build (also with ASan/UBSan and with clang), run
-#                 every test
+#   make check    install what is needed, build (also with ASan/UBSan, with clang and for
+#                 aarch64), run every test (a bounded part of the aarch64 ones, under qemu-user)
+#   make ARCH=aarch64  cross-build for 64-bit Arm into build-aarch64/
+#   make check-aarch64  every aarch64 test under qemu-user (tests/e2e/arm64_*.sh)
 #   make bench    recording overhead, trace size and analysis speed beside uftrace
 #   make bench-sqlite  only the SQLite shell's library calls counted by calltrace and uftrace,
 #                 and the slowdown of each (Debian's sources; minutes the first time; bench runs it last)
@@ -12,6 +14,14 @@
 #                 pkg-config and CMake files, man pages, bash completion (scripts/install.sh)
 
 CC      ?= gcc
+# The target architecture (src/arch/<ARCH>/): the machine's own by default;
+# `make ARCH=aarch64` cross-builds into build-aarch64/ with Debian's cross
+# compiler and its arm64 libraries (multiarch; scripts/install-deps.sh).
+ARCH    ?= $(shell uname -m)
+ifeq ($(wildcard src/arch/$(ARCH)/arch.mk),)
+$(error ARCH=$(ARCH): no src/arch/$(ARCH)/ (x86_64 and aarch64 are there))
+endif
+include src/arch/$(ARCH)/arch.mk
 BUILD   ?= build
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -47,6 +57,12 @@ ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/vi
 		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+
+# What the architecture adds, and the engines it does not have yet (arch.mk).
+RUNTIME_SRC  += $(ARCH_RUNTIME_SRC)
+PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC))
+ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) src/arch/machines.c
+UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 
 RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
 PATCH_OBJ := $(patsubst %.S,$(BUILD)/rt/%.o,$(PATCH_SRC:%.c=$(BUILD)/rt/%.o))
@@ -137,7 +153,23 @@ check: deps
 	$(MAKE) all
 	$(MAKE) asan
 	$(MAKE) clang
+	$(MAKE) aarch64
 	bash tests/run_tests.sh
+
+# The tool and the runtime for aarch64 in build-aarch64/ (on another machine
+# when Debian's cross compiler is there); their tests run under qemu-user.
+# make check runs a bounded part of them; check-aarch64 every one.
+aarch64:
+	@if [ "$$(uname -m)" = aarch64 ] || command -v aarch64-linux-gnu-gcc >/dev/null; then \
+		$(MAKE) ARCH=aarch64 all; \
+	else \
+		echo "aarch64: no cross compiler (aarch64-linux-gnu-gcc; make deps): not built"; \
+	fi
+
+check-aarch64: deps
+	$(MAKE) all
+	$(MAKE) aarch64
+	ARM64_ALL=1 TESTS=arm64_ bash tests/run_tests.sh
 
 demo: demo-deps
 	$(MAKE) all
@@ -162,8 +194,8 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-asan build-clang
+	rm -rf build build-asan build-clang build-aarch64
 
-.PHONY: all deps demo-deps install asan clang check demo bench bench-sqlite torture format clean
+.PHONY: all deps demo-deps install asan clang aarch64 check-aarch64 check demo bench bench-sqlite torture format clean
 
 -include $(shell find $(BUILD) -name '*.d' -type f -not -path '$(BUILD)/bench-src/*' 2>/dev/null)

@@ -5,6 +5,7 @@
  * resolve to, and the Debian package a file came from.
  */
 #include "check_locate.h"
+#include "../arch/arch.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -149,8 +150,7 @@ int check_find_library(const char *name, const char *module_path, const struct e
 	const char *rpath = f->runpath_is_rpath ? f->runpath : NULL;
 	const char *runpath = f->runpath_is_rpath ? NULL : f->runpath;
 	const char *order[] = {rpath, getenv("LD_LIBRARY_PATH"), runpath,
-			       "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/usr/local/lib:"
-			       "/lib64:/usr/lib64:/lib:/usr/lib"};
+			       ARCH_LIBRARY_DIRS ":/usr/local/lib:/lib64:/usr/lib64:/lib:/usr/lib"};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (search_folders(order[i], origin, name, result)) {
 			snprintf(out, len, "%s", result);

@@ -10,6 +10,7 @@
  */
 #include "check_locate.h"
 #include "cli.h"
+#include "../arch/arch.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -89,8 +90,8 @@ static int load_module(struct module_check *m)
 		cli_error("check: %s: not an ELF file", m->name);
 		return 2;
 	}
-	if (m->facts.elf_class != ELFCLASS64 || m->facts.machine != EM_X86_64) {
-		cli_error("check: %s: not an x86-64 ELF file", m->name);
+	if (m->facts.elf_class != ELFCLASS64 || m->facts.machine != ARCH_ELF_MACHINE) {
+		cli_error("check: %s: not an " ARCH_NAME " ELF file", m->name);
 		return 2;
 	}
 	if (m->facts.type != ET_EXEC && m->facts.type != ET_DYN) {
@@ -384,6 +385,15 @@ int cmd_check(int argc, char **argv)
 	if (rc == 0) {
 		enum record_engine engine =
 		    cli_auto_engine(modules[0].path, modules[0].facts.cyg_hooks > 0);
+		if ((engine == ENGINE_PATCH && !ARCH_HAS_PATCH_ENGINE) ||
+		    (engine == ENGINE_PTRACE && !ARCH_HAS_PTRACE_ENGINE)) {
+			printf("verdict: %s is not built with -finstrument-functions, and the "
+			       "engines that record such programs are x86-64 only for now (this "
+			       "calltrace is " ARCH_NAME ")\n",
+			       modules[0].name);
+			free(modules);
+			return 1;
+		}
 		for (size_t i = 0; i < n; i++)
 			report_module(&modules[i], engine);
 		rc = verdict(modules, n, engine);

@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 #include "../format/printable.h"
+#include "../arch/machines.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,11 @@ static void print_header(const struct trace_reader *r, const struct walk_stats *
 	printable_put(stdout, r->command);
 	putchar('\n');
 	printf("recorded:   %s, for %s\n", when, cli_format_duration(last_ns, dur, sizeof(dur)));
+	char other[32];
+	printf("machine:    %s\n", machine_name(r->header.machine, other, sizeof(other)));
 	printf("clock:      %s, %.3f MHz\n",
-	       r->header.clock == TRACE_CLOCK_TSC ? "TSC" : "CLOCK_MONOTONIC",
+	       r->header.clock == TRACE_CLOCK_TSC ? machine_counter_name(r->header.machine)
+						  : "CLOCK_MONOTONIC",
 	       1e3 / r->ns_per_tick);
 	printf("calls:      %" PRIu64 " (%" PRIu64 " events, %.2f bytes per call)\n", st->calls,
 	       st->events, st->calls ? (double)r->event_bytes / (double)st->calls : 0.0);

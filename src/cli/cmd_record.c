@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "record.h"
 #include "../dynamic/dynamic.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -483,6 +484,17 @@ int record_run(struct record_options *o, char **argv, int first)
 	int instrumented = elf_file_references(program, "__cyg_profile_func_enter") == 1;
 	o->engine_picked = o->engine_choice == ENGINE_AUTO;
 	o->engine_choice = pick_engine(o, program, instrumented);
+	if ((o->engine_choice == ENGINE_PATCH && !ARCH_HAS_PATCH_ENGINE) ||
+	    (o->engine_choice == ENGINE_PTRACE && !ARCH_HAS_PTRACE_ENGINE)) {
+		cli_error("%s: the %s is x86-64 only for now (this calltrace is " ARCH_NAME
+			  "): build it with -finstrument-functions",
+			  argv[first], engine_description(o->engine_choice));
+		return 2;
+	}
+	if (o->args && !ARCH_HAS_PATCH_ENGINE) {
+		cli_error("--args is x86-64 only for now (this calltrace is " ARCH_NAME ")");
+		return 2;
+	}
 	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
 	if (use_dynamic && !dynamic_record) {
 		cli_error("the ptrace engine is not built into this calltrace");

@@ -1,28 +1,13 @@
 /*
- * trace_clock.c - choose the event clock and measure its rate.
+ * trace_clock.c - choose the event clock and measure its rate (the
+ * architecture's counter is calibrated against CLOCK_MONOTONIC alike).
  */
 #include "trace_clock.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
 int trace_clock_kind = TRACE_CLOCK_MONOTONIC;
-
-static int tsc_is_invariant(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
-		return 0;
-	__get_cpuid(0x80000007, &a, &b, &c, &d);
-	return (d >> 8) & 1;
-#else
-	return 0;
-#endif
-}
 
 int trace_clock_init(void)
 {
@@ -30,7 +15,8 @@ int trace_clock_init(void)
 	if (force && strcmp(force, "monotonic") == 0)
 		trace_clock_kind = TRACE_CLOCK_MONOTONIC;
 	else
-		trace_clock_kind = tsc_is_invariant() ? TRACE_CLOCK_TSC : TRACE_CLOCK_MONOTONIC;
+		trace_clock_kind =
+		    arch_counter_invariant() ? TRACE_CLOCK_TSC : TRACE_CLOCK_MONOTONIC;
 	return trace_clock_kind;
 }
 

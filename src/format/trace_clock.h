@@ -1,8 +1,9 @@
 /*
  * trace_clock.h - the clock every event source stamps events with.
  *
- * The TSC where it is invariant (constant and non-stop), else
- * CLOCK_MONOTONIC in nanoseconds.  trace_clock_init() decides once per
+ * The architecture's counter (arch/<cpu>/arch.h: the TSC on x86-64,
+ * cntvct_el0 on aarch64) where it is invariant (constant and non-stop),
+ * else CLOCK_MONOTONIC in nanoseconds.  trace_clock_init() decides once per
  * process; trace_clock_tick() is what the hot path calls.
  */
 #ifndef CALLTRACE_TRACE_CLOCK_H
@@ -10,9 +11,7 @@
 
 #include <stdint.h>
 #include <time.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
+#include "../arch/arch.h"
 #include "trace_format.h"
 
 extern int trace_clock_kind; /* enum trace_clock, set by trace_clock_init */
@@ -24,22 +23,17 @@ static inline uint64_t trace_clock_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The TSC, for callers that know trace_clock_kind is TRACE_CLOCK_TSC. */
+/* The counter, for callers that know trace_clock_kind is TRACE_CLOCK_TSC
+ * (the header's name for "the architecture's counter"). */
 static inline uint64_t trace_clock_tsc(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	return __rdtsc();
-#else
-	return 0;
-#endif
+	return arch_counter_read();
 }
 
 static inline uint64_t trace_clock_tick(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
 	if (__builtin_expect(trace_clock_kind == TRACE_CLOCK_TSC, 1))
-		return __rdtsc();
-#endif
+		return arch_counter_read();
 	return trace_clock_monotonic_ns();
 }
 

@@ -7,6 +7,7 @@
 #include "trace_writer.h"
 #include "own_work.h"
 #include "trace_file.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -120,6 +121,7 @@ static void fill_header(char *page, const char *command, size_t command_len, uin
 	h.version = TRACE_FILE_VERSION;
 	h.header_size = TRACE_HEADER_SIZE;
 	h.window_size = window_size & ~7u;
+	h.machine = ARCH_ELF_MACHINE;
 	h.clock = (uint32_t)trace_clock_init();
 	h.tick_hz = trace_clock_calibrate(2);
 	while (h.tick_shift < 8 && (h.tick_hz >> (h.tick_shift + 1)) >= 1000000000u)

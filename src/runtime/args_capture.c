@@ -21,6 +21,7 @@
  * call of one from here would be recorded as the program's.
  */
 #include "runtime.h"
+#include "../arch/arch.h"
 #include "../format/value_encode.h"
 
 #include <sys/mman.h>
@@ -120,27 +121,13 @@ static int returns_in_x87(const struct func_plan *plan)
 	       plan->steps[plan->ret.first].reg == VREG_ST0;
 }
 
-/* st(0) and st(1), 10 bytes each in 16: a copy of each pushed, then
- * stored and popped, so that the x87 stack stays as it was (the stubs do
- * not save it, and the runtime's code between the return and here uses no
- * x87 register).  st(1) is read only for a complex result (count 2): it
- * is empty otherwise. */
-static void read_x87(uint8_t out[32], unsigned count)
-{
-	for (int i = 0; i < 32; i++)
-		out[i] = 0;
-	__asm__ volatile("fld %%st(0)\n\tfstpt %0" : "=m"(*(uint8_t(*)[10])out));
-	if (count == 2)
-		__asm__ volatile("fld %%st(1)\n\tfstpt %0" : "=m"(*(uint8_t(*)[10])(out + 16)));
-}
-
 void runtime_args_write_return(struct thread_state *t, const struct func_plan *plan,
 			       uint64_t function, uint64_t slot, const void *stub_registers)
 {
 	const struct return_registers *rr = stub_registers;
 	uint8_t st[32];
 	if (plan->has_return && returns_in_x87(plan))
-		read_x87(st, plan->ret.count);
+		arch_read_x87_returns(st, plan->ret.count);
 	uint32_t seen = t->gen;
 	if (!plan->has_return || seen == RUNTIME_GEN_BUSY || seen == RUNTIME_GEN_INTERNAL ||
 	    seen == RUNTIME_GEN_ARGS || RUNTIME_LOAD(runtime_state) != seen)

@@ -19,6 +19,7 @@
  * anonymous memory, recording stops, and the program goes on.
  */
 #include "runtime.h"
+#include "../arch/arch.h"
 #include "../utils/stack_overflow.h"
 
 #include <errno.h>
@@ -140,15 +141,14 @@ static uint32_t crash_facts(int sig, const siginfo_t *info, const void *context,
 			    uint32_t *nframes)
 {
 	uint32_t flags = 0;
-#if defined(__x86_64__)
 	const ucontext_t *uc = context;
-	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	uint64_t pc = arch_context_pc(uc);
+	uint64_t sp = arch_context_sp(uc);
 	int own_code = 0;
-	uint64_t function = runtime_crash_site_function
-				? runtime_crash_site_function(
-				      pc, (uint64_t)uc->uc_mcontext.gregs[REG_R11], &own_code)
-				: 0;
+	uint64_t function =
+	    runtime_crash_site_function
+		? runtime_crash_site_function(pc, arch_context_trampoline_scratch(uc), &own_code)
+		: 0;
 	frames[0] = function ? function : pc;
 	frames[1] = pc;
 	*nframes = function ? 2 : (pc ? 1 : 0);
@@ -156,9 +156,6 @@ static uint32_t crash_facts(int sig, const siginfo_t *info, const void *context,
 		flags |= CRASH_IN_TRACER;
 	if (sig == SIGSEGV && info->si_code > 0 && is_stack_overflow((uint64_t)info->si_addr, sp))
 		flags |= CRASH_STACK_OVERFLOW;
-#else
-	(void)sig, (void)info, (void)context, (void)frames, (void)nframes;
-#endif
 	return flags;
 }
 
@@ -206,13 +203,7 @@ int runtime_crash_guard_installed(void)
 	static const int sigs[] = {SIGSEGV, SIGBUS};
 	for (int i = 0; i < 2; i++) {
 		struct kernel_sigaction now;
-		long rc;
-		register long r10 __asm__("r10") = 8;
-		__asm__ volatile("syscall"
-				 : "=a"(rc)
-				 : "0"((long)SYS_rt_sigaction), "D"((long)sigs[i]), "S"(0L),
-				   "d"(&now), "r"(r10)
-				 : "rcx", "r11", "memory");
+		long rc = arch_syscall6(SYS_rt_sigaction, sigs[i], 0, (long)&now, 8, 0, 0);
 		if (rc != 0 || now.handler != (void *)on_fatal_signal)
 			return 0;
 	}

@@ -8,10 +8,10 @@
  * compiles longjmp to) are wrapped: before jumping, the thread's open calls
  * whose frames lie below the jump's target end there, unfinished (an
  * EV_UNWIND event).  The hooks remember a stack pointer for every open call;
- * the target's is in the jmp_buf (glibc_jmpbuf.h).
+ * the target's is in the jmp_buf (arch/<cpu>/arch.h: arch_jmpbuf_sp).
  */
 #include "runtime.h"
-#include "../utils/glibc_jmpbuf.h"
+#include "../arch/arch.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,14 +37,7 @@ void runtime_longjmp_init(void)
 /* The stack pointer a jump to `env` lands with, or 0 where unknown. */
 static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
 {
-#if defined(__x86_64__) && defined(__GLIBC__)
-	uint64_t guard;
-	__asm__("mov %%fs:%c1, %0" : "=r"(guard) : "i"(GLIBC_POINTER_GUARD_OFFSET));
-	return glibc_demangle_pointer((uint64_t)env->__jmpbuf[GLIBC_JB_RSP], guard);
-#else
-	(void)env;
-	return 0;
-#endif
+	return arch_jmpbuf_sp(env);
 }
 
 /* The jump leaves the slow path of one of this thread's hooks half done

@@ -16,6 +16,7 @@
  * be patched, and a call of one would be recorded as the program's.
  */
 #include "runtime.h"
+#include "../arch/arch.h"
 #include "../utils/stack_overflow.h"
 
 #include <fcntl.h>
@@ -39,15 +40,7 @@ static volatile int guard_works; /* crash.c's handler catches SIGSEGV and SIGBUS
 
 static long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 {
-	long rc;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(rc)
-			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return rc;
+	return arch_syscall6(nr, a, b, c, d, e, f);
 }
 
 /* One line of /proc/self/maps: a readable mapping goes into the table. */
@@ -138,40 +131,18 @@ static size_t readable_run(uint64_t address, size_t len)
 }
 
 /* setjmp and longjmp of our own (the C library's may be patched): the
- * callee-saved registers, the stack pointer and where to go on. */
-int probe_save(uint64_t jump[8]) __attribute__((returns_twice, visibility("hidden")));
-void probe_jump(uint64_t jump[8]) __attribute__((noreturn, visibility("hidden")));
-__asm__(".text\n"
-	"probe_save:\n"
-	"	movq %rbx, 0(%rdi)\n"
-	"	movq %rbp, 8(%rdi)\n"
-	"	movq %r12, 16(%rdi)\n"
-	"	movq %r13, 24(%rdi)\n"
-	"	movq %r14, 32(%rdi)\n"
-	"	movq %r15, 40(%rdi)\n"
-	"	leaq 8(%rsp), %rdx\n"
-	"	movq %rdx, 48(%rdi)\n"
-	"	movq (%rsp), %rdx\n"
-	"	movq %rdx, 56(%rdi)\n"
-	"	xorl %eax, %eax\n"
-	"	ret\n"
-	"probe_jump:\n"
-	"	movq 0(%rdi), %rbx\n"
-	"	movq 8(%rdi), %rbp\n"
-	"	movq 16(%rdi), %r12\n"
-	"	movq 24(%rdi), %r13\n"
-	"	movq 32(%rdi), %r14\n"
-	"	movq 40(%rdi), %r15\n"
-	"	movq 48(%rdi), %rsp\n"
-	"	movl $1, %eax\n"
-	"	jmp *56(%rdi)\n");
+ * callee-saved registers, the stack pointer and where to go on
+ * (arch/<cpu>/probe_jump.c). */
+int probe_save(uint64_t jump[ARCH_PROBE_WORDS])
+    __attribute__((returns_twice, visibility("hidden")));
+void probe_jump(uint64_t jump[ARCH_PROBE_WORDS]) __attribute__((noreturn, visibility("hidden")));
 
 /* Copies under the fault guard; 0 when the memory faulted. */
 static __attribute__((noinline)) int guarded_copy(uint8_t *to, const volatile uint8_t *from,
 						  size_t n)
 {
 	struct thread_state *t = &runtime_thread;
-	uint64_t jump[8];
+	uint64_t jump[ARCH_PROBE_WORDS];
 	if (probe_save(jump)) {
 		t->probe = NULL;
 		return 0;

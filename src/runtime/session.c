@@ -17,6 +17,7 @@
 #include "runtime.h"
 #include "calltrace.h"
 #include "libcall.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -318,8 +319,11 @@ static int init_once(void)
 	if (runtime_libcall_init)
 		runtime_libcall_init();
 	if (!runtime_patch_init && runtime_args_on)
-		runtime_say("arguments are captured by libcalltrace.so only (this program links "
-			    "the static runtime)");
+		runtime_say(
+		    ARCH_HAS_PATCH_ENGINE
+			? "arguments are captured by libcalltrace.so only (this program "
+			  "links the static runtime)"
+			: "arguments are captured on x86-64 only for now (this is " ARCH_NAME ")");
 	return 0;
 }
 

@@ -111,8 +111,8 @@ static __attribute__((noreturn)) void exec_tool(const char *const args[], int st
 	for (size_t i = 0; args[i] && n <= TOOL_ARGS_MAX; i++)
 		argv[n++] = (char *)args[i];
 	argv[n] = NULL;
-	if (stdout_fd >= 0)
-		syscall(SYS_dup2, stdout_fd, 1);
+	if (stdout_fd >= 0 && stdout_fd != 1)
+		syscall(SYS_dup3, stdout_fd, 1, 0);
 	/* The program's other descriptors (a pipe someone waits on) are not
 	 * the tool's to hold open. */
 	syscall(SYS_close_range, 3u, ~0u, 0u);
@@ -129,6 +129,35 @@ static void hold_sigchld(sigset_t *saved)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, saved);
+}
+
+/* Like fork(), with no fork handlers and no signal at the end (SIGCHLD
+ * held).  qemu-user takes no other end signal than SIGCHLD: there the child
+ * ends with it, and `quiet_chld` says to take that SIGCHLD back after the
+ * wait (unless one was pending already: it is the program's). */
+static long clone_for_tool(int *quiet_chld)
+{
+	*quiet_chld = 0;
+	long pid = syscall(SYS_clone, 0, NULL, NULL, NULL, NULL);
+	if (pid < 0 && errno == EINVAL) {
+		sigset_t pending;
+		sigpending(&pending);
+		*quiet_chld = !sigismember(&pending, SIGCHLD);
+		pid = syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	}
+	return pid;
+}
+
+static void take_back_sigchld(int quiet_chld)
+{
+	sigset_t chld;
+	struct timespec now = {0, 0};
+	if (!quiet_chld)
+		return;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (sigtimedwait(&chld, NULL, &now) < 0 && errno == EINTR)
+		;
 }
 
 /* Waits for the tool; its exit status.  A program whose SIGCHLD is ignored
@@ -184,13 +213,15 @@ int runtime_tool_run_relayed(const char *const args[])
 	int rc = -1;
 	sigset_t saved;
 	hold_sigchld(&saved);
-	long pid = syscall(SYS_clone, 0, NULL, NULL, NULL, NULL);
+	int quiet_chld;
+	long pid = clone_for_tool(&quiet_chld);
 	if (pid == 0)
 		exec_tool(args, fds[1]);
 	close(fds[1]);
 	if (pid > 0) {
 		relay_lines(fds[0]);
 		rc = wait_tool((pid_t)pid);
+		take_back_sigchld(quiet_chld);
 	}
 	close(fds[0]);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
@@ -203,11 +234,13 @@ int runtime_tool_run(const char *const args[], int stdout_fd)
 		return -1;
 	sigset_t saved;
 	hold_sigchld(&saved);
-	/* Like fork(), with no fork handlers and no signal at the end. */
-	long pid = syscall(SYS_clone, 0, NULL, NULL, NULL, NULL);
+	int quiet_chld;
+	long pid = clone_for_tool(&quiet_chld);
 	if (pid == 0)
 		exec_tool(args, stdout_fd);
 	int rc = pid < 0 ? -1 : wait_tool((pid_t)pid);
+	if (pid > 0)
+		take_back_sigchld(quiet_chld);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	return rc;
 }

@@ -1,0 +1,91 @@
+/*
+ * arch.h (aarch64) - what differs per architecture (see x86_64/arch.h for
+ * the interface): the virtual counter cntvct_el0 for the clock, system
+ * calls with svc, the AAPCS64 registers of a signal context, glibc's
+ * jmp_buf layout on aarch64.
+ */
+#ifndef CALLTRACE_ARCH_AARCH64_H
+#define CALLTRACE_ARCH_AARCH64_H
+
+#include <elf.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#define ARCH_NAME "aarch64"
+#define ARCH_ELF_MACHINE EM_AARCH64
+/* Not yet here: -finstrument-functions programs are recorded; the
+ * in-process patching engine and the ptrace engine are x86-64 only. */
+#define ARCH_HAS_PATCH_ENGINE 0
+/* Debian's folders of the architecture's libraries (multiarch). */
+#define ARCH_LIBRARY_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
+/* Words of the runtime's own jump buffer (probe_jump.c). */
+#define ARCH_PROBE_WORDS 22
+#define ARCH_HAS_PTRACE_ENGINE 0
+
+/* The virtual counter (readable at EL0 under Linux); the isb keeps it
+ * from being read ahead of the code before it. */
+static inline uint64_t arch_counter_read(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
+	return v;
+}
+
+/* The generic timer's counter has a constant rate by the architecture's
+ * definition (cntfrq_el0), in every power state. */
+static inline int arch_counter_invariant(void)
+{
+	uint64_t hz;
+	__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
+	return hz != 0;
+}
+
+/* A system call made here, not through the C library (whose functions
+ * may be patched); the kernel's return value (-errno on failure). */
+static inline long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc #0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+
+static inline uint64_t arch_context_pc(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.pc;
+}
+
+static inline uint64_t arch_context_sp(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.sp;
+}
+
+/* x16 (IP0): the register trampolines may use between a call and its
+ * target under AAPCS64. */
+static inline uint64_t arch_context_trampoline_scratch(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.regs[16];
+}
+
+/* glibc on aarch64 keeps sp in __jmpbuf[13], xor'ed with the pointer
+ * guard; the guard is learnt once from a jmp_buf of our own (jmpbuf.c). */
+uint64_t arch_jmpbuf_sp(const struct __jmp_buf_tag *env);
+
+/* No x87: a long double is returned in v0 (AAPCS64, 128-bit). */
+static inline void arch_read_x87_returns(uint8_t out[32], unsigned count)
+{
+	(void)count;
+	for (int i = 0; i < 32; i++)
+		out[i] = 0;
+}
+
+#endif

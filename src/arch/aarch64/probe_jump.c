@@ -1,0 +1,43 @@
+/*
+ * probe_jump.c (aarch64) - setjmp and longjmp of the runtime's own for its
+ * guarded reads (runtime/readable.c; the C library's may be patched):
+ * x19-x28, the frame pointer, the link register, sp and d8-d15 (callee-saved
+ * under AAPCS64), in ARCH_PROBE_WORDS words.
+ */
+__asm__(".text\n"
+	".globl probe_save\n"
+	".hidden probe_save\n"
+	".type probe_save, %function\n"
+	"probe_save:\n"
+	"	stp x19, x20, [x0, #0]\n"
+	"	stp x21, x22, [x0, #16]\n"
+	"	stp x23, x24, [x0, #32]\n"
+	"	stp x25, x26, [x0, #48]\n"
+	"	stp x27, x28, [x0, #64]\n"
+	"	stp x29, x30, [x0, #80]\n"
+	"	mov x1, sp\n"
+	"	str x1, [x0, #96]\n"
+	"	stp d8, d9, [x0, #112]\n"
+	"	stp d10, d11, [x0, #128]\n"
+	"	stp d12, d13, [x0, #144]\n"
+	"	stp d14, d15, [x0, #160]\n"
+	"	mov w0, #0\n"
+	"	ret\n"
+	".globl probe_jump\n"
+	".hidden probe_jump\n"
+	".type probe_jump, %function\n"
+	"probe_jump:\n"
+	"	ldp x19, x20, [x0, #0]\n"
+	"	ldp x21, x22, [x0, #16]\n"
+	"	ldp x23, x24, [x0, #32]\n"
+	"	ldp x25, x26, [x0, #48]\n"
+	"	ldp x27, x28, [x0, #64]\n"
+	"	ldp x29, x30, [x0, #80]\n"
+	"	ldr x1, [x0, #96]\n"
+	"	mov sp, x1\n"
+	"	ldp d8, d9, [x0, #112]\n"
+	"	ldp d10, d11, [x0, #128]\n"
+	"	ldp d12, d13, [x0, #144]\n"
+	"	ldp d14, d15, [x0, #160]\n"
+	"	mov w0, #1\n"
+	"	ret\n");

@@ -1,0 +1,102 @@
+/*
+ * arch.h (x86-64) - what differs per architecture, behind the interface
+ * every src/arch/<cpu>/arch.h gives: the ELF machine, the clock's counter,
+ * raw system calls, a signal context's registers, the stack pointer of a
+ * glibc jmp_buf, and the x87 return registers.  Included through
+ * src/arch/arch.h, which picks the target's folder; the Makefile (ARCH)
+ * builds the folder's sources (arch.mk).
+ */
+#ifndef CALLTRACE_ARCH_X86_64_H
+#define CALLTRACE_ARCH_X86_64_H
+
+#include <cpuid.h>
+#include <elf.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <ucontext.h>
+#include <x86intrin.h>
+
+#define ARCH_NAME "x86_64"
+#define ARCH_ELF_MACHINE EM_X86_64
+/* The in-process patching engine and the ptrace engine exist here. */
+#define ARCH_HAS_PATCH_ENGINE 1
+/* Debian's folders of the architecture's libraries (multiarch). */
+#define ARCH_LIBRARY_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
+/* Words of the runtime's own jump buffer (probe_jump.c). */
+#define ARCH_PROBE_WORDS 8
+#define ARCH_HAS_PTRACE_ENGINE 1
+
+/* The time-stamp counter. */
+static inline uint64_t arch_counter_read(void)
+{
+	return __rdtsc();
+}
+
+/* Whether the counter ticks at a constant rate, also in deep sleep (the
+ * invariant TSC); else the clock is CLOCK_MONOTONIC. */
+static inline int arch_counter_invariant(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return 0;
+	__get_cpuid(0x80000007, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+}
+
+/* A system call made here, not through the C library (whose functions
+ * may be patched); the kernel's return value (-errno on failure). */
+static inline long arch_syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long rc;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+			 : "=a"(rc)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return rc;
+}
+
+/* A signal context's program counter, stack pointer, and the scratch
+ * register the patch trampolines keep the patched function's address in
+ * (patch_stubs.S: %r11). */
+static inline uint64_t arch_context_pc(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+}
+
+static inline uint64_t arch_context_sp(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+}
+
+static inline uint64_t arch_context_trampoline_scratch(const ucontext_t *uc)
+{
+	return (uint64_t)uc->uc_mcontext.gregs[REG_R11];
+}
+
+/* The stack pointer a jump to `env` lands with (glibc keeps it mangled:
+ * xor'ed with the thread's pointer guard at %fs:0x30, rotated left by 17
+ * bits); 0 where unknown. */
+static inline uint64_t arch_jmpbuf_sp(const struct __jmp_buf_tag *env)
+{
+	uint64_t guard, mangled = (uint64_t)env->__jmpbuf[6];
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return (mangled >> 17 | mangled << 47) ^ guard;
+}
+
+/* st(0) and st(1), where a long double (or complex long double) is
+ * returned, 10 bytes each in 16: a copy of each pushed, then stored and
+ * popped, so that the x87 stack stays as it was.  st(1) is read only for a
+ * complex result (count 2): it is empty otherwise. */
+static inline void arch_read_x87_returns(uint8_t out[32], unsigned count)
+{
+	for (int i = 0; i < 32; i++)
+		out[i] = 0;
+	__asm__ volatile("fld %%st(0)\n\tfstpt %0" : "=m"(*(uint8_t(*)[10])out));
+	if (count == 2)
+		__asm__ volatile("fld %%st(1)\n\tfstpt %0" : "=m"(*(uint8_t(*)[10])(out + 16)));
+}
+
+#endif
