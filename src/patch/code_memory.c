@@ -129,6 +129,24 @@ int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len)
 	return write_code(address, bytes, len);
 }
 
+/* Opens the code pages from `first` to `last` (inclusive) for writing, or
+ * makes them read-execute again: the marks of a whole module are written
+ * with two system calls. */
+int patch_code_writable(uint64_t first, uint64_t last, int writable)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t from = first & ~(uint64_t)(page - 1);
+	size_t span = (size_t)(last + 1 - from);
+	return mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
+}
+
+int patch_write_byte(uint64_t address, uint8_t byte)
+{
+	return write_code(address, &byte, 1);
+}
+
+/* The jump is written last byte first, its opcode last: a thread running
+ * the entry meanwhile meets either the mark (int3) or the whole jump. */
 int patch_write_jump(uint64_t address, uint64_t target)
 {
 	int64_t d = (int64_t)(target - (address + PATCH_JUMP_LEN));
@@ -136,8 +154,17 @@ int patch_write_jump(uint64_t address, uint64_t target)
 		errno = ERANGE;
 		return -1;
 	}
-	uint8_t jump[PATCH_JUMP_LEN] = {0xe9};
 	int32_t rel = (int32_t)d;
-	memcpy(jump + 1, &rel, 4);
-	return write_code(address, jump, PATCH_JUMP_LEN);
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t first = address & ~(uint64_t)(page - 1);
+	size_t span = (size_t)(address + PATCH_JUMP_LEN - first);
+	if (mprotect((void *)first, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -1;
+	volatile uint8_t *code = (volatile uint8_t *)address;
+	for (int i = 0; i < 4; i++)
+		code[1 + i] = (uint8_t)((uint32_t)rel >> (8 * i));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	code[0] = 0xe9;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return mprotect((void *)first, span, PROT_READ | PROT_EXEC);
 }

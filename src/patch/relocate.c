@@ -108,6 +108,19 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 	return v;
 }
 
+enum patch_verdict patch_plan_trap(const uint8_t *code, size_t size, uint64_t address,
+				   size_t *displaced)
+{
+	cs_insn *insn = insn_buffer();
+	const uint8_t *p = code;
+	size_t left = size;
+	uint64_t at = address;
+	if (!insn || size == 0 || decoder_next(&p, &left, &at, insn) < 0)
+		return PATCH_UNDECODABLE;
+	*displaced = insn->size;
+	return PATCH_OK;
+}
+
 int patch_call_returns_inside(const uint8_t *code, size_t displaced, uint64_t address)
 {
 	cs_insn *insn = insn_buffer();
