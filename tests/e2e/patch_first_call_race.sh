@@ -4,7 +4,9 @@
 # exact: 1000 rounds, none lost while another thread patches); a signal
 # handler that blocks every signal makes a function's first call, and so
 # does code that blocked every signal with sigprocmask (the marks' trap is
-# never blocked): every call recorded, the program's output unchanged.
+# never blocked); a program with its own SIGTRAP handler gets its own
+# traps (raised, and an int3 of its code), and its handler back when it
+# asks: every call recorded, the program's output unchanged.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -41,4 +43,19 @@ main
       handled
     masked
 TREES
+
+run_plain trap "$WORK/first_call" trap
+record trap --engine patch -v "$WORK/first_call" trap
+same_as_plain trap
+grep -qx "trap 3 1" "$WORK/trap.out" || fail "trap: printed $(cat "$WORK/trap.out")"
+to_json trap
+expect_trees trap <<'TREES'
+== process 1 main
+main
+  own_trap
+    on_trap [x3]
+      count_trap
+TREES
+grep -q "^calltrace: in-process engine: [0-9]* functions marked, 4 ran$" "$WORK/trap.err" ||
+	fail "trap: not 4 functions ran: $(grep 'ran$' "$WORK/trap.err")"
 pass

@@ -14,6 +14,9 @@
  *           children (each calls in_child() once) and vforks one that execs
  *           this program in mode `execed` (exec_work() 3 times)
  *   short   tiny_ret, one byte long with no padding after it, 1000 times
+ *   trap    the program's own SIGTRAP handler (which makes a first call)
+ *           takes its traps: raise(SIGTRAP) twice and one int3; it reads
+ *           its handler back
  * Prints what it computed; exits 0.
  */
 #include <pthread.h>
@@ -283,6 +286,36 @@ static int short_entry(void)
 	return 0;
 }
 
+/* ---- trap: the program's own SIGTRAP handler ----------------------------------- */
+
+static volatile sig_atomic_t traps;
+
+NOINLINE void count_trap(void)
+{
+	traps++;
+}
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	count_trap();
+}
+
+static int own_trap(void)
+{
+	struct sigaction sa, back;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_trap;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, NULL);
+	raise(SIGTRAP);
+	raise(SIGTRAP);
+	__asm__ volatile("int3");
+	sigaction(SIGTRAP, NULL, &back);
+	printf("trap %d %d\n", (int)traps, back.sa_handler == on_trap);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -298,6 +331,8 @@ int main(int argc, char **argv)
 		return execed();
 	if (strcmp(mode, "short") == 0)
 		return short_entry();
-	fprintf(stderr, "usage: first_call few|race|signal|fork|short\n");
+	if (strcmp(mode, "trap") == 0)
+		return own_trap();
+	fprintf(stderr, "usage: first_call few|race|signal|fork|short|trap\n");
 	return 2;
 }
