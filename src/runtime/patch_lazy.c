@@ -67,6 +67,10 @@ static int stopped; /* an attach's stop: no entry is patched any more */
 
 static int lock_word;
 static pid_t lock_owner; /* the thread holding it */
+/* The process whose fork holds the lock (fork_prepare): a fork child finds
+ * it held by a process it is not, and takes it (the child's own fork
+ * handlers may run before ours and make a first call). */
+static pid_t fork_holder;
 
 static pid_t thread_id(void)
 {
@@ -75,8 +79,14 @@ static pid_t thread_id(void)
 
 static void lock(pid_t self)
 {
-	while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) {
+		pid_t holder = __atomic_load_n(&fork_holder, __ATOMIC_ACQUIRE);
+		if (holder && holder != (pid_t)syscall(SYS_getpid)) {
+			fork_holder = 0;
+			break;
+		}
 		syscall(SYS_sched_yield);
+	}
 	lock_owner = self;
 }
 
@@ -89,20 +99,22 @@ static void unlock(void)
 static void fork_prepare(void)
 {
 	lock(thread_id());
+	__atomic_store_n(&fork_holder, (pid_t)syscall(SYS_getpid), __ATOMIC_RELEASE);
 }
 
 static void fork_parent(void)
 {
+	fork_holder = 0;
 	unlock();
 }
 
 static void fork_child(void)
 {
+	fork_holder = 0;
 	unlock();
 }
 
-/* At load, before any other fork handler of the runtime's: the child's
- * runs first, so the others may take the lock. */
+/* At load: the fork handlers are there before any fork the program makes. */
 __attribute__((constructor)) static void watch_forks(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
