@@ -7,12 +7,19 @@
  * execute, when more trampolines go in); they are never unmapped, since a
  * stack may still return through one.  An attach's detach writes the
  * original bytes back over the jumps.
+ *
+ * Code that is read-execute is written through /proc/self/mem where the
+ * kernel lets it (one system call, no change of protection, which would
+ * split the mapping twice); else the page is opened for the write.
  */
 #include "patch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define REGION_SIZE (1u << 20)
@@ -80,6 +87,95 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 	return r->base;
 }
 
+uint8_t *patch_code_take(uint64_t near, size_t len)
+{
+	len = (len + 15) & ~(size_t)15;
+	for (unsigned i = 0; i < nregions; i++) {
+		struct patch_code_region *r = &regions[i];
+		if (r->used + len <= REGION_SIZE &&
+		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
+			uint8_t *p = r->base + r->used;
+			r->used += len;
+			return p;
+		}
+	}
+	struct patch_code_region *r = map_region_near(near);
+	if (!r)
+		return NULL;
+	r->used = len;
+	return r->base;
+}
+
+/* ---- writing code ------------------------------------------------------- */
+
+/* Writes the `n` pieces of code (address, bytes, len) in order through
+ * /proc/self/mem; 0, or -1 when the kernel does not let it.  The
+ * descriptor is checked before each use: the program may have closed it
+ * and given its number to a file of its own; a fork child opens its own
+ * (the one it inherits is its parent's memory). */
+struct code_piece {
+	uint64_t address;
+	const void *bytes;
+	size_t len;
+};
+
+static int mem_fd = -1;
+static pid_t mem_pid;
+static dev_t mem_dev;
+static ino_t mem_ino;
+
+static int mem_open(void)
+{
+	pid_t self = (pid_t)syscall(SYS_getpid);
+	struct stat st;
+	if (mem_fd >= 0 && mem_pid == self && fstat(mem_fd, &st) == 0 && st.st_dev == mem_dev &&
+	    st.st_ino == mem_ino)
+		return mem_fd;
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 512); /* out of the program's way */
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	mem_fd = fd;
+	mem_pid = self;
+	mem_dev = st.st_dev;
+	mem_ino = st.st_ino;
+	return fd;
+}
+
+static int poke(const struct code_piece *pieces, int n)
+{
+	int fd = mem_open();
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (pwrite(fd, pieces[i].bytes, pieces[i].len, (off_t)pieces[i].address) !=
+		    (ssize_t)pieces[i].len)
+			return -1;
+	return 0;
+}
+
+static int write_code(uint64_t address, const uint8_t *bytes, size_t len);
+
+int patch_code_fill(uint8_t *at, const uint8_t *bytes, size_t len)
+{
+	for (uint32_t i = 0; i < nregions; i++) {
+		struct patch_code_region *r = &regions[i];
+		if (at >= r->base && at < r->base + REGION_SIZE && !r->sealed) {
+			memcpy(at, bytes, len);
+			return 0;
+		}
+	}
+	return write_code((uint64_t)at, bytes, len);
+}
+
 uint8_t *patch_code_block_at(uint64_t address, size_t len)
 {
 	for (uint32_t i = 0; i < nregions; i++) {
@@ -110,6 +206,9 @@ void patch_code_seal(void)
  * meanwhile and read-execute again after. */
 static int write_code(uint64_t address, const uint8_t *bytes, size_t len)
 {
+	struct code_piece piece = {address, bytes, len};
+	if (poke(&piece, 1) == 0)
+		return 0;
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t first = address & ~(uint64_t)(page - 1);
 	size_t span = (size_t)(address + len - first);
@@ -155,6 +254,10 @@ int patch_write_jump(uint64_t address, uint64_t target)
 		return -1;
 	}
 	int32_t rel = (int32_t)d;
+	uint8_t opcode = 0xe9;
+	struct code_piece pieces[2] = {{address + 1, &rel, 4}, {address, &opcode, 1}};
+	if (poke(pieces, 2) == 0)
+		return 0;
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t first = address & ~(uint64_t)(page - 1);
 	size_t span = (size_t)(address + PATCH_JUMP_LEN - first);

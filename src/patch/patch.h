@@ -96,6 +96,11 @@ struct patch_code_region {
 /* Memory for trampolines within reach of a rel32 jump from `near`; the
  * pages are read-write-execute until patch_code_seal().  NULL when none. */
 uint8_t *patch_code_alloc(uint64_t near, size_t len);
+/* The same, the pages left as they are: written with patch_code_fill. */
+uint8_t *patch_code_take(uint64_t near, size_t len);
+/* Writes `len` bytes of trampoline at `at` (given by patch_code_take),
+ * sealed or not.  0, or -1 with errno. */
+int patch_code_fill(uint8_t *at, const uint8_t *bytes, size_t len);
 /* Makes every trampoline page read-execute. */
 void patch_code_seal(void);
 /* The start of the trampoline `address` lies in, when every trampoline was

@@ -16,9 +16,11 @@
  * _dl_debug_state, whose entry is patched too).  A module built with
  * -finstrument-functions is recorded by its hooks, in every process image
  * whatever its parent was: its entries are patched only to capture
- * arguments, never to record the calls a second time.  Patching happens while the
- * program has one thread (the runtime's constructor) or, for a dlopen'd
- * module, before any of its code has run.
+ * arguments, never to record the calls a second time.  Entries are marked
+ * while the program has one thread (the runtime's constructor) or, for a
+ * dlopen'd module, before any of its code has run, and each is patched at
+ * its function's first call (patch_lazy.c); the C library's are patched
+ * at once (lazy_module).
  *
  * A longjmp drops the shadow frames it leaves (longjmp.c); a C++ exception
  * gets the real return addresses back before the unwinder reads the stack,
@@ -154,6 +156,7 @@ struct module_job {
 	int at_start;	  /* patched now, not at first calls (lazy_module) */
 	struct elf_file_facts facts;
 	uint32_t matched[2]; /* functions whose names -F, -N match */
+	uint32_t listed;     /* functions marked or patched */
 };
 
 static int never_patched(const struct elf_function *f, const struct module_job *m)
@@ -173,28 +176,35 @@ static enum patch_verdict build_trampoline(uint64_t address, const uint8_t *code
 					   const struct func_plan *plan, int by_hooks,
 					   uint64_t *entry_at)
 {
-	uint8_t *tramp = patch_code_alloc(address, PATCH_TRAMPOLINE_SIZE);
+	uint8_t *tramp = patch_code_take(address, PATCH_TRAMPOLINE_SIZE);
 	if (!tramp)
 		return PATCH_NO_MEMORY;
-	struct patch_record *rec = (struct patch_record *)tramp;
-	uint8_t *p = tramp + PATCH_RECORD_ROOM;
-	*entry_at = (uint64_t)p;
+	/* Built here, then written in one go (the pages may be sealed). */
+	uint64_t buf[(PATCH_TRAMPOLINE_SIZE + 7) / 8];
+	uint8_t *start = (uint8_t *)buf;
+	struct patch_record *rec = (struct patch_record *)start;
+	uint8_t *p = start + PATCH_RECORD_ROOM;
+	uint64_t base = (uint64_t)tramp;
+#define AT(q) (base + (uint64_t)((q)-start))
+	*entry_at = AT(p);
 	*p++ = 0x41; /* push %r11 */
 	*p++ = 0x53;
 	*p++ = 0x49; /* movabs $rec, %r11 */
 	*p++ = 0xbb;
-	uint64_t rec_address = (uint64_t)rec;
-	memcpy(p, &rec_address, 8);
+	memcpy(p, &base, 8);
 	p += 8;
-	p = patch_emit_jump(p, (uint64_t)p, (uint64_t)runtime_patch_enter_stub);
+	p = patch_emit_jump(p, AT(p), (uint64_t)runtime_patch_enter_stub);
 	size_t relocated;
-	enum patch_verdict v = patch_relocate(code, displaced, address, p, (uint64_t)p, &relocated);
+	enum patch_verdict v = patch_relocate(code, displaced, address, p, AT(p), &relocated);
 	if (v != PATCH_OK)
 		return v;
 	rec->address = address;
-	rec->resume = (uint64_t)p;
+	rec->resume = AT(p);
 	rec->plan = plan;
 	rec->by_hooks = (uint64_t)by_hooks;
+#undef AT
+	if (patch_code_fill(tramp, start, (size_t)(p - start) + relocated) < 0)
+		return PATCH_NO_MEMORY;
 	return PATCH_OK;
 }
 
@@ -207,7 +217,9 @@ enum patch_verdict runtime_patch_build(uint64_t address, const uint8_t *code, si
 	size_t displaced;
 	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
 	*trapped = 0;
-	if (v == PATCH_TOO_SHORT && trapped_entries_allowed &&
+	/* Attached, every trap stops at the tool's ptrace first: too slow for
+	 * every call of a function, the entry is left alone then. */
+	if (v == PATCH_TOO_SHORT && trapped_entries_allowed && !runtime_attach_mode &&
 	    patch_plan_trap(code, size, address, &displaced) == PATCH_OK) {
 		/* The mark stays, and every call comes through it. */
 		v = build_trampoline(address, code, displaced, plan, by_hooks, entry_at);
@@ -269,6 +281,7 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	if (by_hooks && !plan)
 		return;
 	uint64_t address = m->bias + f->address;
+	m->listed++;
 	if (m->at_start) {
 		patched_at_start++;
 		verdicts[runtime_patch_entry(address, (size_t)f->size, (size_t)f->padding, plan,
@@ -320,11 +333,11 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	    !(job.facts.instrumented && runtime_hooks_are_ours())) /* else the hooks say */
 		runtime_say("in-process engine: %s: %u function%s match -F, %u match -N", path,
 			    job.matched[0], job.matched[0] == 1 ? "" : "s", job.matched[1]);
-	runtime_debug("patched %u functions of %s at %#lx%s", verdicts[PATCH_OK] - before, path,
-		      (unsigned long)bias,
-		      job.facts.instrumented && runtime_hooks_are_ours()
-			  ? " (its hooks record its calls)"
-			  : "");
+	runtime_debug(
+	    "%s %u functions of %s at %#lx%s", job.at_start ? "patched" : "listed",
+	    job.at_start ? verdicts[PATCH_OK] - before : job.listed, path, (unsigned long)bias,
+	    job.facts.instrumented && runtime_hooks_are_ours() ? " (its hooks record its calls)"
+							       : "");
 }
 
 /* ---- which modules ------------------------------------------------------- */
