@@ -58,9 +58,9 @@ cat >"$tmp/shims/python3" <<'SH'
 # A version manager's shim: find the version and the real program, then exec it.
 here=$(dirname "$0")
 version=$(cat "$here/version")
-name=$(basename "$0")
+name=$(basename "$0" 3)
 case $(uname -s) in Linux) ;; esac
-real=$(PATH=/usr/local/bin:/usr/bin:/bin command -v "$name$version")
+real=$(PATH=/usr/bin:/bin command -v "$name$version")
 exec "$real" "$@"
 SH
 chmod +x "$tmp/shims/python3"
