@@ -72,9 +72,14 @@ static pid_t lock_owner; /* the thread holding it */
  * handlers may run before ours and make a first call). */
 static pid_t fork_holder;
 
+/* The thread's id, asked once (a fork child's thread asks again). */
+static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
+
 static pid_t thread_id(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	if (!own_tid)
+		own_tid = (pid_t)syscall(SYS_gettid);
+	return own_tid;
 }
 
 static void lock(pid_t self)
@@ -99,6 +104,7 @@ static void unlock(void)
 static void fork_prepare(void)
 {
 	lock(thread_id());
+	lock_owner = 0; /* held for the fork, by no thread's first call */
 	__atomic_store_n(&fork_holder, (pid_t)syscall(SYS_getpid), __ATOMIC_RELEASE);
 }
 
@@ -110,6 +116,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	own_tid = 0;
 	fork_holder = 0;
 	unlock();
 }
