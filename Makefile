@@ -35,6 +35,7 @@ FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
 PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
+		src/runtime/patch_lazy.c src/runtime/patch_signals.c \
 		src/runtime/patch_stubs.S \
 		src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
 		src/runtime/libcall_values.c src/runtime/libcall_resolve.c src/symbols/prototypes.c src/symbols/prototypes_table.c \

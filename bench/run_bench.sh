@@ -398,6 +398,12 @@ if [ -f bench/dynamic_bench.sh ]; then
 	bash bench/dynamic_bench.sh
 fi
 
+# The in-process engine: per call beside the hooks and uftrace, start-up.
+if [ -f bench/startup_bench.sh ]; then
+	echo
+	bash bench/startup_bench.sh
+fi
+
 if [ -f bench/args_bench.sh ]; then
 	bash bench/args_bench.sh
 fi

@@ -13,7 +13,8 @@
  *      loaded: setenv("CALLTRACE_INJECT") so that its constructor waits,
  *      dlopen, unsetenv: the environment is as it was after;
  *   4. calltrace_attach_start(settings, where the threads stand) opens the
- *      session the tool created and patches (attach_abi.h);
+ *      session the tool created and marks the entries, each patched at its
+ *      first call (attach_abi.h);
  *   5. every thread runs; the tool stays the process's tracer only to see
  *      threads come and the process end, passing every signal on.
  * Detach (the duration, SIGINT or SIGTERM): every thread stopped again,
@@ -316,6 +317,17 @@ static void say_patched(const struct attach_run *a)
 		     "earlier attach's trampoline; %u left alone where a thread stood, %u where a "
 		     "call would return inside the rewritten bytes",
 		     i->patched, i->functions, i->reused, i->thread_inside, i->returns_inside);
+	engine_error("in-process engine: %u functions marked, %u ran", i->functions, i->patched);
+}
+
+/* At the start: every chosen entry marked, to be patched at its first
+ * call; what ran is said at the detach (say_patched). */
+static void say_marked(const struct attach_run *a)
+{
+	if (a->o->verbose)
+		engine_error("in-process engine: %u functions marked (functions patched at their "
+			     "first call)",
+			     a->info.functions);
 }
 
 static int inject_and_start(struct attach_run *a, const char *trace, int fd)
@@ -340,7 +352,7 @@ static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 	if (remote_hand_over_trace(&a->p, t, fd, a->session_fd, sizeof(a->session_fd)) < 0 ||
 	    start_agent(a, t, trace) < 0)
 		return -1;
-	say_patched(a);
+	say_marked(a);
 	return 0;
 }
 
@@ -543,6 +555,7 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 			record_until_stop(a, &waited);
 			uint64_t t0 = now_ns();
 			rc = stop_agent(a) == 0 ? ATTACH_DETACHED : ATTACH_FAILED;
+			say_patched(a);
 			held_detach_all(&a->p);
 			if (stop_children(a) < 0)
 				rc = ATTACH_FAILED;

@@ -7,12 +7,19 @@
  * execute, when more trampolines go in); they are never unmapped, since a
  * stack may still return through one.  An attach's detach writes the
  * original bytes back over the jumps.
+ *
+ * Code that is read-execute is written through /proc/self/mem where the
+ * kernel lets it (one system call, no change of protection, which would
+ * split the mapping twice); else the page is opened for the write.
  */
 #include "patch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define REGION_SIZE (1u << 20)
@@ -80,6 +87,109 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 	return r->base;
 }
 
+uint8_t *patch_code_take(uint64_t near, size_t len)
+{
+	len = (len + 15) & ~(size_t)15;
+	for (unsigned i = 0; i < nregions; i++) {
+		struct patch_code_region *r = &regions[i];
+		if (r->used + len <= REGION_SIZE &&
+		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
+			uint8_t *p = r->base + r->used;
+			r->used += len;
+			return p;
+		}
+	}
+	struct patch_code_region *r = map_region_near(near);
+	if (!r)
+		return NULL;
+	r->used = len;
+	return r->base;
+}
+
+/* ---- writing code ------------------------------------------------------- */
+
+/* Writes the `n` pieces of code (address, bytes, len) in order through
+ * /proc/self/mem; 0, or -1 when the kernel does not let it.  The
+ * descriptor is checked before each use: the program may have closed it
+ * and given its number to a file of its own; a fork child opens its own
+ * (the one it inherits is its parent's memory). */
+struct code_piece {
+	uint64_t address;
+	const void *bytes;
+	size_t len;
+};
+
+/* System calls made here directly: the C library's functions may be the
+ * very code being rewritten (--module libc). */
+static long raw_syscall(long n, long a, long b, long c, long d)
+{
+	long rc;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall"
+			 : "=a"(rc)
+			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return rc;
+}
+
+static int mem_fd = -1;
+static long mem_pid;
+static dev_t mem_dev;
+static ino_t mem_ino;
+
+static int mem_open(void)
+{
+	long self = raw_syscall(SYS_getpid, 0, 0, 0, 0);
+	struct stat st;
+	if (mem_fd >= 0 && mem_pid == self &&
+	    raw_syscall(SYS_fstat, mem_fd, (long)&st, 0, 0) == 0 && st.st_dev == mem_dev &&
+	    st.st_ino == mem_ino)
+		return mem_fd;
+	long fd = raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	long high = raw_syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 512, 0); /* out of the way */
+	if (high >= 0) {
+		raw_syscall(SYS_close, fd, 0, 0, 0);
+		fd = high;
+	}
+	if (raw_syscall(SYS_fstat, fd, (long)&st, 0, 0) < 0) {
+		raw_syscall(SYS_close, fd, 0, 0, 0);
+		return -1;
+	}
+	mem_fd = (int)fd;
+	mem_pid = self;
+	mem_dev = st.st_dev;
+	mem_ino = st.st_ino;
+	return mem_fd;
+}
+
+static int poke(const struct code_piece *pieces, int n)
+{
+	int fd = mem_open();
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (raw_syscall(SYS_pwrite64, fd, (long)pieces[i].bytes, (long)pieces[i].len,
+				(long)pieces[i].address) != (long)pieces[i].len)
+			return -1;
+	return 0;
+}
+
+static int write_code(uint64_t address, const uint8_t *bytes, size_t len);
+
+int patch_code_fill(uint8_t *at, const uint8_t *bytes, size_t len)
+{
+	for (uint32_t i = 0; i < nregions; i++) {
+		struct patch_code_region *r = &regions[i];
+		if (at >= r->base && at < r->base + REGION_SIZE && !r->sealed) {
+			memcpy(at, bytes, len);
+			return 0;
+		}
+	}
+	return write_code((uint64_t)at, bytes, len);
+}
+
 uint8_t *patch_code_block_at(uint64_t address, size_t len)
 {
 	for (uint32_t i = 0; i < nregions; i++) {
@@ -110,6 +220,9 @@ void patch_code_seal(void)
  * meanwhile and read-execute again after. */
 static int write_code(uint64_t address, const uint8_t *bytes, size_t len)
 {
+	struct code_piece piece = {address, bytes, len};
+	if (poke(&piece, 1) == 0)
+		return 0;
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t first = address & ~(uint64_t)(page - 1);
 	size_t span = (size_t)(address + len - first);
@@ -129,6 +242,24 @@ int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len)
 	return write_code(address, bytes, len);
 }
 
+/* Opens the code pages from `first` to `last` (inclusive) for writing, or
+ * makes them read-execute again: the marks of a whole module are written
+ * with two system calls. */
+int patch_code_writable(uint64_t first, uint64_t last, int writable)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t from = first & ~(uint64_t)(page - 1);
+	size_t span = (size_t)(last + 1 - from);
+	return mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
+}
+
+int patch_write_byte(uint64_t address, uint8_t byte)
+{
+	return write_code(address, &byte, 1);
+}
+
+/* The jump is written last byte first, its opcode last: a thread running
+ * the entry meanwhile meets either the mark (int3) or the whole jump. */
 int patch_write_jump(uint64_t address, uint64_t target)
 {
 	int64_t d = (int64_t)(target - (address + PATCH_JUMP_LEN));
@@ -136,8 +267,21 @@ int patch_write_jump(uint64_t address, uint64_t target)
 		errno = ERANGE;
 		return -1;
 	}
-	uint8_t jump[PATCH_JUMP_LEN] = {0xe9};
 	int32_t rel = (int32_t)d;
-	memcpy(jump + 1, &rel, 4);
-	return write_code(address, jump, PATCH_JUMP_LEN);
+	uint8_t opcode = 0xe9;
+	struct code_piece pieces[2] = {{address + 1, &rel, 4}, {address, &opcode, 1}};
+	if (poke(pieces, 2) == 0)
+		return 0;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t first = address & ~(uint64_t)(page - 1);
+	size_t span = (size_t)(address + PATCH_JUMP_LEN - first);
+	if (mprotect((void *)first, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+		return -1;
+	volatile uint8_t *code = (volatile uint8_t *)address;
+	for (int i = 0; i < 4; i++)
+		code[1 + i] = (uint8_t)((uint32_t)rel >> (8 * i));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	code[0] = 0xe9;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return mprotect((void *)first, span, PROT_READ | PROT_EXEC);
 }

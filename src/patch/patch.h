@@ -45,6 +45,12 @@ int patch_decoder_init(void);
 enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint64_t address,
 			      size_t *displaced);
 
+/* The length of the first instruction at `code` (from `address`), for an
+ * entry that keeps a one-byte trap and runs that instruction elsewhere:
+ * PATCH_OK, or PATCH_UNDECODABLE / PATCH_UNRELOCATABLE. */
+enum patch_verdict patch_plan_trap(const uint8_t *code, size_t size, uint64_t address,
+				   size_t *displaced);
+
 /* Whether a call among the `displaced` bytes of instructions at `code`
  * (from `address`) ends before them: a return address into the middle of
  * the rewritten bytes, for a call still running when they are rewritten. */
@@ -90,6 +96,11 @@ struct patch_code_region {
 /* Memory for trampolines within reach of a rel32 jump from `near`; the
  * pages are read-write-execute until patch_code_seal().  NULL when none. */
 uint8_t *patch_code_alloc(uint64_t near, size_t len);
+/* The same, the pages left as they are: written with patch_code_fill. */
+uint8_t *patch_code_take(uint64_t near, size_t len);
+/* Writes `len` bytes of trampoline at `at` (given by patch_code_take),
+ * sealed or not.  0, or -1 with errno. */
+int patch_code_fill(uint8_t *at, const uint8_t *bytes, size_t len);
 /* Makes every trampoline page read-execute. */
 void patch_code_seal(void);
 /* The start of the trampoline `address` lies in, when every trampoline was
@@ -115,6 +126,11 @@ static inline uint64_t patch_code_region_block(const struct patch_code_region *r
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */
 int patch_write_jump(uint64_t address, uint64_t target);
+/* Writes one byte of code (a mark, or the byte a mark took). */
+int patch_write_byte(uint64_t address, uint8_t byte);
+/* Makes the code pages from `first` to `last` writable (or read-execute
+ * again), for writing many marks at once.  0, or -1 with errno. */
+int patch_code_writable(uint64_t first, uint64_t last, int writable);
 /* Puts `len` (at most 64) original bytes back at `address`, where
  * patch_write_jump wrote; 0, or -1 with errno (not mapped). */
 int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len);

@@ -48,11 +48,45 @@ static int ends_flow(const cs_insn *insn)
 	       (insn->id == X86_INS_JMP && insn->detail->x86.op_count == 1);
 }
 
+static int32_t read_rel32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Whether a relative branch could land in (address, address + len): every
+ * byte of the function taken as the start of one (jmp, jcc, loop, jrcxz,
+ * call, xbegin), without decoding.  Finds every branch the decoder would,
+ * and a few that are not there; only those are decoded. */
+static int may_branch_into(const uint8_t *code, size_t size, size_t len)
+{
+	for (size_t p = 0; p + 2 <= size; p++) {
+		uint8_t b = code[p];
+		int64_t to;
+		if (b == 0xeb || (b >= 0x70 && b <= 0x7f) || (b >= 0xe0 && b <= 0xe3))
+			to = (int64_t)p + 2 + (int8_t)code[p + 1];
+		else if ((b == 0xe8 || b == 0xe9) && p + 5 <= size)
+			to = (int64_t)p + 5 + read_rel32(code + p + 1);
+		else if (((b == 0x0f && (code[p + 1] & 0xf0) == 0x80) ||
+			  (b == 0xc7 && code[p + 1] == 0xf8)) &&
+			 p + 6 <= size)
+			to = (int64_t)p + 6 + read_rel32(code + p + 2);
+		else
+			continue;
+		if (to > 0 && (uint64_t)to < len)
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether a direct branch anywhere in the function lands in (address,
  * address + len). */
 static int branches_into(const uint8_t *code, size_t size, uint64_t address, size_t len,
 			 cs_insn *insn)
 {
+	if (!may_branch_into(code, size, len))
+		return 0;
 	const uint8_t *p = code;
 	size_t left = size;
 	uint64_t at = address;
@@ -106,6 +140,19 @@ enum patch_verdict patch_plan(const uint8_t *code, size_t size, size_t pad, uint
 		v = PATCH_BRANCH_INSIDE;
 	*displaced = moved;
 	return v;
+}
+
+enum patch_verdict patch_plan_trap(const uint8_t *code, size_t size, uint64_t address,
+				   size_t *displaced)
+{
+	cs_insn *insn = insn_buffer();
+	const uint8_t *p = code;
+	size_t left = size;
+	uint64_t at = address;
+	if (!insn || size == 0 || decoder_next(&p, &left, &at, insn) < 0)
+		return PATCH_UNDECODABLE;
+	*displaced = insn->size;
+	return PATCH_OK;
 }
 
 int patch_call_returns_inside(const uint8_t *code, size_t displaced, uint64_t address)

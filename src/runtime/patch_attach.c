@@ -4,12 +4,15 @@
  * contract is attach_abi.h), and the bookkeeping that lets a detach put
  * every function entry back.
  *
- * The tool holds every other thread stopped while a start patches and
- * while a stop unpatches, and hands over where each thread stands: no
+ * The tool holds every other thread stopped while a start marks the
+ * entries (patch_lazy.c: each is patched at its first call) and while a
+ * stop unpatches, and hands over where each thread stood at the start: no
  * bytes rewritten may hold a thread, nor be where a call among them would
  * return to.  Every entry rewritten is noted with its original bytes; a
  * stop writes those back (where the jump is still ours) and leaves the
- * trampolines and the return stub in place for the calls still running.
+ * trampolines and the return stub in place for the calls still running;
+ * the marks of the functions that never ran are put back at the finish,
+ * once no thread is inside a first call.
  * A later attach takes a function's old trampoline again when the bytes
  * it displaced are the same.
  *
@@ -26,6 +29,7 @@
 #include "attach_abi.h"
 #include "../patch/patch.h"
 #include "patch_record.h"
+#include "patch_shadow.h"
 #include "libcall.h"
 
 #include <errno.h>
@@ -147,13 +151,24 @@ static int thread_inside(uint64_t address, size_t len)
 	return 0;
 }
 
+/* The bytes at `address` as the compiler wrote them: the mark that waits
+ * for the first call taken out. */
+static void original_bytes(uint64_t address, uint8_t *out, size_t len)
+{
+	memcpy(out, (const void *)address, len);
+	int byte = runtime_patch_original_byte(address);
+	if (byte >= 0)
+		out[0] = (uint8_t)byte;
+}
+
 /* The earlier trampoline of the function at `address`, when the bytes it
  * displaced are still those and it captures the arguments this attach
  * wants: the jump to it written again. */
-static int jump_again(struct patched_entry *e, size_t displaced, const struct func_plan *plan)
+static int jump_again(struct patched_entry *e, const uint8_t *now, size_t displaced,
+		      const struct func_plan *plan)
 {
 	if (!e || e->jumped || e->displaced != displaced || e->plan != plan ||
-	    memcmp((const void *)e->address, e->original, bytes_changed(displaced)) != 0 ||
+	    memcmp(now, e->original, bytes_changed(displaced)) != 0 ||
 	    patch_write_jump(e->address, e->entry) < 0)
 		return 0;
 	e->jumped = 1;
@@ -171,11 +186,13 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct fu
 		calltrace_attach_info.returns_inside++;
 		return PATCH_RETURNS_INSIDE;
 	}
-	if (jump_again(table_find(address), displaced, plan))
+	uint8_t now[PATCH_DISPLACED_MAX];
+	original_bytes(address, now, bytes_changed(displaced));
+	if (jump_again(table_find(address), now, displaced, plan))
 		return PATCH_OK;
 	pending.address = address;
 	pending.displaced = (uint8_t)displaced;
-	memcpy(pending.original, (const void *)address, bytes_changed(displaced));
+	memcpy(pending.original, now, bytes_changed(displaced));
 	pending.plan = plan;
 	return -1;
 }
@@ -223,13 +240,35 @@ static uint32_t unpatch_all(void)
 
 /* ---- the tool's entry points ----------------------------------------------- */
 
+/* The functions marked and those that ran (patched, or through their
+ * trap) since the start. */
+static void count_functions(void)
+{
+	struct patch_lazy_counts c = runtime_patch_lazy_counts();
+	calltrace_attach_info.functions = c.marked;
+	calltrace_attach_info.patched = c.ran;
+}
+
+/* Stops recording: no more first calls patch, every jump is put back; the
+ * marks wait for put_marks_back (a thread may be inside a first call). */
 static void end_recording(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	runtime_patch_marks_stop();
+	count_functions();
 	calltrace_attach_info.unpatched = unpatch_all();
 	if (runtime_libcall_restore) /* the GOT slots too (libcall_slots.c) */
 		runtime_libcall_restore();
 	calltrace_attach_info.recording = 0;
+}
+
+/* Once no thread is inside a first call: the marks left, and the jumps a
+ * first call under way at the stop wrote, are put back. */
+static void put_marks_back(void)
+{
+	count_functions();
+	uint32_t n = runtime_patch_marks_remove();
+	calltrace_attach_info.unpatched += n + unpatch_all();
 }
 
 /* ---- fork children ---------------------------------------------------------- */
@@ -273,6 +312,7 @@ static void fork_child(void)
 	if (!fork_followed) { /* not followed: the child records nothing */
 		if (calltrace_attach_info.recording) {
 			end_recording();
+			put_marks_back();
 			runtime_attach_session_close(); /* the child's copy */
 		}
 		return;
@@ -283,6 +323,7 @@ static void fork_child(void)
 		__atomic_store_n(&children->pids[i], (int32_t)getpid(), __ATOMIC_SEQ_CST);
 	if (i >= ATTACH_CHILDREN_MAX || __atomic_load_n(&children->stopped, __ATOMIC_SEQ_CST)) {
 		end_recording();
+		put_marks_back();
 		runtime_attach_session_close();
 		return;
 	}
@@ -307,15 +348,6 @@ static int take_settings(const char *block)
 	return 0;
 }
 
-static void count_verdicts(void)
-{
-	const uint32_t *v = runtime_patch_verdicts();
-	calltrace_attach_info.functions = 0;
-	for (int i = 0; i < PATCH_VERDICTS; i++)
-		calltrace_attach_info.functions += v[i];
-	calltrace_attach_info.patched = v[PATCH_OK];
-}
-
 RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *busy, uint32_t n)
 {
 	static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -330,6 +362,7 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	}
 	if (info->recording) { /* an earlier attach that never stopped */
 		end_recording();
+		put_marks_back();
 		runtime_attach_session_close();
 	}
 	if (take_settings(block) < 0 || n > ATTACH_BUSY_MAX) {
@@ -352,8 +385,7 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	runtime_patch_forget();
 	runtime_attach_watch_tool();
 	int rc = runtime_attach_session_open();
-	nbusy = 0;
-	count_verdicts();
+	count_functions();
 	info->image = runtime_session.image;
 	info->recording = rc == 0;
 	if (rc < 0)
@@ -377,6 +409,7 @@ RUNTIME_EXPORT int calltrace_attach_finish(void)
 {
 	int saved = errno;
 	runtime_attach_unwatch_tool();
+	put_marks_back();
 	runtime_attach_session_close();
 	errno = saved;
 	return 0;

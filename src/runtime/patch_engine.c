@@ -16,9 +16,11 @@
  * _dl_debug_state, whose entry is patched too).  A module built with
  * -finstrument-functions is recorded by its hooks, in every process image
  * whatever its parent was: its entries are patched only to capture
- * arguments, never to record the calls a second time.  Patching happens while the
- * program has one thread (the runtime's constructor) or, for a dlopen'd
- * module, before any of its code has run.
+ * arguments, never to record the calls a second time.  Entries are marked
+ * while the program has one thread (the runtime's constructor) or, for a
+ * dlopen'd module, before any of its code has run, and each is patched at
+ * its function's first call (patch_lazy.c); the C library's are patched
+ * at once (lazy_module).
  *
  * A longjmp drops the shadow frames it leaves (longjmp.c); a C++ exception
  * gets the real return addresses back before the unwinder reads the stack,
@@ -55,7 +57,10 @@ static int patch_calls;
 static regex_t module_pattern, only_pattern, hide_pattern;
 static int module_pattern_set, only_pattern_set, hide_pattern_set;
 static uint32_t verdicts[PATCH_VERDICTS];
-static int verbose; /* CALLTRACE_PATCH_VERBOSE or debug: say what was patched */
+static int verbose;		  /* CALLTRACE_PATCH_VERBOSE or debug: say what was patched */
+static uint32_t patched_at_start; /* functions of modules not patched lazily */
+/* An entry too short for the jump keeps its mark (patch_lazy.c). */
+static int trapped_entries_allowed = 1;
 
 /* Whether arguments may be read now: recording is on, and the thread is
  * not in the middle of writing or of the runtime's own work. */
@@ -150,8 +155,10 @@ struct module_job {
 	uint64_t bias;
 	uint64_t entry;	  /* the program's entry point (no return address there) */
 	int record_calls; /* chosen to be recorded (the program, --module) */
+	int at_start;	  /* patched now, not at first calls (lazy_module) */
 	struct elf_file_facts facts;
 	uint32_t matched[2]; /* functions whose names -F, -N match */
+	uint32_t listed;     /* functions marked or patched */
 };
 
 static int never_patched(const struct elf_function *f, const struct module_job *m)
@@ -161,18 +168,66 @@ static int never_patched(const struct elf_function *f, const struct module_job *
 	       strcmp(f->name, "_dl_debug_state") == 0 || patch_keeps_return_address(f->name);
 }
 
-/* Patches the function of `size` bytes at `address`, followed by at most
- * `room` bytes that belong to no function (of which only nops and int3
- * count as padding a jump may cover).  Trampoline: the record, then `push
- * %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`, then the
- * displaced instructions and the jump back. */
-enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t room,
-				       const struct func_plan *plan, int by_hooks)
+/* Builds the trampoline of the function at `address` whose first
+ * `displaced` bytes of instructions are `code` (their bytes as the
+ * compiler wrote them, whatever a mark made of the first): the record,
+ * then `push %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`,
+ * then the displaced instructions and the jump back.  *entry_at: where a
+ * call goes in. */
+static enum patch_verdict build_trampoline(uint64_t address, const uint8_t *code, size_t displaced,
+					   const struct func_plan *plan, int by_hooks,
+					   uint64_t *entry_at)
 {
-	const uint8_t *code = (const uint8_t *)address;
-	size_t padding = patch_padding_after(code + size, room < 16 ? room : 16);
+	uint8_t *tramp = patch_code_take(address, PATCH_TRAMPOLINE_SIZE);
+	if (!tramp)
+		return PATCH_NO_MEMORY;
+	/* Built here, then written in one go (the pages may be sealed). */
+	uint64_t buf[(PATCH_TRAMPOLINE_SIZE + 7) / 8];
+	uint8_t *start = (uint8_t *)buf;
+	struct patch_record *rec = (struct patch_record *)start;
+	uint8_t *p = start + PATCH_RECORD_ROOM;
+	uint64_t base = (uint64_t)tramp;
+#define AT(q) (base + (uint64_t)((q)-start))
+	*entry_at = AT(p);
+	*p++ = 0x41; /* push %r11 */
+	*p++ = 0x53;
+	*p++ = 0x49; /* movabs $rec, %r11 */
+	*p++ = 0xbb;
+	memcpy(p, &base, 8);
+	p += 8;
+	p = patch_emit_jump(p, AT(p), (uint64_t)runtime_patch_enter_stub);
+	size_t relocated;
+	enum patch_verdict v = patch_relocate(code, displaced, address, p, AT(p), &relocated);
+	if (v != PATCH_OK)
+		return v;
+	rec->address = address;
+	rec->resume = AT(p);
+	rec->plan = plan;
+	rec->by_hooks = (uint64_t)by_hooks;
+#undef AT
+	if (patch_code_fill(tramp, start, (size_t)(p - start) + relocated) < 0)
+		return PATCH_NO_MEMORY;
+	return PATCH_OK;
+}
+
+enum patch_verdict runtime_patch_build(uint64_t address, const uint8_t *code, size_t size,
+				       size_t room, const struct func_plan *plan, int by_hooks,
+				       uint64_t *entry_at, int *trapped)
+{
+	size_t padding =
+	    patch_padding_after((const uint8_t *)address + size, room < 16 ? room : 16);
 	size_t displaced;
 	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
+	*trapped = 0;
+	/* Attached, every trap stops at the tool's ptrace first: too slow for
+	 * every call of a function, the entry is left alone then. */
+	if (v == PATCH_TOO_SHORT && trapped_entries_allowed && !runtime_attach_mode &&
+	    patch_plan_trap(code, size, address, &displaced) == PATCH_OK) {
+		/* The mark stays, and every call comes through it. */
+		v = build_trampoline(address, code, displaced, plan, by_hooks, entry_at);
+		*trapped = v == PATCH_OK;
+		return v;
+	}
 	if (v != PATCH_OK)
 		return v;
 	if (runtime_attach_mode) { /* a running process: is it safe? (patch_attach.c) */
@@ -180,33 +235,30 @@ enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t roo
 		if (vet >= 0)
 			return (enum patch_verdict)vet;
 	}
-	uint8_t *tramp = patch_code_alloc(address, PATCH_TRAMPOLINE_SIZE);
-	if (!tramp)
-		return PATCH_NO_MEMORY;
-	struct patch_record *rec = (struct patch_record *)tramp;
-	uint8_t *p = tramp + PATCH_RECORD_ROOM;
-	uint64_t entry_at = (uint64_t)p;
-	*p++ = 0x41; /* push %r11 */
-	*p++ = 0x53;
-	*p++ = 0x49; /* movabs $rec, %r11 */
-	*p++ = 0xbb;
-	uint64_t rec_address = (uint64_t)rec;
-	memcpy(p, &rec_address, 8);
-	p += 8;
-	p = patch_emit_jump(p, (uint64_t)p, (uint64_t)runtime_patch_enter_stub);
-	size_t relocated;
-	v = patch_relocate(code, displaced, address, p, (uint64_t)p, &relocated);
+	v = build_trampoline(address, code, displaced, plan, by_hooks, entry_at);
 	if (v != PATCH_OK)
 		return v;
-	rec->address = address;
-	rec->resume = (uint64_t)p;
-	rec->plan = plan;
-	rec->by_hooks = (uint64_t)by_hooks;
-	if (patch_write_jump(address, entry_at) < 0)
+	if (patch_write_jump(address, *entry_at) < 0)
 		return PATCH_NO_MEMORY;
 	if (runtime_attach_mode)
-		runtime_patch_attach_note(address, entry_at);
+		runtime_patch_attach_note(address, *entry_at);
 	return PATCH_OK;
+}
+
+/* Patches the function of `size` bytes at `address` now, followed by at
+ * most `room` bytes that belong to no function (of which only nops and
+ * int3 count as padding a jump may cover). */
+enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t room,
+				       const struct func_plan *plan, int by_hooks)
+{
+	uint64_t entry_at;
+	int trapped;
+	int allowed = trapped_entries_allowed;
+	trapped_entries_allowed = 0;
+	enum patch_verdict v = runtime_patch_build(address, (const uint8_t *)address, size, room,
+						   plan, by_hooks, &entry_at, &trapped);
+	trapped_entries_allowed = allowed;
+	return v;
 }
 
 /* A module with hooks: its entries are patched for arguments only, and
@@ -230,18 +282,45 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	    runtime_args_wanted(f->name) ? runtime_args_plan(m->path, f->address) : NULL;
 	if (by_hooks && !plan)
 		return;
-	verdicts[runtime_patch_entry(m->bias + f->address, (size_t)f->size, (size_t)f->padding,
-				     plan, by_hooks)]++;
+	uint64_t address = m->bias + f->address;
+	m->listed++;
+	if (m->at_start) {
+		patched_at_start++;
+		verdicts[runtime_patch_entry(address, (size_t)f->size, (size_t)f->padding, plan,
+					     by_hooks)]++;
+	} else if (runtime_patch_mark(address, (size_t)f->size, (size_t)f->padding, plan,
+				      by_hooks) < 0) {
+		verdicts[PATCH_NO_MEMORY]++;
+	}
 }
 
 /* The program's hooks record it: nothing of it is patched but for
  * arguments (said by say_verdicts). */
 static int program_by_hooks;
 
+/* Whether the module at `path` is patched at first calls.  Not the C
+ * library, its threads library nor the dynamic linker: their own code runs
+ * with every signal blocked (posix_spawn's child, a thread being made),
+ * where a mark's trap would kill the process; they are patched at start. */
+static int lazy_module(const char *path)
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	static const char *const eager[] = {"libc.so", "libc-",	     "ld-linux", "ld-2.",
+					    "ld.so",   "libpthread", "libdl."};
+	for (size_t i = 0; i < sizeof(eager) / sizeof(eager[0]); i++)
+		if (strncmp(name, eager[i], strlen(eager[i])) == 0)
+			return 0;
+	return 1;
+}
+
 static void patch_module(const char *path, uint64_t bias, uint64_t entry, int record_calls)
 {
-	struct module_job job = {
-	    .path = path, .bias = bias, .entry = entry, .record_calls = record_calls};
+	struct module_job job = {.path = path,
+				 .bias = bias,
+				 .entry = entry,
+				 .record_calls = record_calls,
+				 .at_start = !lazy_module(path)};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
 		runtime_patch_libraries_patched = 1;
@@ -256,11 +335,11 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	    !(job.facts.instrumented && runtime_hooks_are_ours())) /* else the hooks say */
 		runtime_say("in-process engine: %s: %u function%s match -F, %u match -N", path,
 			    job.matched[0], job.matched[0] == 1 ? "" : "s", job.matched[1]);
-	runtime_debug("patched %u functions of %s at %#lx%s", verdicts[PATCH_OK] - before, path,
-		      (unsigned long)bias,
-		      job.facts.instrumented && runtime_hooks_are_ours()
-			  ? " (its hooks record its calls)"
-			  : "");
+	runtime_debug(
+	    "%s %u functions of %s at %#lx%s", job.at_start ? "patched" : "listed",
+	    job.at_start ? verdicts[PATCH_OK] - before : job.listed, path, (unsigned long)bias,
+	    job.facts.instrumented && runtime_hooks_are_ours() ? " (its hooks record its calls)"
+							       : "");
 }
 
 /* ---- which modules ------------------------------------------------------- */
@@ -330,6 +409,7 @@ static void patch_new_modules(void)
 		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
 		patch_module(path, l->l_addr, entry, record_calls);
 	}
+	runtime_patch_marks_write();
 	patch_code_seal();
 }
 
@@ -377,30 +457,65 @@ static uint64_t preinit_functions(void)
 	return 0;
 }
 
-static void say_verdicts(void)
+/* Whether the program's hooks record it (nothing of it is patched but
+ * for arguments): said once. */
+static int said_by_hooks(void)
 {
-	if (program_by_hooks && patch_calls) {
-		runtime_say("runtime library: the program is built with -finstrument-functions: "
-			    "its hooks record it%s",
-			    runtime_args_on ? " (entries patched to capture arguments)" : "");
+	if (!program_by_hooks || !patch_calls)
+		return 0;
+	runtime_say("runtime library: the program is built with -finstrument-functions: "
+		    "its hooks record it%s",
+		    runtime_args_on ? " (entries patched to capture arguments)" : "");
+	return 1;
+}
+
+/* At start: how many entries were marked. */
+static void say_marked(void)
+{
+	if (said_by_hooks())
 		return;
-	}
-	uint32_t total = 0;
-	for (int v = 0; v < PATCH_VERDICTS; v++)
-		total += verdicts[v];
-	char why[512] = "";
-	size_t n = 0;
-	for (int v = 1; v < PATCH_VERDICTS && n < sizeof(why); v++)
-		if (verdicts[v])
-			n += (size_t)snprintf(why + n, sizeof(why) - n, "; %u %s", verdicts[v],
-					      patch_verdict_text((enum patch_verdict)v));
-	runtime_say("in-process engine: %u of %u functions patched%s", verdicts[PATCH_OK], total,
-		    why);
+	runtime_say("in-process engine: %u functions marked (functions patched at their first "
+		    "call)%s",
+		    runtime_patch_lazy_counts().marked,
+		    patched_at_start ? "; the C library's at start" : "");
 	uint64_t early = preinit_functions();
 	if (early && !runtime_attach_mode)
 		runtime_say("in-process engine: the %lu .preinit_array function%s ran before it "
 			    "started: not recorded (the hooks and the ptrace engine record them)",
 			    (unsigned long)early, early == 1 ? "" : "s");
+}
+
+/* At exit: how many of the marked functions ran (and were patched), and
+ * why the others that ran were not. */
+static void say_verdicts(void)
+{
+	if (program_by_hooks && patch_calls)
+		return;
+	struct patch_lazy_counts c = runtime_patch_lazy_counts();
+	char why[512] = "";
+	size_t n = 0;
+	if (c.trapped)
+		n += (size_t)snprintf(why, sizeof(why),
+				      "; %u through %s trap (too short to hold a "
+				      "jump)",
+				      c.trapped, c.trapped == 1 ? "its" : "their");
+	for (int v = 1; v < PATCH_VERDICTS && n < sizeof(why); v++)
+		if (verdicts[v])
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "; %u %s", verdicts[v],
+					      patch_verdict_text((enum patch_verdict)v));
+	runtime_say("in-process engine: %u of %u functions patched%s", verdicts[PATCH_OK],
+		    c.marked + patched_at_start, why);
+	runtime_say("in-process engine: %u functions marked, %u ran", c.marked, c.ran);
+}
+
+/* After the program's exit handlers and destructors: every function that
+ * ran is counted. */
+static int say_at_end;
+
+__attribute__((destructor)) static void say_verdicts_at_end(void)
+{
+	if (say_at_end)
+		say_verdicts();
 }
 
 /* A regular expression from the environment; 1 when there is one. */
@@ -415,6 +530,11 @@ static int compile_setting(const char *name, regex_t *re)
 	return 0;
 }
 
+void runtime_patch_count_verdict(enum patch_verdict v)
+{
+	verdicts[v]++;
+}
+
 const uint32_t *runtime_patch_verdicts(void)
 {
 	return verdicts;
@@ -425,6 +545,8 @@ void runtime_patch_forget(void)
 	npatched = 0;
 	loader_notice = 0;
 	memset(verdicts, 0, sizeof(verdicts));
+	patched_at_start = 0;
+	runtime_patch_marks_forget();
 	if (module_pattern_set)
 		regfree(&module_pattern);
 	if (only_pattern_set)
@@ -456,5 +578,6 @@ void runtime_patch_init(void)
 		runtime_patch_watch_unwinder();
 	patch_code_seal();
 	if (verbose)
-		say_verdicts();
+		say_marked();
+	say_at_end = verbose && !runtime_attach_mode;
 }

@@ -14,6 +14,46 @@ struct func_plan;
  * `address` (`room` bytes after it belong to no function). */
 enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t room,
 				       const struct func_plan *plan, int by_hooks);
+/* The same for a function whose first bytes were `code` (a copy: its
+ * entry may hold a mark now).  On PATCH_OK, *entry_at is where its calls
+ * go in; *trapped is 1 when the entry is too short for the jump and keeps
+ * its mark (every call comes through the trap), else the jump is written. */
+enum patch_verdict runtime_patch_build(uint64_t address, const uint8_t *code, size_t size,
+				       size_t room, const struct func_plan *plan, int by_hooks,
+				       uint64_t *entry_at, int *trapped);
+/* patch_lazy.c: marks the entry of a function to be patched at its first
+ * call (the mark is written by runtime_patch_marks_write).  0, or -1. */
+int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
+		       int by_hooks);
+/* Writes the marks noted since the last call; sets the trap up once. */
+void runtime_patch_marks_write(void);
+/* Functions marked, those that ran (patched or trapped) and of those the
+ * ones that keep their trap; since the last runtime_patch_marks_forget. */
+struct patch_lazy_counts {
+	uint32_t marked, ran, trapped;
+};
+struct patch_lazy_counts runtime_patch_lazy_counts(void);
+/* The byte a mark took at `address`; -1 when there is no mark there. */
+int runtime_patch_original_byte(uint64_t address);
+/* Attached, at the stop: no entry is patched any more (a first call then
+ * takes its mark back and runs untraced); once no thread is inside the
+ * runtime, runtime_patch_marks_remove puts back the bytes of the marks
+ * still there (how many).  runtime_patch_marks_forget forgets them all (a
+ * new start). */
+void runtime_patch_marks_stop(void);
+uint32_t runtime_patch_marks_remove(void);
+void runtime_patch_marks_forget(void);
+/* Whether the marks' SIGTRAP handler is in place; the program's SIGTRAP
+ * handler set (act) or read (old) while it is: kept aside, for the traps
+ * that are not marks (0). */
+struct sigaction;
+int runtime_patch_trap_active(void);
+int runtime_patch_trap_chain(const struct sigaction *act, struct sigaction *old);
+/* patch_signals.c: the C library's sigaction, whatever takes it over. */
+int runtime_patch_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* patch_engine.c: the verdict of a function patched at its first call. */
+void runtime_patch_count_verdict(enum patch_verdict v);
+
 /* A library is patched (--module): the runtime's own calls into it may
  * come to the stubs. */
 extern int runtime_patch_libraries_patched;

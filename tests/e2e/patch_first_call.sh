@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# patch_first_call.sh - the in-process engine marks every entry at start and
+# patches a function at its first call: a program of 45 functions of which
+# 3 run has exactly the functions that ran patched (said by -v, each one a
+# function of the trace), every call recorded; a function one byte long
+# with no padding after it (too short for the jump) keeps its mark and is
+# recorded through its trap, every call.
+source "$(dirname "$0")/lib.sh"
+setup
+
+gcc -std=gnu11 -g -O0 -pthread -o "$WORK/first_call" "$PROGRAMS/patch/first_call.c" ||
+	fail "cannot compile first_call"
+
+# counts NAME: "function calls" lines of the trace's report, sorted.
+counts() {
+	ct report "$WORK/$1.trace" >"$WORK/$1.report"
+	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
+}
+
+# marked_ran NAME: "MARKED RAN" from -v's last summary.
+marked_ran() {
+	sed -n 's/^calltrace: in-process engine: \([0-9]*\) functions marked, \([0-9]*\) ran$/\1 \2/p' \
+		"$WORK/$1.err" | tail -n 1
+}
+
+run_plain few "$WORK/first_call" few
+record few --engine patch -v "$WORK/first_call" few
+same_as_plain few
+counts few >"$WORK/few.counts"
+expect_text "few: calls" - "$WORK/few.counts" <<'COUNTS'
+few 1
+main 1
+used_once 1
+used_thrice 3
+used_twice 2
+COUNTS
+read -r marked ran < <(marked_ran few) || fail "few: -v does not say what was marked and ran: $(grep engine "$WORK/few.err")"
+# 37 unused functions and 5 that run, at least; exactly the 5 ran.
+[ "$marked" -ge 42 ] || fail "few: only $marked functions marked"
+[ "$ran" = 5 ] || fail "few: $ran functions ran (patched), 5 expected"
+grep -qx "calltrace: in-process engine: 5 of $marked functions patched" "$WORK/few.err" ||
+	fail "few: $(grep 'functions patched' "$WORK/few.err")"
+
+run_plain short "$WORK/first_call" short
+record short --engine patch -v "$WORK/first_call" short
+same_as_plain short
+counts short >"$WORK/short.counts"
+expect_text "short: calls" - "$WORK/short.counts" <<'COUNTS'
+after_tiny 1
+main 1
+short_entry 1
+tiny_ret 1000
+COUNTS
+read -r marked ran < <(marked_ran short) || fail "short: -v says nothing of marks"
+[ "$ran" = 4 ] || fail "short: $ran functions ran, 4 expected"
+grep -qx "calltrace: in-process engine: 4 of $marked functions patched; 1 through its trap (too short to hold a jump)" "$WORK/short.err" ||
+	fail "short: $(grep 'functions patched' "$WORK/short.err")"
+pass

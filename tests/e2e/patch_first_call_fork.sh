@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# patch_first_call_fork.sh - fork and exec while other threads make first
+# calls: 4 threads call 4 fresh functions 1000 times each while the main
+# thread forks 5 children (each makes a first call) and vforks one that
+# execs the program again; every process's calls exact, every child ends
+# well, and the new image marks and patches its own first calls.
+source "$(dirname "$0")/lib.sh"
+setup
+
+gcc -std=gnu11 -g -O0 -pthread -o "$WORK/first_call" "$PROGRAMS/patch/first_call.c" ||
+	fail "cannot compile first_call"
+
+counts() {
+	ct report "$WORK/$1.trace" >"$WORK/$1.report"
+	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
+}
+
+for round in 1 2 3; do
+	run_plain fork "$WORK/first_call" fork
+	record fork --engine patch -v "$WORK/first_call" fork
+	same_as_plain fork
+	grep -qx "fork 6 3782" "$WORK/fork.out" || fail "round $round: printed $(cat "$WORK/fork.out")"
+	counts fork >"$WORK/fork.counts"
+	expect_text "round $round: calls" - "$WORK/fork.counts" <<'COUNTS'
+exec_work 3
+execed 1
+forks 1
+fresh_0 4000
+fresh_1 4000
+fresh_2 4000
+fresh_3 4000
+fresh_caller 4
+in_child 5
+main 2
+COUNTS
+	# The parent: main, forks, fresh_caller, fresh_0..3; the new image:
+	# main, execed, exec_work.
+	grep -q "^calltrace: in-process engine: [0-9]* functions marked, 7 ran$" "$WORK/fork.err" &&
+		grep -q "^calltrace: in-process engine: [0-9]* functions marked, 3 ran$" "$WORK/fork.err" ||
+		fail "round $round: $(grep 'ran$' "$WORK/fork.err")"
+done
+pass
