@@ -317,17 +317,16 @@ static void say_patched(const struct attach_run *a)
 		     "earlier attach's trampoline; %u left alone where a thread stood, %u where a "
 		     "call would return inside the rewritten bytes",
 		     i->patched, i->functions, i->reused, i->thread_inside, i->returns_inside);
-	engine_error("in-process engine: %u functions marked, %u ran", i->functions, i->patched);
 }
 
-/* At the start: every chosen entry marked, to be patched at its first
- * call; what ran is said at the detach (say_patched). */
+/* At the start: every chosen entry patched at once (not at its first
+ * call as when record starts the program: a running process's threads may
+ * block the trap a mark needs); the details at the detach (say_patched). */
 static void say_marked(const struct attach_run *a)
 {
 	if (a->o->verbose)
-		engine_error("in-process engine: %u functions marked (functions patched at their "
-			     "first call)",
-			     a->info.functions);
+		engine_error("in-process engine: %u of %u functions patched at the attach",
+			     a->info.patched, a->info.functions);
 }
 
 static int inject_and_start(struct attach_run *a, const char *trace, int fd)

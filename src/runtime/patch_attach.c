@@ -4,9 +4,9 @@
  * contract is attach_abi.h), and the bookkeeping that lets a detach put
  * every function entry back.
  *
- * The tool holds every other thread stopped while a start marks the
- * entries (patch_lazy.c: each is patched at its first call) and while a
- * stop unpatches, and hands over where each thread stood at the start: no
+ * The tool holds every other thread stopped while a start patches the
+ * entries (all of them: a running process may block the trap a first-call
+ * mark needs) and while a stop unpatches, and hands over where each thread stood at the start: no
  * bytes rewritten may hold a thread, nor be where a call among them would
  * return to.  Every entry rewritten is noted with its original bytes; a
  * stop writes those back (where the jump is still ours) and leaves the
@@ -240,13 +240,15 @@ static uint32_t unpatch_all(void)
 
 /* ---- the tool's entry points ----------------------------------------------- */
 
-/* The functions marked and those that ran (patched, or through their
- * trap) since the start. */
+/* The functions chosen and those patched: an attach patches every entry
+ * at its start (patch_engine.c's lazy_module says why). */
 static void count_functions(void)
 {
-	struct patch_lazy_counts c = runtime_patch_lazy_counts();
-	calltrace_attach_info.functions = c.marked;
-	calltrace_attach_info.patched = c.ran;
+	const uint32_t *v = runtime_patch_verdicts();
+	calltrace_attach_info.functions = 0;
+	for (int i = 0; i < PATCH_VERDICTS; i++)
+		calltrace_attach_info.functions += v[i];
+	calltrace_attach_info.patched = v[PATCH_OK];
 }
 
 /* Stops recording: no more first calls patch, every jump is put back; the

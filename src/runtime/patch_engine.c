@@ -301,7 +301,11 @@ static int program_by_hooks;
 /* Whether the module at `path` is patched at first calls.  Not the C
  * library, its threads library nor the dynamic linker: their own code runs
  * with every signal blocked (posix_spawn's child, a thread being made),
- * where a mark's trap would kill the process; they are patched at start. */
+ * where a mark's trap would kill the process; they are patched at start.
+ * Nor any module under attach: a running process's threads may block
+ * SIGTRAP (a server's workers often block every signal), and only a
+ * recording started with the program takes over sigprocmask & co
+ * (patch_signals.c) to keep it deliverable. */
 static int lazy_module(const char *path)
 {
 	const char *name = strrchr(path, '/');
@@ -320,7 +324,7 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 				 .bias = bias,
 				 .entry = entry,
 				 .record_calls = record_calls,
-				 .at_start = !lazy_module(path)};
+				 .at_start = runtime_attach_mode || !lazy_module(path)};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
 		runtime_patch_libraries_patched = 1;
