@@ -40,6 +40,8 @@ struct walk_event {
 	uint64_t duration_ns; /* EXIT only */
 	uint64_t child_ns;    /* EXIT only: total duration of shown direct children */
 	int unfinished;	      /* EXIT only: no exit was recorded */
+	int entered_before;   /* its enter is not in the trace: a ring reused the
+				 window (start_ns is the kept events' start) */
 	/* Tagged values (format/trace_format.h; views/call_values.h writes
 	 * them), NULL when none were recorded: the arguments (ENTER and EXIT)
 	 * and the return value (EXIT only). */
@@ -91,14 +93,15 @@ struct walk_filters {
 };
 
 struct walk_stats {
-	uint64_t events;     /* enter/exit events read */
-	uint64_t calls;	     /* calls recorded (before filters) */
-	uint64_t shown;	     /* calls handed to the consumer */
-	uint64_t unfinished; /* calls closed without an exit */
-	uint64_t cut;	     /* of those, closed where the record lost events
-				(windows missing, a corrupt window) */
-	uint64_t left_open;  /* of those, open when their thread's events ended */
-	uint64_t unmatched;  /* exits with no matching enter */
+	uint64_t events;	 /* enter/exit events read */
+	uint64_t calls;		 /* calls recorded (before filters) */
+	uint64_t shown;		 /* calls handed to the consumer */
+	uint64_t unfinished;	 /* calls closed without an exit */
+	uint64_t cut;		 /* of those, closed where the record lost events
+				    (windows missing, a corrupt window) */
+	uint64_t left_open;	 /* of those, open when their thread's events ended */
+	uint64_t unmatched;	 /* exits with no matching enter */
+	uint64_t entered_before; /* calls whose enter a ring overwrote (counted in calls) */
 	uint64_t max_depth;
 };
 

@@ -208,6 +208,9 @@ struct trace_event {
 	int lost;      /* PAUSE, UNWIND: events are missing here (windows or
 			  kernel chunks missing, a corrupt one): the open
 			  calls' ends were not recorded */
+	int before;    /* ENTER: the call was entered before the thread's kept
+			  events (a ring reused the window of its enter): its
+			  time is the kept window's start */
 };
 
 /* One source of a thread's events: its windows, or its kernel chunks. */
@@ -226,11 +229,13 @@ struct trace_substream {
 	uint64_t last_ns;
 	uint64_t *dict; /* this window's fid -> address */
 	uint32_t ndict, cap_dict;
-	uint32_t seq;	 /* the open window's sequence number */
-	int gap;	 /* windows before the open one are missing */
-	int damaged;	 /* the rest of the last window was skipped */
-	uint32_t opened; /* windows begun (each resets dict) */
-	int quiet;	 /* corruption counted in `corrupt`, not reported */
+	uint32_t seq;	     /* the open window's sequence number */
+	int gap;	     /* windows before the open one are missing */
+	int damaged;	     /* the rest of the last window was skipped */
+	int fresh;	     /* the open window follows none read before it */
+	uint32_t open_calls; /* ENTERs still to come of an EV_OPEN_CALLS */
+	uint32_t opened;     /* windows begun (each resets dict) */
+	int quiet;	     /* corruption counted in `corrupt`, not reported */
 	uint32_t corrupt;
 };
 

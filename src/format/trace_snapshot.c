@@ -1,0 +1,143 @@
+/*
+ * trace_snapshot.c - copy a session's trace, as it is, into a new trace
+ * file while the recording goes on (trace_writer.h): for a ring, the most
+ * recent calls at the moment asked.
+ *
+ * Safe in a signal handler: no allocation, no lock, system calls only.  A
+ * ring slot is copied only if its generation (trace_format.h) was even and
+ * stayed the same meanwhile; otherwise the copy holds an empty chunk there.
+ * A window being written while it is copied ends where the copy caught it
+ * (the reader stops at an unfinished last event).
+ */
+#include "trace_writer.h"
+#include "trace_writer_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define COPY_BLOCK (64u << 10)
+
+static char copy_buffer[COPY_BLOCK];
+static int copy_busy;
+
+/* Copies [from, to) of `in` to the same place in `out`; 0 or -1. */
+static int copy_range(int in, int out, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		size_t n = to - from < COPY_BLOCK ? (size_t)(to - from) : COPY_BLOCK;
+		ssize_t r = pread(in, copy_buffer, n, (off_t)from);
+		if (r <= 0)
+			return r == 0 ? 0 : -1; /* the file ends: nothing more */
+		if (pwrite(out, copy_buffer, (size_t)r, (off_t)from) != r)
+			return -1;
+		from += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Slot `i` into the copy, or an empty chunk where it changed meanwhile. */
+static int copy_slot(struct trace_session *s, int out, uint32_t i)
+{
+	const struct trace_ring_slot *sl = &s->ring->slot[i];
+	uint64_t off = trace_ring_slot_offset(s, i);
+	uint32_t size = s->header->ring_slot_size;
+	uint32_t gen = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
+	if (!(gen & 1) && copy_range(s->fd, out, off, off + size) < 0)
+		return -1;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!(gen & 1) && __atomic_load_n(&sl->gen, __ATOMIC_RELAXED) == gen)
+		return 0;
+	struct trace_chunk c;
+	trace_chunk_fill(&c, CHUNK_SKIP, size, s, 0);
+	return pwrite(out, &c, sizeof(c), (off_t)off) == (ssize_t)sizeof(c) ? 0 : -1;
+}
+
+/* NAME.snapshot-N.trace for a trace NAME.trace (or NAME), created anew
+ * (never through a link, never over a file); the descriptor, or -1. */
+static int create_copy(struct trace_session *s, char *out, size_t len)
+{
+	size_t base = strlen(s->path);
+	if (base > 6 && strcmp(s->path + base - 6, ".trace") == 0)
+		base -= 6;
+	for (int tries = 0; tries < 1000; tries++) {
+		uint32_t n = __atomic_add_fetch(&s->header->ring_snapshots, 1, __ATOMIC_RELAXED);
+		char digits[12];
+		int d = 0;
+		do
+			digits[d++] = (char)('0' + n % 10);
+		while ((n /= 10) > 0);
+		static const char mid[] = ".snapshot-", end[] = ".trace";
+		if (base + sizeof(mid) + (size_t)d + sizeof(end) > len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		char *p = out;
+		memcpy(p, s->path, base);
+		p += base;
+		memcpy(p, mid, sizeof(mid) - 1);
+		p += sizeof(mid) - 1;
+		while (d > 0)
+			*p++ = digits[--d];
+		memcpy(p, end, sizeof(end));
+		int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+static int copy_trace(struct trace_session *s, int out)
+{
+	struct stat st;
+	uint64_t end = __atomic_load_n(&s->header->next_offset, __ATOMIC_ACQUIRE);
+	if (fstat(s->fd, &st) < 0)
+		return -1;
+	if (end > (uint64_t)st.st_size)
+		end = (uint64_t)st.st_size;
+	uint64_t ring_from = end, ring_to = end;
+	if (s->ring) {
+		ring_from = s->ring->first_slot;
+		ring_to = ring_from + (uint64_t)s->ring->slots * s->header->ring_slot_size;
+	}
+	if (copy_range(s->fd, out, 0, ring_from) < 0)
+		return -1;
+	for (uint32_t i = 0; s->ring && i < s->ring->slots; i++)
+		if (copy_slot(s, out, i) < 0)
+			return -1;
+	if (copy_range(s->fd, out, ring_to, end) < 0)
+		return -1;
+	/* The copy holds what was claimed when it began, no more. */
+	return pwrite(out, &end, sizeof(end),
+		      (off_t)offsetof(struct trace_file_header, next_offset)) ==
+		       (ssize_t)sizeof(end)
+		   ? 0
+		   : -1;
+}
+
+int trace_session_snapshot(struct trace_session *s, char *out, size_t len)
+{
+	if (!s->header) {
+		errno = EBADF;
+		return -1;
+	}
+	if (__atomic_exchange_n(&copy_busy, 1, __ATOMIC_ACQUIRE)) {
+		errno = EBUSY;
+		return -1;
+	}
+	int fd = create_copy(s, out, len);
+	int rc = fd < 0 ? -1 : copy_trace(s, fd);
+	int saved = errno;
+	if (fd >= 0) {
+		if (rc < 0)
+			unlink(out);
+		close(fd);
+	}
+	__atomic_store_n(&copy_busy, 0, __ATOMIC_RELEASE);
+	errno = saved;
+	return rc;
+}
