@@ -1,6 +1,7 @@
 /*
  * cmd_ctl.c - `calltrace ctl`: switch recording on or off in a running
- * program started with CALLTRACE_SIGNAL.
+ * program started with CALLTRACE_SIGNAL, or have it copy its trace as it
+ * is (a snapshot of a ring).
  *
  * The signal is learnt from the program's environment (/proc/PID/environ)
  * and queued to it with a value saying start, stop or toggle
@@ -25,11 +26,15 @@
 
 static void ctl_usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace ctl -p PID start|stop|toggle\n\n"
+	fprintf(out, "usage: calltrace ctl -p PID start|stop|toggle|snapshot\n\n"
 		     "Switches recording on (start) or off (stop), or over (toggle), in a\n"
 		     "running program whose environment had CALLTRACE_SIGNAL (e.g.\n"
 		     "CALLTRACE_SIGNAL=SIGUSR2; with CALLTRACE_START=off it records nothing\n"
 		     "until started).  Only that process is switched, not its children.\n"
+		     "snapshot copies the trace as it is now into NAME.snapshot-N.trace next\n"
+		     "to it, and the recording goes on: with record --ring, the program's\n"
+		     "most recent calls (a plain CALLTRACE_SIGNAL does the same for a ring).\n"
+		     "The program says the copy's name on its stderr.\n"
 		     "It returns once the program has taken the request.\n\n"
 		     "options:\n"
 		     "  -p, --pid PID          the process\n"
@@ -134,13 +139,16 @@ static int parse_request(const char *word, int *request)
 	static const struct {
 		const char *name;
 		int request;
-	} words[] = {{"start", CONTROL_START}, {"stop", CONTROL_STOP}, {"toggle", CONTROL_TOGGLE}};
+	} words[] = {{"start", CONTROL_START},
+		     {"stop", CONTROL_STOP},
+		     {"toggle", CONTROL_TOGGLE},
+		     {"snapshot", CONTROL_SNAPSHOT}};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcmp(word, words[i].name) == 0) {
 			*request = words[i].request;
 			return 0;
 		}
-	cli_error("ctl: unknown request '%s' (start, stop or toggle)", word);
+	cli_error("ctl: unknown request '%s' (start, stop, toggle or snapshot)", word);
 	return -1;
 }
 
@@ -214,8 +222,9 @@ int cmd_ctl(int argc, char **argv)
 		}
 	}
 	if (!pid || optind != argc - 1) {
-		cli_error("ctl: want -p PID and one of start, stop, toggle (see 'calltrace ctl "
-			  "--help')");
+		cli_error(
+		    "ctl: want -p PID and one of start, stop, toggle, snapshot (see 'calltrace ctl "
+		    "--help')");
 		return 2;
 	}
 	if (parse_request(argv[optind], &request) < 0)

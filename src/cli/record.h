@@ -56,10 +56,10 @@ enum {
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
 	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
 	    {"no-libcall", no_argument, 0, RECORD_OPT_NO_LIBCALL},                                 \
-	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL},                      \
+	    {"nest-libcall", required_argument, 0, RECORD_OPT_NEST_LIBCALL},                       \
 	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
 	    {"sched", no_argument, 0, RECORD_OPT_SCHED},                                           \
-	    {"ring", required_argument, 0, RECORD_OPT_RING}, CLI_DYNAMIC_LONGOPTS,                     \
+	    {"ring", required_argument, 0, RECORD_OPT_RING}, CLI_DYNAMIC_LONGOPTS,                 \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -70,9 +70,9 @@ enum {
 	"      --dynamic          the same as --engine ptrace\n"                                   \
 	"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"                 \
 	"      --ring SIZE        flight recorder: the trace never grows past SIZE\n"              \
-	"                         (e.g. 64M; plus its headers and records), keeping\n"           \
-	"                         each thread's most recent calls; the oldest windows\n"         \
-	"                         are reused (see calltrace ctl snapshot)\n"                      \
+	"                         (e.g. 64M; plus its headers and records), keeping\n"             \
+	"                         each thread's most recent calls; the oldest windows\n"           \
+	"                         are reused (see calltrace ctl snapshot)\n"                       \
 	"  -D, --max-depth N      record calls at most N deep\n"                                   \
 	"      --start-off        load with recording off until calltrace_start()\n"               \
 	"      --args[=REGEX]     record arguments and return values (types from\n"                \
@@ -108,8 +108,8 @@ enum {
 	"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"         \
 	"                         what they call, under every engine\n"                            \
 	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
-	"                         -F/-N match the name report shows (ns::Class::method),\n"       \
-	"                         the symbol, or the full name when REGEX has ( or <\n"           \
+	"                         -F/-N match the name report shows (ns::Class::method),\n"        \
+	"                         the symbol, or the full name when REGEX has ( or <\n"            \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
 	"  -v, --verbose          say which engine and what it did (patches, stops)\n"
