@@ -128,14 +128,14 @@ int trace_session_make_ring(struct trace_session *s, uint64_t size)
 	uint64_t table_off = trace_session_claim(s, table_len);
 	if (table_off == 0 || write_skip(s, table_off, table_len) < 0)
 		return -1;
-	uint64_t first = 0;
-	for (uint32_t i = 0; i < slots; i++) {
-		uint64_t off = trace_session_claim(s, slot);
-		if (off == 0 || write_skip(s, off, slot) < 0)
+	/* The slots get disk blocks when first used: a short run of a big
+	 * ring takes little space. */
+	uint64_t first = trace_session_claim_sparse(s, (uint64_t)slots * slot);
+	if (first == 0)
+		return -1;
+	for (uint32_t i = 0; i < slots; i++)
+		if (write_skip(s, first + (uint64_t)i * slot, slot) < 0)
 			return -1;
-		if (i == 0)
-			first = off;
-	}
 	struct trace_file_header *h = s->header;
 	h->ring_table = table_off + sizeof(struct trace_chunk);
 	h->ring_slot_size = slot;
@@ -211,6 +211,11 @@ static int64_t take_slot(struct trace_session *s)
 		uint32_t i = __atomic_fetch_add(&t->next_free, 1, __ATOMIC_RELAXED);
 		if (i < t->slots) {
 			__atomic_store_n(&t->slot[i].state, RING_BUSY, __ATOMIC_RELAXED);
+			/* Its disk blocks now, so that its mapping never faults; a
+			 * slot that cannot have them (disk full) stays unused. */
+			if (trace_session_reserve(s->fd, trace_ring_slot_offset(s, i),
+						  s->header->ring_slot_size) < 0)
+				return -1;
 			return i;
 		}
 	}

@@ -276,7 +276,7 @@ static int within_size_limit(uint64_t end)
 /* Gives [off, off+len) disk blocks, so that a window mapped over it never
  * faults: fallocate, or zeros written where the file system has no
  * fallocate.  0, or -1 with errno. */
-static int reserve_space(int fd, uint64_t off, uint32_t len)
+int trace_session_reserve(int fd, uint64_t off, uint32_t len)
 {
 	if (fallocate(fd, 0, (off_t)off, len) == 0)
 		return 0;
@@ -312,7 +312,7 @@ uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
 	if (!within_size_limit(off + len))
 		errno = EFBIG;
-	else if (reserve_space(s->fd, off, len) == 0)
+	else if (trace_session_reserve(s->fd, off, len) == 0)
 		return off;
 	s->claim_errno = errno;
 	s->broken = 1;
@@ -321,5 +321,22 @@ uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 	__atomic_compare_exchange_n(&s->header->next_offset, &end, off, 0, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->header->lost_windows, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+uint64_t trace_session_claim_sparse(struct trace_session *s, uint64_t len)
+{
+	len = (len + 7) & ~(uint64_t)7;
+	if (s->broken || check_fd(s) < 0)
+		return 0;
+	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
+	struct stat st;
+	if (!within_size_limit(off + len))
+		errno = EFBIG;
+	else if (fstat(s->fd, &st) == 0 &&
+		 ((uint64_t)st.st_size >= off + len || ftruncate(s->fd, (off_t)(off + len)) == 0))
+		return off;
+	s->claim_errno = errno;
+	s->broken = 1;
 	return 0;
 }

@@ -11,6 +11,14 @@
 void trace_chunk_fill(struct trace_chunk *c, uint32_t kind, uint32_t length,
 		      const struct trace_session *s, uint32_t tid);
 
+/* Gives [off, off+len) of the file disk blocks (trace_session_claim's
+ * way); 0, or -1 with errno. */
+int trace_session_reserve(int fd, uint64_t off, uint32_t len);
+/* Claims `len` bytes (rounded up to 8) of file space without disk blocks
+ * (the file is only made that long): a ring's slots get theirs when first
+ * used.  The offset, or 0 (then the session is broken). */
+uint64_t trace_session_claim_sparse(struct trace_session *s, uint64_t len);
+
 /* Maps the ring's slot table when the session's file is a ring; 0, or -1. */
 int trace_ring_map(struct trace_session *s);
 void trace_ring_unmap(struct trace_session *s);
