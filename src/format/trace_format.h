@@ -106,6 +106,8 @@ struct trace_ring_slot {
 	uint32_t image, tid; /* who wrote it */
 	uint64_t stamp;	     /* when it was filled: table.next_stamp */
 	uint64_t calls;	     /* calls entered in its window */
+	uint32_t pid;	     /* of the process that wrote it */
+	uint32_t reserved;
 };
 
 struct trace_ring_table {

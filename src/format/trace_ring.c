@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -202,6 +203,35 @@ static int64_t choose_victim(const struct trace_ring_table *t)
 	return o[best].oldest;
 }
 
+/* Whether the writer of working slot `sl` is gone: its process ended
+ * (`dead_pids`), or it is an earlier image of this process (an exec ended
+ * its threads). */
+static int writer_gone(const struct trace_session *s, const struct trace_ring_slot *sl,
+		       int dead_pids)
+{
+	if (sl->pid == s->pid)
+		return sl->image != s->image;
+	return dead_pids && kill((pid_t)sl->pid, 0) < 0 && errno == ESRCH;
+}
+
+void trace_ring_reclaim(struct trace_session *s, int own_only)
+{
+	struct trace_ring_table *t = s->ring;
+	int saved = errno;
+	for (uint32_t i = 0; t && i < t->slots; i++) {
+		struct trace_ring_slot *sl = &t->slot[i];
+		uint32_t working = RING_WORKING;
+		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != RING_WORKING ||
+		    !writer_gone(s, sl, !own_only) ||
+		    !__atomic_compare_exchange_n(&sl->state, &working, RING_BUSY, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		sl->calls = trace_ring_count_calls(s, i);
+		__atomic_store_n(&sl->state, RING_KEPT, __ATOMIC_RELEASE);
+	}
+	errno = saved;
+}
+
 /* A slot for the caller alone (RING_BUSY): a fresh one while there are
  * any, else a whole window reused (counted as overwritten); -1: none. */
 static int64_t take_slot(struct trace_session *s)
@@ -219,6 +249,9 @@ static int64_t take_slot(struct trace_session *s)
 			return i;
 		}
 	}
+	static uint32_t searches;
+	if (__atomic_fetch_add(&searches, 1, __ATOMIC_RELAXED) % 64 == 0)
+		trace_ring_reclaim(s, 0);
 	for (int tries = 0; tries < 64; tries++) {
 		int64_t v = choose_victim(t);
 		if (v < 0)
@@ -243,6 +276,7 @@ static void settle_slot(struct trace_session *s, uint32_t i, uint32_t tid, uint6
 {
 	struct trace_ring_slot *sl = &s->ring->slot[i];
 	sl->image = s->image;
+	sl->pid = s->pid;
 	sl->tid = tid;
 	sl->calls = calls;
 	sl->stamp = __atomic_fetch_add(&s->ring->next_stamp, 1, __ATOMIC_RELAXED);

@@ -261,6 +261,7 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 {
 	s->image = __atomic_add_fetch(&s->header->next_image, 1, __ATOMIC_RELAXED);
 	s->pid = pid;
+	trace_ring_reclaim(s, 1); /* after an exec: the windows the old image left */
 	return s->image;
 }
 

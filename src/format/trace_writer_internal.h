@@ -33,6 +33,12 @@ uint32_t trace_ring_open_window(struct trace_session *s, uint32_t tid, struct tr
 int trace_ring_copy_out(struct trace_stream *st);
 /* Marks the working window of `st` whole: a slot the ring may reuse. */
 void trace_ring_window_closed(struct trace_stream *st);
+/* Working slots whose writer is gone become whole windows the ring may
+ * reuse: those of this process's earlier images (after an exec), and
+ * unless `own_only`, those of processes that ended (kill -9, exit). */
+void trace_ring_reclaim(struct trace_session *s, int own_only);
+/* The calls entered in the window of slot `slot` (trace_ring_count.c). */
+uint64_t trace_ring_count_calls(const struct trace_session *s, uint32_t slot);
 /* The slot's gen goes odd (begin) and even again (end) around a change. */
 void trace_ring_change(struct trace_session *s, uint32_t slot, int begin);
 
