@@ -6,8 +6,10 @@
  * Safe in a signal handler: no allocation, no lock, system calls only.  A
  * ring slot is copied only if its generation (trace_format.h) was even and
  * stayed the same meanwhile; otherwise the copy holds an empty chunk there.
- * A window being written while it is copied ends where the copy caught it
- * (the reader stops at an unfinished last event).
+ * A window being written while it is copied (another thread's) is read
+ * twice, and kept as far as both reads agree, zeros after: a writer only
+ * appends, so that is a whole prefix of its events and maybe the start of
+ * one more, as a killed writer leaves it (the reader stops there).
  */
 #include "trace_writer.h"
 #include "trace_writer_internal.h"
@@ -21,7 +23,7 @@
 
 #define COPY_BLOCK (64u << 10)
 
-static char copy_buffer[COPY_BLOCK];
+static char copy_buffer[COPY_BLOCK], check_buffer[COPY_BLOCK];
 static int copy_busy;
 
 /* Copies [from, to) of `in` to the same place in `out`; 0 or -1. */
@@ -39,6 +41,33 @@ static int copy_range(int in, int out, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* A window being written, copied to `out` at [from, to): read again, and
+ * zeros in the copy from the first byte where the two reads differ. */
+static int trim_torn(int in, int out, uint64_t from, uint64_t to)
+{
+	uint64_t at = from;
+	for (; at < to; at += COPY_BLOCK) {
+		size_t n = to - at < COPY_BLOCK ? (size_t)(to - at) : COPY_BLOCK, k = 0;
+		if (pread(out, copy_buffer, n, (off_t)at) != (ssize_t)n ||
+		    pread(in, check_buffer, n, (off_t)at) != (ssize_t)n)
+			return -1;
+		while (k < n && copy_buffer[k] == check_buffer[k])
+			k++;
+		if (k < n) {
+			at += k;
+			break;
+		}
+	}
+	memset(copy_buffer, 0, sizeof(copy_buffer));
+	while (at < to) {
+		size_t n = to - at < COPY_BLOCK ? (size_t)(to - at) : COPY_BLOCK;
+		if (pwrite(out, copy_buffer, n, (off_t)at) != (ssize_t)n)
+			return -1;
+		at += n;
+	}
+	return 0;
+}
+
 /* Slot `i` into the copy, or an empty chunk where it changed meanwhile. */
 static int copy_slot(struct trace_session *s, int out, uint32_t i)
 {
@@ -46,7 +75,11 @@ static int copy_slot(struct trace_session *s, int out, uint32_t i)
 	uint64_t off = trace_ring_slot_offset(s, i);
 	uint32_t size = s->header->ring_slot_size;
 	uint32_t gen = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
+	int working = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == RING_WORKING;
 	if (!(gen & 1) && copy_range(s->fd, out, off, off + size) < 0)
+		return -1;
+	if (!(gen & 1) && working &&
+	    trim_torn(s->fd, out, off + sizeof(struct trace_chunk), off + size) < 0)
 		return -1;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (!(gen & 1) && __atomic_load_n(&sl->gen, __ATOMIC_RELAXED) == gen)
@@ -83,7 +116,7 @@ static int create_copy(struct trace_session *s, char *out, size_t len)
 		while (d > 0)
 			*p++ = digits[--d];
 		memcpy(p, end, sizeof(end));
-		int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		int fd = open(out, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}

@@ -18,6 +18,7 @@ print(struct.unpack_from("<Q", d, 88)[0] if len(d) == 128 else 0)' "$WORK/k.trac
 "$CALLTRACE" record --ring 256K --no-libcall -o "$WORK/k.trace" "$WORK/ring_crash" 1000000000000 0 4 \
 	>"$WORK/k.out" 2>"$WORK/k.err" &
 ct_pid=$!
+trap 'kill -KILL $(pgrep -P "$ct_pid") 2>/dev/null; wait; rm -rf "$WORK"' EXIT
 wrapped() {
 	kill -0 "$ct_pid" 2>/dev/null || fail "record ended: $(head -c 300 "$WORK/k.err")"
 	[ -s "$WORK/k.trace" ] && [ "$(overwritten)" -ge 200 ]
