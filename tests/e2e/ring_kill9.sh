@@ -18,7 +18,15 @@ print(struct.unpack_from("<Q", d, 88)[0] if len(d) == 128 else 0)' "$WORK/k.trac
 "$CALLTRACE" record --ring 256K --no-libcall -o "$WORK/k.trace" "$WORK/ring_crash" 1000000000000 0 4 \
 	>"$WORK/k.out" 2>"$WORK/k.err" &
 ct_pid=$!
-trap 'kill -KILL $(pgrep -P "$ct_pid") 2>/dev/null; wait; rm -rf "$WORK"' EXIT
+cleanup() { # a failure kills the program too
+	trap - ERR
+	local left
+	left=$(pgrep -P "$ct_pid" || true)
+	[ -z "$left" ] || kill -KILL $left 2>/dev/null || true
+	wait || true
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
 wrapped() {
 	kill -0 "$ct_pid" 2>/dev/null || fail "record ended: $(head -c 300 "$WORK/k.err")"
 	[ -s "$WORK/k.trace" ] && [ "$(overwritten)" -ge 200 ]

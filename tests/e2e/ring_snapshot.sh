@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 setup
 build_c ring_wait "$PROGRAMS/ring/ring_wait.c"
 # A failure lets a waiting program end too.
-trap 'touch "$WORK/go"; wait; rm -rf "$WORK"' EXIT
+trap 'trap - ERR; touch "$WORK/go"; wait || true; rm -rf "$WORK"' EXIT
 
 EARLY=500000 LAST=1000
 CALLTRACE_SIGNAL=SIGUSR2 "$CALLTRACE" record --ring 256K --no-libcall -o "$WORK/s.trace" \
