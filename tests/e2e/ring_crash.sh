@@ -6,6 +6,9 @@
 # entered before the kept calls); the last calls before the crash are all
 # there, the older ones gone and counted as overwritten, to the call.  With
 # four threads, one of which calls rarely, that one's calls are all kept.
+# The same without record: CALLTRACE_RING for the preloaded runtime (whose
+# own crash report names the open calls at once); a bad size is said in one
+# line, and the trace grows as usual.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -59,6 +62,21 @@ ct replay "$WORK/one.trace" >"$WORK/one.replay"
 tail -n 5 "$WORK/one.replay" | grep -q 'last_work();' || fail "one: the replay does not end with last_work"
 grep -q '} /\* main \*/ /\* entered before the kept calls, unfinished \*/' "$WORK/one.replay" ||
 	fail "one: main is not shown entered before the kept calls: $(tail -n 2 "$WORK/one.replay")"
+# The other views say it too: json, chrome, the flame chart's tooltip.
+to_json one
+python3 - "$WORK/one.json" <<'PY' || fail "one: json does not mark main entered before the kept calls"
+import json, sys
+tree = json.load(open(sys.argv[1]))["call_trees"]
+main = next(iter(tree.values()))["calls"][0]
+sys.exit(0 if main["function"] == "main" and main.get("entered_before") is True
+         and main.get("unfinished") is True else 1)
+PY
+ct chrome -o "$WORK/one.chrome.json" "$WORK/one.trace"
+grep -q '"name":"main".*"entered_before":true' "$WORK/one.chrome.json" ||
+	fail "one: chrome does not mark main entered before the kept calls"
+ct flame -o "$WORK/one.svg" "$WORK/one.trace"
+grep -q '(entered before the kept calls) (unfinished)' "$WORK/one.svg" ||
+	fail "one: the flame chart does not mark main entered before the kept calls"
 
 # Four threads: three busy all the while, one that called 25 times at the start.
 record four --ring 256K --no-libcall "$WORK/ring_crash" $EARLY $LAST 4
@@ -73,4 +91,25 @@ ct report "$WORK/four.trace" >"$WORK/four.report"
 read -r windows over before kept < <(ring_numbers four)
 [ "${over:-0}" -gt 0 ] || fail "four: no call counted as overwritten"
 grep -q "problems:   0" "$WORK/four.info" || fail "four: problems: $(grep -A3 problems "$WORK/four.info")"
+# The preloaded runtime, CALLTRACE_RING.
+RC=0
+{ CALLTRACE_RING=256K CALLTRACE_LIBCALL=0 CALLTRACE_OUTPUT="$WORK/pre.trace" LD_PRELOAD="$RUNTIME" \
+	"$WORK/ring_crash" $EARLY $LAST >/dev/null 2>"$WORK/pre.err" || RC=$?; } 2>/dev/null
+[ "$RC" = 139 ] || fail "preloaded: exit $RC: $(head -c 300 "$WORK/pre.err")"
+check_size pre
+check_crash pre
+grep -q '^calltrace:   #2   main at ring_crash.c:[0-9]*  (entered before the kept calls)$' "$WORK/pre.err" ||
+	fail "preloaded: the crash report on stderr lacks main: $(grep '#' "$WORK/pre.err")"
+read -r windows over before kept < <(ring_numbers pre)
+[ $((kept - before + over)) = $((EARLY + LAST + 3)) ] ||
+	fail "preloaded: $kept kept - $before entered before + $over overwritten != $((EARLY + LAST + 3))"
+
+RC=0
+{ CALLTRACE_RING=12K CALLTRACE_LIBCALL=0 CALLTRACE_OUTPUT="$WORK/bad.trace" LD_PRELOAD="$RUNTIME" \
+	"$WORK/ring_crash" 1000 10 >/dev/null 2>"$WORK/bad.err" || RC=$?; } 2>/dev/null
+[ "$RC" = 139 ] || fail "bad size: exit $RC"
+grep -q "^calltrace: CALLTRACE_RING=12K is not a size from 64K (e.g. 16M); the trace is not a ring$" \
+	"$WORK/bad.err" || fail "bad size: not said: $(head -c 300 "$WORK/bad.err")"
+ct report "$WORK/bad.trace" >"$WORK/bad.report"
+[ "$(report_calls "$WORK/bad.report" early_work)" = 1000 ] || fail "bad size: the trace is not whole"
 pass
