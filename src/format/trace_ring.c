@@ -227,6 +227,8 @@ void trace_ring_reclaim(struct trace_session *s, int own_only)
 						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
 		sl->calls = trace_ring_count_calls(s, i);
+		/* Its writer's last window: its older ones go first. */
+		sl->stamp = __atomic_fetch_add(&t->next_stamp, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&sl->state, RING_KEPT, __ATOMIC_RELEASE);
 	}
 	errno = saved;

@@ -7,6 +7,14 @@
  * claimed space.  Events go through a trace_stream: one per traced thread,
  * writing into a MAP_SHARED window of the file, so what is written is in the
  * page cache at once and survives the writer's crash or kill -9.
+ *
+ * A session made a ring (trace_session_make_ring: record --ring) keeps its
+ * windows in a fixed set of slots, reused oldest first (trace_ring.c), so
+ * that the file keeps its size; the streams' API is the same.
+ *
+ * The code: trace_session.c (the file, its header, claims of space),
+ * trace_records_write.c (metadata records), trace_writer.c (streams),
+ * trace_ring.c and trace_ring_count.c (a ring's slots), trace_snapshot.c.
  */
 #ifndef CALLTRACE_TRACE_WRITER_H
 #define CALLTRACE_TRACE_WRITER_H
