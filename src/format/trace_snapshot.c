@@ -3,7 +3,8 @@
  * file while the recording goes on (trace_writer.h): for a ring, the most
  * recent calls at the moment asked.
  *
- * Safe in a signal handler: no allocation, no lock, system calls only.  A
+ * Safe in a signal handler: no allocation, no lock, system calls only.  The
+ * copy is made under NAME.snapshot-N.trace.part and given its name whole.  A
  * ring slot is copied only if its generation (trace_format.h) was even and
  * stayed the same meanwhile; otherwise the copy holds an empty chunk there.
  * A window being written while it is copied (another thread's) is read
@@ -89,39 +90,73 @@ static int copy_slot(struct trace_session *s, int out, uint32_t i)
 	return pwrite(out, &c, sizeof(c), (off_t)off) == (ssize_t)sizeof(c) ? 0 : -1;
 }
 
-/* NAME.snapshot-N.trace for a trace NAME.trace (or NAME), created anew
- * (never through a link, never over a file); the descriptor, or -1. */
-static int create_copy(struct trace_session *s, char *out, size_t len)
+/* Into `out`: NAME.snapshot-N.trace for a trace NAME.trace (or NAME), and
+ * `suffix` after it; 0, or -1 when it does not fit. */
+static int snapshot_name(const struct trace_session *s, uint32_t n, const char *suffix, char *out,
+			 size_t len)
 {
-	size_t base = strlen(s->path);
+	size_t base = strlen(s->path), tail = strlen(suffix);
 	if (base > 6 && strcmp(s->path + base - 6, ".trace") == 0)
 		base -= 6;
+	char digits[12];
+	int d = 0;
+	do
+		digits[d++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0);
+	static const char mid[] = ".snapshot-", end[] = ".trace";
+	if (base + sizeof(mid) + (size_t)d + sizeof(end) + tail > len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	char *p = out;
+	memcpy(p, s->path, base);
+	p += base;
+	memcpy(p, mid, sizeof(mid) - 1);
+	p += sizeof(mid) - 1;
+	while (d > 0)
+		*p++ = digits[--d];
+	memcpy(p, end, sizeof(end) - 1);
+	p += sizeof(end) - 1;
+	memcpy(p, suffix, tail + 1);
+	return 0;
+}
+
+/* The copy is made as NAME.snapshot-N.trace.part (created anew, never
+ * through a link, never over a file), into `part`; the descriptor, or -1. */
+static int create_copy(struct trace_session *s, char *part, size_t len)
+{
 	for (int tries = 0; tries < 1000; tries++) {
 		uint32_t n = __atomic_add_fetch(&s->header->ring_snapshots, 1, __ATOMIC_RELAXED);
-		char digits[12];
-		int d = 0;
-		do
-			digits[d++] = (char)('0' + n % 10);
-		while ((n /= 10) > 0);
-		static const char mid[] = ".snapshot-", end[] = ".trace";
-		if (base + sizeof(mid) + (size_t)d + sizeof(end) > len) {
-			errno = ENAMETOOLONG;
+		if (snapshot_name(s, n, "", part, len) < 0)
 			return -1;
-		}
-		char *p = out;
-		memcpy(p, s->path, base);
-		p += base;
-		memcpy(p, mid, sizeof(mid) - 1);
-		p += sizeof(mid) - 1;
-		while (d > 0)
-			*p++ = digits[--d];
-		memcpy(p, end, sizeof(end));
-		int fd = open(out, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (access(part, F_OK) == 0)
+			continue; /* the name is taken */
+		if (snapshot_name(s, n, ".part", part, len) < 0)
+			return -1;
+		int fd = open(part, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}
 	errno = EEXIST;
 	return -1;
+}
+
+/* The whole copy `part` (NAME.snapshot-N.trace.part) takes its name (into
+ * `out`): a snapshot file is whole once it has it.  A name taken meanwhile
+ * is left alone; the copy then keeps the name it has. */
+static int publish_copy(const char *part, char *out, size_t len)
+{
+	size_t n = strlen(part) - 5; /* without ".part" */
+	if (n + 6 > len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(out, part, n);
+	out[n] = '\0';
+	if (link(part, out) == 0)
+		return unlink(part);
+	memcpy(out, part, n + 6);
+	return 0;
 }
 
 static int copy_trace(struct trace_session *s, int out)
@@ -162,14 +197,20 @@ int trace_session_snapshot(struct trace_session *s, char *out, size_t len)
 		errno = EBUSY;
 		return -1;
 	}
-	int fd = create_copy(s, out, len);
+	char part[4096 + 32];
+	int fd = create_copy(s, part, sizeof(part));
 	int rc = fd < 0 ? -1 : copy_trace(s, fd);
-	int saved = errno;
 	if (fd >= 0) {
-		if (rc < 0)
-			unlink(out);
 		close(fd);
+		if (rc == 0)
+			rc = publish_copy(part, out, len);
+		if (rc < 0) {
+			int saved = errno;
+			unlink(part);
+			errno = saved;
+		}
 	}
+	int saved = errno;
 	__atomic_store_n(&copy_busy, 0, __ATOMIC_RELEASE);
 	errno = saved;
 	return rc;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ring_snapshot.sh - record --ring: `calltrace ctl snapshot` while the
-# program runs copies the ring into NAME.snapshot-1.trace, a valid trace of
-# the most recent calls (the last ones all there, the older overwritten),
-# and the program and its recording go on (its calls after the snapshot are
-# in the ring, not in the copy).  The same with three threads calling all
+# program runs copies the ring into NAME.snapshot-1.trace (ctl prints the
+# name once the copy is whole), a valid trace of the most recent calls (the
+# last ones all there, the older overwritten), and the program and its
+# recording go on (its calls after the snapshot are in the ring, not in the
+# copy).  The same with three threads calling all
 # the while, the snapshot asked by a plain signal (kill -USR2): no problem in
 # the copy, the threads' calls there.  Without CALLTRACE_SIGNAL, ctl says so.
 # shellcheck source=tests/e2e/lib.sh
@@ -19,7 +20,10 @@ CALLTRACE_SIGNAL=SIGUSR2 "$CALLTRACE" record --ring 256K --no-libcall -o "$WORK/
 ct_pid=$!
 wait_for "the program called $((EARLY + LAST)) times" test -s "$WORK/ready"
 pid=$(cat "$WORK/ready")
-ct ctl -p "$pid" snapshot
+ct ctl -p "$pid" snapshot >"$WORK/ctl.out"
+# ctl prints the copy's name once it is whole (record's CALLTRACE_SESSION names the trace).
+[ "$(cat "$WORK/ctl.out")" = "$WORK/s.snapshot-1.trace" ] || fail "ctl printed '$(cat "$WORK/ctl.out")'"
+[ ! -e "$WORK/s.snapshot-1.trace.part" ] || fail "the snapshot's .part is left"
 said() {
 	! grep -q "^calltrace: no snapshot" "$WORK/s.err" || fail "$(grep 'no snapshot' "$WORK/s.err")"
 	grep -q "^calltrace: snapshot of the trace: $WORK/s.snapshot-1.trace$" "$WORK/s.err"
