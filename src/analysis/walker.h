@@ -93,16 +93,18 @@ struct walk_filters {
 };
 
 struct walk_stats {
-	uint64_t events;	 /* enter/exit events read */
-	uint64_t calls;		 /* calls recorded (before filters) */
-	uint64_t shown;		 /* calls handed to the consumer */
-	uint64_t unfinished;	 /* calls closed without an exit */
-	uint64_t cut;		 /* of those, closed where the record lost events
-				    (windows missing, a corrupt window) */
-	uint64_t left_open;	 /* of those, open when their thread's events ended */
-	uint64_t unmatched;	 /* exits with no matching enter */
-	uint64_t entered_before; /* calls whose enter a ring overwrote (counted in calls) */
+	uint64_t events;     /* enter/exit events read */
+	uint64_t calls;	     /* calls recorded (before filters) */
+	uint64_t shown;	     /* calls handed to the consumer */
+	uint64_t unfinished; /* calls closed without an exit */
+	uint64_t cut;	     /* of those, closed where the record lost events
+				(windows missing, a corrupt window) */
+	uint64_t left_open;  /* of those, open when their thread's events ended */
+	uint64_t unmatched;  /* exits with no matching enter */
 	uint64_t max_depth;
+
+	/* Of the calls, those whose enter a ring overwrote. */
+	uint64_t entered_before;
 };
 
 /* Walks every thread of the trace.  Returns 0. */

@@ -229,14 +229,16 @@ struct trace_substream {
 	uint64_t last_ns;
 	uint64_t *dict; /* this window's fid -> address */
 	uint32_t ndict, cap_dict;
-	uint32_t seq;	     /* the open window's sequence number */
-	int gap;	     /* windows before the open one are missing */
-	int damaged;	     /* the rest of the last window was skipped */
+	uint32_t seq;	 /* the open window's sequence number */
+	int gap;	 /* windows before the open one are missing */
+	int damaged;	 /* the rest of the last window was skipped */
+	uint32_t opened; /* windows begun (each resets dict) */
+	int quiet;	 /* corruption counted in `corrupt`, not reported */
+	uint32_t corrupt;
+
+	/* A ring's windows begin with the calls open then (EV_OPEN_CALLS). */
 	int fresh;	     /* the open window follows none read before it */
 	uint32_t open_calls; /* ENTERs still to come of an EV_OPEN_CALLS */
-	uint32_t opened;     /* windows begun (each resets dict) */
-	int quiet;	     /* corruption counted in `corrupt`, not reported */
-	uint32_t corrupt;
 };
 
 /* An open call, as the cursor of a merged thread keeps it. */

@@ -9,8 +9,8 @@
  * (InternedData.event_names and source_locations) the first time a
  * sequence uses them, so an event is about 20 bytes.  Recorded argument
  * and return values and the unfinished and entered_before (a ring's)
- * marks are debug annotations; a call of another kind than the program's own has its kind as
- * category
+ * marks are debug annotations; a call of another kind than the program's
+ * own has its kind as category
  * ("library", "syscall", "sched": off-CPU intervals are slices).  A time
  * window (from, to) keeps the calls that overlap it: a call that began
  * before the window is written when it turns out to reach into it.
