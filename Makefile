@@ -44,7 +44,8 @@ PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtim
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
 			src/patch/special_functions.c src/patch/name_match.c,$(wildcard src/patch/*.c))
 RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
-		src/format/trace_writer.c src/format/trace_file.c src/format/trace_clock.c \
+		src/format/trace_writer.c src/format/trace_session.c src/format/trace_records_write.c \
+		src/format/trace_ring.c src/format/trace_ring_count.c src/format/trace_snapshot.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c src/format/own_work.c \
 		src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/special_functions.c \
 		src/patch/name_match.c src/views/view_util.c src/format/printable.c \

@@ -408,6 +408,11 @@ if [ -f bench/args_bench.sh ]; then
 	bash bench/args_bench.sh
 fi
 
+# The flight recorder (record --ring) beside a normal recording and uftrace.
+if [ -f bench/ring_bench.sh ]; then
+	bash bench/ring_bench.sh
+fi
+
 if [ -f bench/libcall_bench.sh ]; then
 	bash bench/libcall_bench.sh
 fi

@@ -52,7 +52,8 @@ done
 # The sanitized tools read the same traces: any memory error fails the test.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
-for script in tests/e2e/core_*.sh tests/e2e/views_*.sh tests/e2e/dynamic_*.sh tests/e2e/check_build.sh; do
+for script in tests/e2e/core_*.sh tests/e2e/views_*.sh tests/e2e/dynamic_*.sh tests/e2e/ring_*.sh \
+	tests/e2e/check_build.sh; do
 	[ -f "$script" ] || continue
 	# The browser does not run the tools; the storm repeats dynamic_attach.
 	case "$script" in *browser* | *attach_storm*) continue ;; esac

@@ -33,7 +33,7 @@ struct frame {
 	uint32_t args_len, ret_len;
 	uint32_t depth; /* eligible ancestors below it */
 	int32_t parent; /* index of the nearest eligible ancestor, -1 */
-	uint8_t eligible, emitted, in_scope;
+	uint8_t eligible, emitted, in_scope, before;
 };
 
 struct thread_walk {
@@ -227,6 +227,7 @@ static void fill_event(struct thread_walk *w, const struct frame *f, struct walk
 	e->start_ns = f->start_ns;
 	e->end_ns = e->duration_ns = e->child_ns = 0;
 	e->unfinished = 0;
+	e->entered_before = f->before;
 	e->args = f->args;
 	e->args_len = f->args_len;
 	e->ret = NULL;
@@ -272,6 +273,8 @@ static void push_frame(struct thread_walk *w, const struct trace_event *ev)
 	f->seq = ++w->seq;
 	f->child_ns = 0;
 	f->emitted = 0;
+	f->before = (uint8_t)ev->before;
+	w->stats->entered_before += f->before;
 	f->args = ev->values;
 	f->args_len = ev->values_len;
 	f->ret = NULL;

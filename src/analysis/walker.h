@@ -40,6 +40,8 @@ struct walk_event {
 	uint64_t duration_ns; /* EXIT only */
 	uint64_t child_ns;    /* EXIT only: total duration of shown direct children */
 	int unfinished;	      /* EXIT only: no exit was recorded */
+	int entered_before;   /* its enter is not in the trace: a ring reused the
+				 window (start_ns is the kept events' start) */
 	/* Tagged values (format/trace_format.h; views/call_values.h writes
 	 * them), NULL when none were recorded: the arguments (ENTER and EXIT)
 	 * and the return value (EXIT only). */
@@ -100,6 +102,9 @@ struct walk_stats {
 	uint64_t left_open;  /* of those, open when their thread's events ended */
 	uint64_t unmatched;  /* exits with no matching enter */
 	uint64_t max_depth;
+
+	/* Of the calls, those whose enter a ring overwrote. */
+	uint64_t entered_before;
 };
 
 /* Walks every thread of the trace.  Returns 0. */

@@ -29,6 +29,7 @@
 #define OPT_SCHED 0x1104
 #define OPT_NO_LIBCALL 0x1105
 #define OPT_NEST_LIBCALL 0x1106
+#define OPT_RING 0x1107
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -39,6 +40,7 @@ struct attach_options {
 	const char *module, *only, *hide; /* as given, for the in-process engine */
 	const char *args_filter;	  /* --args=REGEX as given */
 	int syscalls, sched;		  /* --syscalls, --sched */
+	uint64_t ring;			  /* --ring SIZE; 0: the trace grows */
 };
 
 static void attach_usage(FILE *out)
@@ -82,6 +84,9 @@ static void attach_usage(FILE *out)
 		"                         out (in-process engine: marked by two unknown\n"
 		"                         system calls, see record --help)\n"
 		"      --sched            also record when each thread was off the CPU\n"
+		"      --ring SIZE        flight recorder: the trace never grows past SIZE\n"
+		"                         (e.g. 64M), keeping each thread's most recent\n"
+		"                         calls (see record --help; not with --syscalls)\n"
 		"      --no-libcall       do not record the calls into shared libraries\n"
 		"                         (recorded by default, at the GOT slot they go through)\n"
 		"      --nest-libcall LIB[,LIB]  also record the calls these libraries make\n"
@@ -161,6 +166,12 @@ static int parse_option(struct attach_options *o, int opt)
 	case OPT_SCHED:
 		o->sched = 1;
 		return 0;
+	case OPT_RING:
+		if (trace_ring_parse_size(optarg, &o->ring) < 0) {
+			cli_error("bad --ring '%s' (a size from 64K, e.g. 16M)", optarg);
+			return -1;
+		}
+		return 0;
 	/* Library calls: the in-process attach hands these on to the runtime
 	 * (inprocess_attach.c) as the tool's environment has them. */
 	case OPT_NO_LIBCALL:
@@ -197,6 +208,7 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	    {"sched", no_argument, 0, OPT_SCHED},
 	    {"no-libcall", no_argument, 0, OPT_NO_LIBCALL},
 	    {"nest-libcall", required_argument, 0, OPT_NEST_LIBCALL},
+	    {"ring", required_argument, 0, OPT_RING},
 	    CLI_DYNAMIC_LONGOPTS,
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
@@ -221,6 +233,11 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	}
 	if (o->engine.dyn.pid == 0) {
 		cli_error("attach: which process? give -p PID (see 'calltrace attach --help')");
+		return -1;
+	}
+	if (o->ring && (o->syscalls || o->sched)) {
+		cli_error("attach: --ring keeps the program's calls only: not with --syscalls or "
+			  "--sched");
 		return -1;
 	}
 	return 0;
@@ -386,6 +403,11 @@ static int attach_work(void *arg)
 	record_kernel_clock(o->syscalls, o->sched, o->engine.dyn.verbose);
 	if (trace_session_create(&s, o->output, command, command_len, 0) < 0) {
 		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
+		return 2;
+	}
+	if (o->ring && trace_session_make_ring(&s, o->ring) < 0) {
+		cli_error("cannot make %s a ring: %s", s.path, strerror(errno));
+		trace_session_close(&s);
 		return 2;
 	}
 	cli_say_placement(&s, o->output);

@@ -1,6 +1,7 @@
 /*
  * cmd_ctl.c - `calltrace ctl`: switch recording on or off in a running
- * program started with CALLTRACE_SIGNAL.
+ * program started with CALLTRACE_SIGNAL, or have it copy its trace as it
+ * is (a snapshot of a ring).
  *
  * The signal is learnt from the program's environment (/proc/PID/environ)
  * and queued to it with a value saying start, stop or toggle
@@ -15,21 +16,31 @@
 #include "../utils/control_signal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define TAKE_WAIT_MS 10000 /* how long a program may leave the signal pending */
+#define TAKE_WAIT_MS 10000     /* how long a program may leave the signal pending */
+#define SNAPSHOT_WAIT_MS 60000 /* how long a snapshot may take to be written */
 
 static void ctl_usage(FILE *out)
 {
-	fprintf(out, "usage: calltrace ctl -p PID start|stop|toggle\n\n"
+	fprintf(out, "usage: calltrace ctl -p PID start|stop|toggle|snapshot\n\n"
 		     "Switches recording on (start) or off (stop), or over (toggle), in a\n"
 		     "running program whose environment had CALLTRACE_SIGNAL (e.g.\n"
 		     "CALLTRACE_SIGNAL=SIGUSR2; with CALLTRACE_START=off it records nothing\n"
 		     "until started).  Only that process is switched, not its children.\n"
+		     "snapshot copies the trace as it is now into NAME.snapshot-N.trace next\n"
+		     "to it, and the recording goes on: with record --ring, the program's\n"
+		     "most recent calls (a plain CALLTRACE_SIGNAL does the same for a ring).\n"
+		     "The program says the copy's name on its stderr; ctl prints it when the\n"
+		     "program was started by calltrace record, once the copy is whole.\n"
 		     "It returns once the program has taken the request.\n\n"
 		     "options:\n"
 		     "  -p, --pid PID          the process\n"
@@ -64,6 +75,66 @@ static const char *signal_setting(const char *env, size_t len)
 		if (strncmp(env + at, key, sizeof(key) - 1) == 0)
 			return env + at + sizeof(key) - 1;
 	return NULL;
+}
+
+/* The trace the process records into, from CALLTRACE_SESSION
+ * (IMAGE:PID:PATH, which record sets), or NULL. */
+static const char *session_trace(const char *env, size_t len)
+{
+	static const char key[] = "CALLTRACE_SESSION=";
+	for (size_t at = 0; at < len; at += strlen(env + at) + 1) {
+		if (strncmp(env + at, key, sizeof(key) - 1) != 0)
+			continue;
+		const char *p = strchr(env + at + sizeof(key) - 1, ':');
+		p = p ? strchr(p + 1, ':') : NULL;
+		return p && p[1] == '/' ? p + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The header's count of snapshots taken of `trace` (0 when unreadable). */
+static uint32_t snapshots_taken(const char *trace)
+{
+	uint32_t n = 0;
+	int fd = open(trace, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &n, sizeof(n), offsetof(struct trace_file_header, ring_snapshots)) !=
+	    (ssize_t)sizeof(n))
+		n = 0;
+	close(fd);
+	return n;
+}
+
+/* NAME.snapshot-N.trace for the trace NAME.trace (trace_snapshot.c). */
+static void snapshot_name(const char *trace, uint32_t n, char *out, size_t len)
+{
+	size_t base = strlen(trace);
+	if (base > 6 && strcmp(trace + base - 6, ".trace") == 0)
+		base -= 6;
+	snprintf(out, len, "%.*s.snapshot-%u.trace", (int)base, trace, n);
+}
+
+/* Waits for the snapshot asked after `before` were taken, and prints its
+ * name; 0, or 1 after saying why not. */
+static int await_snapshot(int pid, const char *trace, uint32_t before)
+{
+	struct timespec ms = {0, 1000000};
+	char name[PATH_MAX + 32];
+	for (int waited = 0; waited < SNAPSHOT_WAIT_MS; waited++) {
+		uint32_t taken = snapshots_taken(trace);
+		for (uint32_t n = before + 1; n <= taken && n <= before + 64; n++) {
+			snapshot_name(trace, n, name, sizeof(name));
+			if (access(name, F_OK) == 0) {
+				printf("%s\n", name);
+				return 0;
+			}
+		}
+		nanosleep(&ms, NULL);
+	}
+	cli_error("ctl: process %d wrote no snapshot of %s within %d s (its stderr says why)", pid,
+		  trace, SNAPSHOT_WAIT_MS / 1000);
+	return 1;
 }
 
 struct process_state {
@@ -134,13 +205,16 @@ static int parse_request(const char *word, int *request)
 	static const struct {
 		const char *name;
 		int request;
-	} words[] = {{"start", CONTROL_START}, {"stop", CONTROL_STOP}, {"toggle", CONTROL_TOGGLE}};
+	} words[] = {{"start", CONTROL_START},
+		     {"stop", CONTROL_STOP},
+		     {"toggle", CONTROL_TOGGLE},
+		     {"snapshot", CONTROL_SNAPSHOT}};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcmp(word, words[i].name) == 0) {
 			*request = words[i].request;
 			return 0;
 		}
-	cli_error("ctl: unknown request '%s' (start, stop or toggle)", word);
+	cli_error("ctl: unknown request '%s' (start, stop, toggle or snapshot)", word);
 	return -1;
 }
 
@@ -178,6 +252,8 @@ static int send_request(int pid, int request)
 		return 1;
 	}
 	union sigval value = {.sival_int = request};
+	const char *trace = request == CONTROL_SNAPSHOT ? session_trace(env, (size_t)len) : NULL;
+	uint32_t before = trace ? snapshots_taken(trace) : 0;
 	if (wait_taken(pid, sig) < 0) {
 		cli_error("ctl: process %d has left an earlier SIG%s pending for %d s (stopped?); "
 			  "nothing sent",
@@ -188,11 +264,13 @@ static int send_request(int pid, int request)
 		cli_error("ctl: cannot signal process %d: %s", pid, strerror(errno));
 		return 1;
 	}
-	if (wait_taken(pid, sig) < 0)
+	if (wait_taken(pid, sig) < 0) {
 		cli_error("ctl: warning: process %d has not taken the request within %d s "
 			  "(stopped?); it will when it runs",
 			  pid, TAKE_WAIT_MS / 1000);
-	return 0;
+		return 0;
+	}
+	return trace ? await_snapshot(pid, trace, before) : 0;
 }
 
 int cmd_ctl(int argc, char **argv)
@@ -214,8 +292,9 @@ int cmd_ctl(int argc, char **argv)
 		}
 	}
 	if (!pid || optind != argc - 1) {
-		cli_error("ctl: want -p PID and one of start, stop, toggle (see 'calltrace ctl "
-			  "--help')");
+		cli_error(
+		    "ctl: want -p PID and one of start, stop, toggle, snapshot (see 'calltrace ctl "
+		    "--help')");
 		return 2;
 	}
 	if (parse_request(argv[optind], &request) < 0)

@@ -21,7 +21,9 @@ static void info_usage(FILE *out)
 		     "time off the CPU, in total and per thread), the CPU time, largest\n"
 		     "resident set and context switches of the program (with the children it\n"
 		     "waited for) when `calltrace record` started it, each module's build-id,\n"
-		     "and anything lost or damaged.\n\n"
+		     "and anything lost or damaged.  For a ring (record --ring): its size,\n"
+		     "the windows and calls it overwrote, and the span of time each thread's\n"
+		     "kept calls cover.\n\n"
 		     "options:\n"
 		     "  -h, --help             this help\n");
 }
@@ -67,6 +69,8 @@ static void print_header(const struct trace_reader *r, const struct walk_stats *
 /* Calls of other kinds than the program's own, of a thread or in all. */
 struct kind_counts {
 	uint64_t library, syscall, offcpu, offcpu_ns;
+	uint64_t first_ns, last_ns; /* the span of its calls kept (first_ns
+				       UINT64_MAX: none) */
 };
 
 struct info_walk {
@@ -137,6 +141,33 @@ static void print_module(const struct trace_module *mod)
 	printf("%s\n", mod->unload_ns != UINT64_MAX ? " (unloaded)" : "");
 }
 
+/* A ring's thread: the time span its kept calls cover. */
+static void print_kept(const struct kind_counts *k)
+{
+	char from[32], to[32], span[32];
+	if (k->first_ns > k->last_ns) {
+		printf(", no calls kept");
+		return;
+	}
+	printf(", kept %s (from %s to %s)",
+	       cli_format_duration(k->last_ns - k->first_ns, span, sizeof(span)),
+	       cli_format_duration(k->first_ns, from, sizeof(from)),
+	       cli_format_duration(k->last_ns, to, sizeof(to)));
+}
+
+/* A ring (record --ring): its size and what it overwrote. */
+static void print_ring(const struct trace_reader *r, const struct walk_stats *st)
+{
+	const struct trace_file_header *h = &r->header;
+	if (!h->ring_slots)
+		return;
+	printf("ring:       %" PRIu64 " KiB in %u windows of %u KiB; %" PRIu64 " windows (%" PRIu64
+	       " calls) overwritten; %" PRIu64 " calls kept were entered before the kept events\n",
+	       (uint64_t)h->ring_slots * h->ring_slot_size >> 10, h->ring_slots,
+	       h->ring_slot_size >> 10, h->ring_overwritten_windows, h->ring_overwritten_calls,
+	       st->entered_before);
+}
+
 static void print_image(const struct trace_reader *r, const struct trace_image *im,
 			const struct info_walk *w)
 {
@@ -158,6 +189,8 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 		       t->nwindows == 1 ? "" : "s");
 		if (w->per_thread && any_kind(&w->per_thread[i]))
 			print_kinds(&w->per_thread[i], ", ");
+		if (w->per_thread && r->header.ring_slots)
+			print_kept(&w->per_thread[i]);
 		putchar('\n');
 	}
 	if (im->has_usage)
@@ -181,12 +214,17 @@ static void note_exit(void *ctx, const struct walk_event *e)
 	struct info_walk *w = ctx;
 	if (e->end_ns > w->last_ns)
 		w->last_ns = e->end_ns;
+	size_t i = e->thread->thread->index;
+	struct kind_counts *k = w->per_thread && i < w->reader->nthreads ? &w->per_thread[i] : NULL;
+	if (k && e->start_ns < k->first_ns)
+		k->first_ns = e->start_ns;
+	if (k && e->end_ns > k->last_ns)
+		k->last_ns = e->end_ns;
 	if (e->sym->kind == CALL_FUNCTION)
 		return;
 	count_kind(&w->all, e);
-	size_t i = e->thread->thread->index;
-	if (w->per_thread && i < w->reader->nthreads)
-		count_kind(&w->per_thread[i], e);
+	if (k)
+		count_kind(k, e);
 }
 
 int cmd_info(int argc, char **argv)
@@ -207,9 +245,12 @@ int cmd_info(int argc, char **argv)
 	struct walk_stats st;
 	struct info_walk w = {.reader = r,
 			      .per_thread = calloc(r->nthreads + 1, sizeof(*w.per_thread))};
+	for (size_t i = 0; w.per_thread && i < r->nthreads; i++)
+		w.per_thread[i].first_ns = UINT64_MAX;
 	struct walk_consumer c = {.ctx = &w, .exit = note_exit};
 	walker_run(t.reader, t.symbols, NULL, &c, &st);
 	print_header(r, &st, w.last_ns);
+	print_ring(r, &st);
 	if (any_kind(&w.all)) {
 		print_kinds(&w.all, "of them:    ");
 		putchar('\n');

@@ -163,6 +163,12 @@ int record_option(struct record_options *o, int opt, const char *arg)
 		o->engine.dyn.max_depth = depth;
 		return 0;
 	}
+	case RECORD_OPT_RING:
+		if (trace_ring_parse_size(arg, &o->ring) < 0) {
+			cli_error("bad --ring '%s' (a size from 64K, e.g. 16M)", arg);
+			return -1;
+		}
+		return 0;
 	case RECORD_OPT_BUFFER:
 		if (parse_size(arg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
 		    o->buffer_size > TRACE_MAX_WINDOW) {
@@ -511,6 +517,10 @@ int record_run(struct record_options *o, char **argv, int first)
 			  "(set CALLTRACE_RUNTIME)");
 		return 127;
 	}
+	if (o->ring && (o->syscalls || o->sched)) {
+		cli_error("--ring keeps the program's calls only: not with --syscalls or --sched");
+		return 2;
+	}
 	record_kernel_clock(o->syscalls, o->sched, o->engine.dyn.verbose);
 	size_t command_len;
 	char *command = join_command(argv + first, &command_len);
@@ -521,6 +531,11 @@ int record_run(struct record_options *o, char **argv, int first)
 	free(command);
 	if (rc < 0) {
 		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
+		return 2;
+	}
+	if (o->ring && trace_session_make_ring(&s, o->ring) < 0) {
+		cli_error("cannot make %s a ring: %s", s.path, strerror(errno));
+		trace_session_close(&s);
 		return 2;
 	}
 	cli_say_placement(&s, o->output);

@@ -31,7 +31,8 @@ static const struct command commands[] = {
     {"speedscope", cmd_speedscope, "speedscope evented profile"},
     {"crash", cmd_crash, "what the program was doing when a fatal signal hit it"},
     {"check", cmd_check, "whether a build records every call, with names and lines"},
-    {"ctl", cmd_ctl, "switch recording on or off in a program run with CALLTRACE_SIGNAL"},
+    {"ctl", cmd_ctl,
+     "switch recording on or off, or take a snapshot, in a program run with CALLTRACE_SIGNAL"},
 };
 
 static void usage(FILE *out)

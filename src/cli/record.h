@@ -27,6 +27,7 @@ struct record_options {
 	const char *nest_libcall; /* --nest-libcall=LIB[,LIB] */
 	struct cli_dynamic engine;
 	int syscalls, sched; /* --syscalls, --sched: the kernel's view (src/kernel/) */
+	uint64_t ring;	     /* --ring SIZE: the trace a ring of that size; 0: not */
 };
 
 enum {
@@ -42,7 +43,8 @@ enum {
 	RECORD_OPT_NEST_LIBCALL,
 	RECORD_OPT_SYSCALLS,
 	RECORD_OPT_SCHED,
-	RECORD_OPT_NO_OWN_LIBRARIES
+	RECORD_OPT_NO_OWN_LIBRARIES,
+	RECORD_OPT_RING
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -60,7 +62,7 @@ enum {
 	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
 	    {"sched", no_argument, 0, RECORD_OPT_SCHED},                                           \
 	    {"no-own-libraries", no_argument, 0, RECORD_OPT_NO_OWN_LIBRARIES},                     \
-	    CLI_DYNAMIC_LONGOPTS,                                                                  \
+	    {"ring", required_argument, 0, RECORD_OPT_RING}, CLI_DYNAMIC_LONGOPTS,                 \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -70,6 +72,10 @@ enum {
 	"                         patched, only the hooks record)\n"                               \
 	"      --dynamic          the same as --engine ptrace\n"                                   \
 	"      --buffer-size N    bytes per thread window, e.g. 1M (default 1M)\n"                 \
+	"      --ring SIZE        flight recorder: the trace never grows past SIZE\n"              \
+	"                         (e.g. 64M; plus its headers and records), keeping\n"             \
+	"                         each thread's most recent calls; the oldest windows\n"           \
+	"                         are reused (see calltrace ctl snapshot)\n"                       \
 	"  -D, --max-depth N      record calls at most N deep\n"                                   \
 	"      --start-off        load with recording off until calltrace_start()\n"               \
 	"      --args[=REGEX]     record arguments and return values (types from\n"                \

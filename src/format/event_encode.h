@@ -80,6 +80,14 @@ static inline uint8_t *encode_mark(uint8_t *p, uint64_t delta, const char *text,
 	return p;
 }
 
+/* EV_OPEN_CALLS: the next `n` enters are the calls open at the window's
+ * start. */
+static inline uint8_t *encode_open_calls(uint8_t *p, uint32_t n)
+{
+	*p++ = (uint8_t)(EV_OPEN_CALLS << 2);
+	return encode_varint(p, n);
+}
+
 /* EV_ARGS or EV_RETVAL: `len` bytes of tagged values. */
 static inline uint8_t *encode_values(uint8_t *p, unsigned kind, const uint8_t *values, uint32_t len)
 {

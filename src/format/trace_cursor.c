@@ -76,6 +76,8 @@ static int open_window(struct trace_substream *s)
 	const struct trace_window_ref *w = &s->windows[s->window++];
 	uint64_t off = w->offset;
 	s->gap = gap_before(s, w);
+	s->fresh = s->window == 1 || s->gap;
+	s->open_calls = 0;
 	s->seq = w->seq;
 	struct trace_chunk h;
 	memcpy(&h, r->data + off, sizeof(h));
@@ -244,6 +246,12 @@ static int extended_event(struct trace_substream *s, struct trace_event *ev, uns
 			return -1;
 		s->p += len;
 		return 0;
+	case EV_OPEN_CALLS: /* the enters that follow: known already, unless
+			       this window is the first read */
+		if (!read_varint(s, &len) || len > (uint64_t)(s->end - s->p))
+			return -1;
+		s->open_calls = (uint32_t)len;
+		return 0;
 	case EV_MARK:
 		if (!read_varint(s, &delta) || !read_varint(s, &len) ||
 		    len > (uint64_t)(s->end - s->p))
@@ -294,6 +302,13 @@ static inline __attribute__((always_inline)) int substream_next(struct trace_sub
 		if (b & 1) {
 			if (!enter_event(s, ev, b) || !attached_values(s, ev, EV_ARGS))
 				goto corrupt;
+			ev->before = 0;
+			if (__builtin_expect(s->open_calls != 0, 0)) {
+				s->open_calls--;
+				if (!s->fresh)
+					continue;
+				ev->before = 1;
+			}
 		} else if ((b & 3) == 2) {
 			if (!exit_event(s, ev, b) || !attached_values(s, ev, EV_RETVAL))
 				goto corrupt;

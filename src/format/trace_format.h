@@ -57,13 +57,66 @@ struct trace_file_header {
 	uint32_t command_len; /* bytes used in command[] */
 	uint32_t machine;     /* ELF e_machine of the recorded programs (system
 				 call numbers depend on it); 0: x86-64 */
-	char reserved[60];
+	/* A ring (record --ring; see below): 0 slots when the file is not one. */
+	uint32_t ring_slots;		   /* event windows of the ring */
+	uint32_t ring_slot_size;	   /* bytes of each, its chunk header included */
+	uint32_t ring_snapshots;	   /* atomic: snapshots taken so far (their names) */
+	uint64_t ring_table;		   /* file offset of struct trace_ring_table */
+	uint64_t ring_overwritten_windows; /* atomic: windows reused, their events gone */
+	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
+	char reserved[24];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */
 	uint32_t lost_windows;				   /* atomic */
 	char pad[64 - 16];
 	char command[2048]; /* the command line, arguments NUL-separated */
+};
+_Static_assert(__builtin_offsetof(struct trace_file_header, next_offset) == 128,
+	       "the header's layout");
+
+/*
+ * A ring (`record --ring SIZE`): the file never grows past SIZE of event
+ * windows (plus the header page, the slot table and metadata records).
+ * Right after the header page, a CHUNK_SKIP chunk holds struct
+ * trace_ring_table (header.ring_table is its offset); after it, page
+ * aligned, ring_slots chunks of ring_slot_size bytes each, every one an
+ * event window (CHUNK_EVENTS) or nothing yet (CHUNK_SKIP).  A thread
+ * writes into a slot of its own (RING_WORKING); a full window is copied
+ * into a slot, a free one while there are any, else the oldest slot of the
+ * thread that holds the most (its own, for the busiest thread): so every
+ * thread keeps its most recent windows, and a thread that calls rarely
+ * keeps its own.  The events of a reused slot are counted in the header
+ * (ring_overwritten_*).  A thread's windows are then a run of its most
+ * recent sequence numbers; each one begins with EV_OPEN_CALLS, the calls
+ * open when it began, so that a reader whose first window is a later one
+ * knows what the exits in it end.
+ */
+enum trace_ring_state {
+	RING_FREE = 0,	  /* never used */
+	RING_WORKING = 1, /* a thread's window, being written */
+	RING_KEPT = 2,	  /* a whole window (the oldest is reused first) */
+	RING_BUSY = 3,	  /* being replaced */
+};
+
+struct trace_ring_slot {
+	uint32_t state;	     /* enum trace_ring_state (atomic) */
+	uint32_t gen;	     /* odd while the slot's bytes are replaced (a snapshot
+				copies a slot whose gen stayed even and unchanged) */
+	uint32_t image, tid; /* who wrote it */
+	uint64_t stamp;	     /* when it was filled: table.next_stamp */
+	uint64_t calls;	     /* calls entered in its window */
+	uint32_t pid;	     /* of the process that wrote it */
+	uint32_t reserved;
+};
+
+struct trace_ring_table {
+	uint32_t next_free;  /* atomic: slots handed out fresh so far */
+	uint32_t slots;	     /* = header.ring_slots */
+	uint64_t next_stamp; /* atomic */
+	uint64_t first_slot; /* file offset of slot 0 */
+	uint64_t reserved;
+	struct trace_ring_slot slot[];
 };
 
 /* Chunk kinds. */
@@ -172,16 +225,19 @@ enum trace_crash_flag {
 
 /* Extended events (byte0 = kind << 2). */
 enum trace_event_kind {
-	EV_DEFINE = 1,	/* varint address: next fid of this chunk */
-	EV_PAUSE = 2,	/* varint delta: recording stopped, open calls end */
-	EV_MARK = 3,	/* varint delta, varint length, bytes: a user mark */
-	EV_EXIT_AT = 4, /* varint fid, varint delta: the exit of that function */
-	EV_UNWIND = 5,	/* varint delta, varint n: a longjmp left all but the
-			   n outermost open calls; they end here, unfinished */
-	EV_ARGS = 6,	/* varint len, len bytes: the argument values of the
-			   call whose ENTER comes right before (see below) */
-	EV_RETVAL = 7,	/* varint len, len bytes: one value, the return value
-			   of the call whose EXIT comes right before */
+	EV_DEFINE = 1,	   /* varint address: next fid of this chunk */
+	EV_PAUSE = 2,	   /* varint delta: recording stopped, open calls end */
+	EV_MARK = 3,	   /* varint delta, varint length, bytes: a user mark */
+	EV_EXIT_AT = 4,	   /* varint fid, varint delta: the exit of that function */
+	EV_UNWIND = 5,	   /* varint delta, varint n: a longjmp left all but the
+			      n outermost open calls; they end here, unfinished */
+	EV_ARGS = 6,	   /* varint len, len bytes: the argument values of the
+			      call whose ENTER comes right before (see below) */
+	EV_RETVAL = 7,	   /* varint len, len bytes: one value, the return value
+			      of the call whose EXIT comes right before */
+	EV_OPEN_CALLS = 8, /* varint n: the next n ENTERs (delta 0) are the
+			      calls open when the window began, outermost
+			      first (ring windows only; see above) */
 };
 
 /* The values in EV_ARGS (one per parameter, in the order DWARF lists the
@@ -237,9 +293,9 @@ enum trace_call_kind {
 #define TRACE_KIND_BITS 0x7ull
 #define TRACE_WHERE_MASK ((1ull << TRACE_KIND_SHIFT) - 1)
 #define TRACE_CALL_ADDRESS(kind, where)                                                            \
-	((uint64_t)(kind) << TRACE_KIND_SHIFT | ((uint64_t)(where) & TRACE_WHERE_MASK))
+	((uint64_t)(kind) << TRACE_KIND_SHIFT | ((uint64_t)(where)&TRACE_WHERE_MASK))
 #define TRACE_CALL_KIND(address) ((unsigned)((address) >> TRACE_KIND_SHIFT & TRACE_KIND_BITS))
-#define TRACE_CALL_WHERE(address) ((address) & TRACE_WHERE_MASK)
+#define TRACE_CALL_WHERE(address) ((address)&TRACE_WHERE_MASK)
 
 enum trace_offcpu_reason {
 	OFFCPU_PREEMPTED = 0, /* runnable, but another task had the CPU */

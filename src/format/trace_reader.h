@@ -208,6 +208,9 @@ struct trace_event {
 	int lost;      /* PAUSE, UNWIND: events are missing here (windows or
 			  kernel chunks missing, a corrupt one): the open
 			  calls' ends were not recorded */
+	int before;    /* ENTER: the call was entered before the thread's kept
+			  events (a ring reused the window of its enter): its
+			  time is the kept window's start */
 };
 
 /* One source of a thread's events: its windows, or its kernel chunks. */
@@ -232,6 +235,10 @@ struct trace_substream {
 	uint32_t opened; /* windows begun (each resets dict) */
 	int quiet;	 /* corruption counted in `corrupt`, not reported */
 	uint32_t corrupt;
+
+	/* A ring's windows begin with the calls open then (EV_OPEN_CALLS). */
+	int fresh;	     /* the open window follows none read before it */
+	uint32_t open_calls; /* ENTERs still to come of an EV_OPEN_CALLS */
 };
 
 /* An open call, as the cursor of a merged thread keeps it. */

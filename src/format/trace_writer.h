@@ -7,6 +7,14 @@
  * claimed space.  Events go through a trace_stream: one per traced thread,
  * writing into a MAP_SHARED window of the file, so what is written is in the
  * page cache at once and survives the writer's crash or kill -9.
+ *
+ * A session made a ring (trace_session_make_ring: record --ring) keeps its
+ * windows in a fixed set of slots, reused oldest first (trace_ring.c), so
+ * that the file keeps its size; the streams' API is the same.
+ *
+ * The code: trace_session.c (the file, its header, claims of space),
+ * trace_records_write.c (metadata records), trace_writer.c (streams),
+ * trace_ring.c and trace_ring_count.c (a ring's slots), trace_snapshot.c.
  */
 #ifndef CALLTRACE_TRACE_WRITER_H
 #define CALLTRACE_TRACE_WRITER_H
@@ -32,6 +40,8 @@ struct trace_session {
 	int claim_errno; /* why, when broken */
 	/* How trace_session_create went. */
 	struct trace_file_outcome created;
+	struct trace_ring_table *ring; /* MAP_SHARED; NULL when the file is no ring */
+	size_t ring_map_len;
 };
 
 /* Creates a new trace file named `path` and writes the header (see
@@ -55,6 +65,22 @@ const char *trace_session_refusal(const struct trace_session *s, int err);
  * under another name); "" when it did. */
 void trace_session_placement(const struct trace_session *s, const char *asked, char *out,
 			     size_t len);
+/* Makes the session just created a ring of `size` bytes of event windows
+ * (trace_format.h, "A ring"), before anything else is written to it.  0,
+ * or -1 with errno (EINVAL: `size` is below TRACE_RING_MIN). */
+int trace_session_make_ring(struct trace_session *s, uint64_t size);
+#define TRACE_RING_MIN (64u << 10)
+#define TRACE_RING_MAX (1ull << 40)
+/* A ring's size as a user writes it: 1048576, 512K, 64M, 2G (KiB, MiB...
+ * spelt either way); 0, or -1 when it is no size or out of bounds. */
+int trace_ring_parse_size(const char *text, uint64_t *size);
+/* Copies the session's trace as it is now into a new file named after it
+ * (NAME.snapshot-N.trace next to NAME.trace, never over a file), the
+ * recording going on: windows being replaced meanwhile are left out.  The
+ * new file's name into `out`.  0, or -1 with errno.  Safe in a signal
+ * handler (no allocation, no lock); one snapshot at a time a process. */
+int trace_session_snapshot(struct trace_session *s, char *out, size_t len);
+
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
 int trace_session_open(struct trace_session *s, const char *path);
 /* The same with the file open already as `fd` (taken, closed on failure):
@@ -140,7 +166,9 @@ struct trace_stream {
 	uint32_t next_fid;
 	uint32_t seq;
 	uint32_t tid;
-	uint32_t lost; /* windows that could not be opened */
+	uint32_t lost;	       /* windows that could not be opened */
+	uint32_t window_calls; /* calls entered in the open window */
+	uint32_t slot;	       /* a ring's: the open window's slot + 1, or 0 */
 	struct trace_session *session;
 	/* Called when an address gets its first id in a window (optional):
 	 * the runtime checks there that the address's module is recorded. */
@@ -214,6 +242,7 @@ static inline void trace_stream_put_enter_fid(struct trace_stream *st, uint8_t *
 					      uint32_t fid, uint64_t tick, uint64_t sp)
 {
 	uint32_t depth = st->depth++;
+	st->window_calls++;
 	if (__builtin_expect(depth < st->open_cap, 1))
 		st->open_calls[depth] = (struct trace_open_call){address, sp};
 	st->pos = encode_enter(p, fid, trace_stream_delta(st, tick));

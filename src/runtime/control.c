@@ -8,18 +8,33 @@
  * `calltrace ctl -p PID start|stop|toggle` sends it, queued with a value
  * that says which (control_signal.h): start and stop then leave recording
  * on or off whatever it was, so nobody needs to know the program's state.
+ * `ctl snapshot` copies the trace as it is into NAME.snapshot-N.trace and
+ * the recording goes on; for a ring (record --ring), a plain signal does
+ * that instead of switching recording.
  */
 #include "runtime.h"
 #include "calltrace.h"
 #include "../utils/control_signal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int control_signal;
+
+/* A copy of the trace as it is now, the recording going on (a ring's
+ * most recent calls): said on stderr. */
+static void take_snapshot(void)
+{
+	char name[PATH_MAX];
+	if (trace_session_snapshot(&runtime_session, name, sizeof(name)) == 0)
+		runtime_say("snapshot of the trace: %s", name);
+	else
+		runtime_say("no snapshot of the trace: %s", strerror(errno));
+}
 
 /* A request queued by `calltrace ctl` says what it wants; anything else
  * (kill, a queued signal of someone else's) switches recording over. */
@@ -30,7 +45,11 @@ static void on_control_signal(int sig, siginfo_t *info, void *context)
 	int saved = errno;
 	int request = info->si_code == SI_QUEUE ? info->si_value.sival_int : CONTROL_TOGGLE;
 	int on = calltrace_enabled();
-	if (request == CONTROL_START || (request != CONTROL_STOP && !on)) {
+	/* A flight recorder's signal asks for its last calls. */
+	if (request == CONTROL_SNAPSHOT ||
+	    (request == CONTROL_TOGGLE && runtime_session.ring && info->si_code != SI_QUEUE))
+		take_snapshot();
+	else if (request == CONTROL_START || (request != CONTROL_STOP && !on)) {
 		if (!on)
 			calltrace_start();
 	} else if (on) {

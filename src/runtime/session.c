@@ -149,6 +149,8 @@ const char *runtime_session_published(void)
 
 /* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
  * -1 with errno, or JOIN_REFUSED. */
+static void make_ring(void);
+
 static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
 {
 	const char *env = runtime_getenv("CALLTRACE_SESSION");
@@ -181,12 +183,30 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
 	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
 		return -1;
+	make_ring();
 	char placement[2 * PATH_MAX + 128];
 	trace_session_placement(&runtime_session, path, placement, sizeof(placement));
 	if (placement[0])
 		runtime_say("%s", placement);
 	snprintf(path, PATH_MAX, "%s", runtime_session.path);
 	return 0;
+}
+
+/* CALLTRACE_RING=SIZE: the new session's file is a ring of that size (a
+ * flight recorder: trace_writer.h); a bad size is said, and the trace
+ * grows as usual. */
+static void make_ring(void)
+{
+	const char *text = runtime_getenv("CALLTRACE_RING");
+	uint64_t size;
+	if (!text || !*text)
+		return;
+	if (trace_ring_parse_size(text, &size) < 0)
+		runtime_say("CALLTRACE_RING=%s is not a size from 64K (e.g. 16M); the trace is "
+			    "not a ring",
+			    text);
+	else if (trace_session_make_ring(&runtime_session, size) < 0)
+		runtime_say("cannot make the trace a ring: %s", strerror(errno));
 }
 
 /* exit() or _exit() of any process of the session: its status goes into

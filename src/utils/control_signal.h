@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum control_request { CONTROL_TOGGLE = 0, CONTROL_START = 0x43540001, CONTROL_STOP };
+enum control_request {
+	CONTROL_TOGGLE = 0,
+	CONTROL_START = 0x43540001,
+	CONTROL_STOP,
+	CONTROL_SNAPSHOT, /* copy the trace as it is (a ring's last calls) */
+};
 
 /* The signal `name` names (SIGUSR2, USR2 or a number), or 0. */
 static inline int control_signal_number(const char *name)

@@ -184,6 +184,8 @@ static void on_leave(void *ctx, const struct walk_event *e)
 	view_put_u64(out, e->seq);
 	if (e->unfinished)
 		fputs_unlocked(",\"unfinished\":true", out);
+	if (e->entered_before)
+		fputs_unlocked(",\"entered_before\":true", out);
 	if (e->args || e->ret)
 		put_values(cj, e);
 	fputs_unlocked("}}", out);

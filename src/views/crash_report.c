@@ -27,6 +27,7 @@
 struct open_frame {
 	const struct symbol *sym;
 	uint64_t address, seq;
+	int before; /* entered before the kept calls (a ring's) */
 };
 
 struct crash_thread {
@@ -91,7 +92,8 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 		return;
 	}
 	if (ARRAY_RESERVE(ct->stack, ct->nstack, ct->cap_stack, 256))
-		ct->stack[ct->nstack++] = (struct open_frame){e->sym, e->address, e->seq};
+		ct->stack[ct->nstack++] =
+		    (struct open_frame){e->sym, e->address, e->seq, e->entered_before};
 }
 
 static void put_place(FILE *out, const struct symbol *s)
@@ -158,7 +160,9 @@ static void report_stack(FILE *out, const struct crash_thread *ct)
 		const struct open_frame *f = &ct->stack[at];
 		fprintf(out, "  #%-3zu ", at);
 		put_place(out, f->sym);
-		if (frames == 1)
+		if (frames == 1 && f->before)
+			fprintf(out, "  (entered before the kept calls)\n");
+		else if (frames == 1)
 			fprintf(out, "  (call %llu)\n", (unsigned long long)f->seq);
 		else if (period == 1)
 			fprintf(out, "  (\u00d7%zu frames, calls %llu to %llu)\n", frames,

@@ -118,16 +118,18 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 	unsigned y = flame_svg_row_y(fs, depth);
 	fprintf(out, "<g%s><title>", attrs);
 	view_xml_text(out, s->name);
-	fprintf(out, "\ncall #%llu \xc2\xb7 start %s \xc2\xb7 duration %s%s\n",
+	fprintf(out, "\ncall #%llu \xc2\xb7 start %s \xc2\xb7 duration %s%s%s\n",
 		(unsigned long long)seq, view_duration(start_ns - fs->t0, start, sizeof(start)),
-		view_duration(duration_ns, dur, sizeof(dur)), unfinished ? " (unfinished)" : "");
+		view_duration(duration_ns, dur, sizeof(dur)),
+		unfinished & FLAME_BEFORE ? " (entered before the kept calls)" : "",
+		unfinished & FLAME_UNFINISHED ? " (unfinished)" : "");
 	view_xml_text(out, view_source_place(s, place, sizeof(place)));
 	fputs(*place ? " \xc2\xb7 " : "", out);
 	view_xml_text(out, view_basename(s->module));
 	fprintf(out,
 		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
 		y, w, ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
-		unfinished ? " class=\"unf\"" : "");
+		unfinished & FLAME_UNFINISHED ? " class=\"unf\"" : "");
 	flame_frame_label(out, x, w, y, s->name);
 	fputs("</g>\n", out);
 	fs->frames++;
@@ -191,8 +193,9 @@ static void draw_exit(void *ctx, const struct walk_event *e)
 		return;
 	}
 	flame_merge_end(fs->merge); /* the narrow children of this call */
-	flame_svg_write_frame(fs, e->sym, e->depth, e->seq, e->start_ns, e->duration_ns,
-			      e->unfinished, "");
+	flame_svg_write_frame(
+	    fs, e->sym, e->depth, e->seq, e->start_ns, e->duration_ns,
+	    (e->unfinished ? FLAME_UNFINISHED : 0) | (e->entered_before ? FLAME_BEFORE : 0), "");
 }
 
 static void draw_end(void *ctx, const struct walk_thread *t)

@@ -43,7 +43,9 @@ struct flame_svg {
 
 /* The y of a depth's row in the band being drawn. */
 unsigned flame_svg_row_y(const struct flame_svg *fs, uint32_t depth);
-/* One call drawn alone; `attrs` (may be "") goes into its <g>. */
+/* One call drawn alone; `attrs` (may be "") goes into its <g>.  `unfinished`:
+ * FLAME_UNFINISHED and FLAME_BEFORE (entered before a ring's kept calls). */
+enum { FLAME_UNFINISHED = 1, FLAME_BEFORE = 2 };
 void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_t depth,
 			   uint64_t seq, uint64_t start_ns, uint64_t duration_ns, int unfinished,
 			   const char *attrs);

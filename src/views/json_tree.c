@@ -222,6 +222,8 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 		struct call_values *cv = values_writer(jt, &o);
 		call_values_return_json(cv, &o, e->sym, e->ret, e->ret_len);
 	}
+	if (e->entered_before)
+		fputs_unlocked(", \"entered_before\": true", jt->out);
 	fputs_unlocked(e->unfinished ? ", \"unfinished\": true}" : "}", jt->out);
 }
 

@@ -8,8 +8,9 @@
  * of its events; function names, with their file and line, are interned
  * (InternedData.event_names and source_locations) the first time a
  * sequence uses them, so an event is about 20 bytes.  Recorded argument
- * and return values and the unfinished mark are debug annotations; a call
- * of another kind than the program's own has its kind as category
+ * and return values and the unfinished and entered_before (a ring's)
+ * marks are debug annotations; a call of another kind than the program's
+ * own has its kind as category
  * ("library", "syscall", "sched": off-CPU intervals are slices).  A time
  * window (from, to) keeps the calls that overlap it: a call that began
  * before the window is written when it turns out to reach into it.
@@ -68,8 +69,9 @@ enum {
 enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3 };
 enum { SEQ_STATE_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 /* Interned debug annotation names (their iids). */
-enum { NAME_ARGS = 1, NAME_RETURN, NAME_UNFINISHED, NAME_AFTER_SEQ };
-static const char *const annotation_names[] = {"", "args", "return", "unfinished", "after_seq"};
+enum { NAME_ARGS = 1, NAME_RETURN, NAME_UNFINISHED, NAME_AFTER_SEQ, NAME_ENTERED_BEFORE };
+static const char *const annotation_names[] = {"",	     "args",	  "return",
+					       "unfinished", "after_seq", "entered_before"};
 
 struct open_call {
 	const struct symbol *sym;
@@ -190,7 +192,7 @@ static void begin_thread(void *ctx, const struct walk_thread *t)
 	proto_message_end(b, DEFAULTS_TRACK_EVENT, event);
 	proto_message_end(b, PACKET_DEFAULTS, defaults);
 	size_t interned = proto_message_begin(b);
-	for (uint64_t i = NAME_ARGS; i <= NAME_AFTER_SEQ; i++) {
+	for (uint64_t i = NAME_ARGS; i <= NAME_ENTERED_BEFORE; i++) {
 		size_t entry = proto_message_begin(b);
 		proto_put_varint_field(b, ENTRY_IID, i);
 		proto_put_string_field(b, ENTRY_NAME, annotation_names[i]);
@@ -357,9 +359,12 @@ static void on_leave(void *ctx, const struct walk_event *e)
 		call_values_return_c(pp->values, &pp->text, e->sym, e->ret, e->ret_len);
 		annotation_text(b, NAME_RETURN, value_out_text(&pp->text));
 	}
-	if (e->unfinished) {
+	for (int i = 0; i < 2; i++) {
+		if (!(i ? e->entered_before : e->unfinished))
+			continue;
 		size_t a = proto_message_begin(b);
-		proto_put_varint_field(b, ANNOTATION_NAME_IID, NAME_UNFINISHED);
+		proto_put_varint_field(b, ANNOTATION_NAME_IID,
+				       i ? NAME_ENTERED_BEFORE : NAME_UNFINISHED);
 		proto_put_varint_field(b, ANNOTATION_BOOL, 1);
 		proto_message_end(b, EVENT_DEBUG_ANNOTATIONS, a);
 	}

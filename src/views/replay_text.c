@@ -245,9 +245,29 @@ static void put_line(struct replay *rp, uint32_t depth, const uint64_t *duration
 static const char *call_suffix(struct replay *rp, const struct symbol *sym, int leaf)
 {
 
-	static const char *suffixes[2][3] = {{"() {\n", "();\n", "(); /* unfinished */\n"},
-					     {" {\n", ";\n", "; /* unfinished */\n"}};
+	static const char *suffixes[2][5] = {
+	    {"() {\n", "();\n", "(); /* unfinished */\n",
+	     "(); /* entered before the kept calls */\n",
+	     "(); /* entered before the kept calls, unfinished */\n"},
+	    {" {\n", ";\n", "; /* unfinished */\n", "; /* entered before the kept calls */\n",
+	     "; /* entered before the kept calls, unfinished */\n"}};
 	return suffixes[(name_info(rp, sym) & NAME_HAS_PARAMS) != 0][leaf];
+}
+
+/* Which of call_suffix's leaf endings an exit takes: 1 ended, 2
+ * unfinished, 3 entered before the kept calls (a ring's), 4 both. */
+static int leaf_ending(const struct walk_event *e)
+{
+	return e->entered_before ? 3 + (e->unfinished != 0) : 1 + (e->unfinished != 0);
+}
+
+/* The comment after a closing line's name. */
+static const char *close_ending(const struct walk_event *e)
+{
+	static const char *endings[] = {" */\n", " */ /* unfinished */\n",
+					" */ /* entered before the kept calls */\n",
+					" */ /* entered before the kept calls, unfinished */\n"};
+	return endings[(e->unfinished != 0) + 2 * (e->entered_before != 0)];
 }
 
 /* What follows a name when the call has recorded values: "(a=1, s=\"x\")"
@@ -356,7 +376,7 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 						      e->ret_len, end));
 		else
 			put_line(rp, e->depth, &e->duration_ns, "", e->sym,
-				 call_suffix(rp, e->sym, e->unfinished ? 2 : 1));
+				 call_suffix(rp, e->sym, leaf_ending(e)));
 		return;
 	}
 	flush_pending(rp);
@@ -368,11 +388,10 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 		call_values_return_c(rp->values, &rp->text, e->sym, e->ret, e->ret_len);
 		value_out_text_put(&rp->text, "; /* ");
 		put_line(rp, e->depth, &e->duration_ns, value_out_text(&rp->text), e->sym,
-			 e->unfinished ? " */ /* unfinished */\n" : " */\n");
+			 close_ending(e));
 		return;
 	}
-	put_line(rp, e->depth, &e->duration_ns, "} /* ", e->sym,
-		 e->unfinished ? " */ /* unfinished */\n" : " */\n");
+	put_line(rp, e->depth, &e->duration_ns, "} /* ", e->sym, close_ending(e));
 }
 
 /* A calltrace_mark(): a comment line "mark: TEXT" where it happened. */

@@ -194,6 +194,8 @@ def check_call(call, files, where):
     if files:
         need(call.get("file") and call["line"] > 0, f"{where}: no file:line")
     need(call.get("unfinished", False) in (True, False), f"{where}: unfinished is not a boolean")
+    need(call.get("entered_before", False) in (True, False),
+         f"{where}: entered_before is not a boolean")
     need(isinstance(call.get("children"), list), f"{where}: children is not a list")
     check_siblings(call["children"], call, where)
 

@@ -4,7 +4,7 @@
 # OUTDIR/bin (kept, so that symbols resolve) and recorded by
 # build/bin/calltrace into OUTDIR/*.trace.  Threads, forks, exec, longjmp,
 # signals, a crash, C++ and many small windows, and kernel chunks
-# (kernel_seed.c): every kind of chunk and event.  Does nothing when OUTDIR already holds the traces.
+# (kernel_seed.c), a ring: every kind of chunk and event.  Does nothing when OUTDIR already holds the traces.
 # Environment: BUILD (default build), CALLTRACE (default BUILD/bin/calltrace).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +28,7 @@ cc signals "$P/signals.c"
 cc exec "$P/exec.c"
 cc exec_target "$P/exec_target.c"
 cc longrun "$P/longrun.c"
+cc ring_crash "$P/ring/ring_crash.c"
 g++ -std=c++17 -g -O0 -finstrument-functions -o "$out/bin/cxx" "$P/cxx.cpp"
 
 # rec NAME [RECORD OPTION...] -- PROGRAM [ARG...]: one seed; the program's
@@ -48,6 +49,9 @@ rec exec "$out/bin/exec" "$out/bin/exec_target"
 rec cxx "$out/bin/cxx"
 rec windows --buffer-size 16K "$out/bin/longrun" 3000
 rec depth --max-depth 2 "$out/bin/tree"
+# A ring gone round many times (record --ring): windows in reused slots,
+# EV_OPEN_CALLS, a crash, two threads.
+rec ring --ring 64K "$out/bin/ring_crash" 100000 100 2
 # Kernel chunks (system calls, off-CPU intervals) merged into threads.
 gcc -std=gnu11 -O1 -D_GNU_SOURCE -o "$out/bin/kernel_seed" "$ROOT/tests/fuzz/kernel_seed.c" \
 	"$ROOT/src/format/kernel_stream.c" \
