@@ -11,6 +11,7 @@
  * the target's is in the jmp_buf (glibc_jmpbuf.h).
  */
 #include "runtime.h"
+#include "time_filter.h"
 #include "../utils/glibc_jmpbuf.h"
 
 #include <dlfcn.h>
@@ -72,7 +73,8 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 		return; /* not a stack pointer above us: unknown mangling */
 	if (runtime_patch_unwind)
 		runtime_patch_unwind(target);
-	if (trace_stream_jump_stays_inside(st, target))
+	if (trace_stream_jump_stays_inside(st, target) &&
+	    runtime_time_filter_jump_stays_inside(target))
 		return; /* it leaves no call */
 	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (t->gen == RUNTIME_GEN_BUSY) {
@@ -94,7 +96,9 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	 * calls that stay, which that event cannot be.  Calls a handler
 	 * made earlier and left aside go in first. */
 	runtime_deferred_flush(t);
-	trace_stream_unwind_to(st, target, trace_clock_tick(), runtime_max_depth);
+	uint64_t tick = trace_clock_tick();
+	runtime_time_filter_unwind(t, target, tick); /* the calls it held back */
+	trace_stream_unwind_to(st, target, tick, runtime_max_depth);
 	t->gen = state;
 	errno = saved_errno;
 }

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# record_time_filter.sh - record --time-filter DUR keeps exactly the calls
+# that lasted at least DUR and the calls they were made from; a call that
+# returns at once is dropped whole, with what it called.  The long calls
+# sleep 200 ms, the others return at once, and DUR is 50 ms: far from both,
+# so that a loaded machine changes nothing.  Under the hooks and the
+# in-process engine (with and without library calls); across a longjmp
+# (a long call it leaves is kept, unfinished; a short one is dropped) and
+# a fork (the child's long call is kept); a crash inside calls shows every
+# open call, in the trace and in the report; recursion deeper than the
+# calls the filter holds back is written whole.  Bad durations and the
+# ptrace engine are refused.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+build_c tf_hooks "$PROGRAMS/time_filter.c"
+gcc -std=gnu11 -g -O0 -o "$WORK/tf_plain" "$PROGRAMS/time_filter.c" || fail "cannot compile tf_plain"
+
+KEPT='== process 1 main
+main
+  nap_alone
+    nap
+  parent_of_nap
+    nap_alone
+      nap
+  jump_out
+    dive_long [unfinished]
+      nap
+  in_child
+== process 2 main
+nap_alone
+  nap'
+
+# Without the filter, every call is there (the program makes the calls the
+# filter drops).
+record all "$WORK/tf_hooks"
+to_json all
+expect_trees all <<'TREES'
+== process 1 main
+main
+  quick [x3]
+  nap_alone
+    nap
+  short_outer
+    short_inner
+      quick
+  parent_of_nap
+    quick
+    nap_alone
+      nap
+    quick
+  jump_out
+    dive_long [unfinished]
+      nap
+    dive_quick [unfinished]
+    quick
+  in_child
+== process 2 main
+nap_alone
+  nap
+TREES
+
+for run in hooks:tf_hooks patch:tf_plain; do
+	engine=${run%%:*}
+	prog=$WORK/${run#*:}
+	record "$engine" --engine "${engine/hooks/runtime}" --time-filter 50ms "$prog"
+	grep -qx 'time_filter done' "$WORK/$engine.out" || fail "$engine: the program printed $(head -c 200 "$WORK/$engine.out")"
+	to_json "$engine"
+	expect_trees "$engine" <<<"$KEPT"
+	expect_replay "$engine"
+done
+
+# Library calls too (the other runs leave them out: lib.sh): nanosleep is kept under nap, waitpid (the child naps)
+# under in_child; fork, printf, _exit return at once (or never) and go.
+CALLTRACE_LIBCALL=1 record patch_lib --engine patch -t 50ms "$WORK/tf_plain"
+to_json patch_lib
+expect_trees patch_lib <<'TREES'
+== process 1 main
+main
+  nap_alone
+    nap
+      nanosleep
+  parent_of_nap
+    nap_alone
+      nap
+        nanosleep
+  jump_out
+    dive_long [unfinished]
+      nap
+        nanosleep
+  in_child
+    waitpid
+== process 2 main
+nap_alone
+  nap
+    nanosleep
+TREES
+
+# A crash inside calls: they are open, so they are all written (crash_outer's
+# quick call returned at once and is not); the report shows them.
+for run in hooks:tf_hooks patch:tf_plain; do
+	engine=${run%%:*}
+	name=crash_$engine
+	record "$name" --engine "${engine/hooks/runtime}" -t 50ms "${WORK}/${run#*:}" crash
+	[ "$RC" = 139 ] || fail "$name: exit $RC, not death by SIGSEGV"
+	to_json "$name"
+	expect_trees "$name" <<'TREES'
+== process 1 main
+main [unfinished]
+  crash_outer [unfinished]
+    crash_inner [unfinished]
+      nap
+TREES
+	ct crash -o "$WORK/$name.crash" "$WORK/$name.trace"
+	got=$(grep '^  #' "$WORK/$name.crash" | awk '{ print $1, $2 }' | tr '\n' ' ')
+	[ "$got" = "#0 crash_inner #1 crash_outer #2 main " ] ||
+		fail "$name: the crash report's open calls are '$got'"
+done
+
+# Deeper than the stack of calls held back (4096): the calls go through as
+# they come, so the deep recursion is written whole; the shallow one,
+# returning at once, is dropped.
+record deep -t 50ms "$WORK/tf_hooks" deep
+ct report "$WORK/deep.trace" >"$WORK/deep.report"
+report_calls "$WORK/deep.report" deep_rec >"$WORK/deep.count"
+[ "$(cat "$WORK/deep.count")" = 5000 ] || fail "deep: $(cat "$WORK/deep.count") calls of deep_rec, not 5000"
+
+# Bad durations, and the ptrace engine, are refused in one line.
+for bad in 0 abc 5xs -1ms; do
+	rc=0
+	"$CALLTRACE" record -o "$WORK/bad.trace" -t "$bad" "$WORK/tf_hooks" >/dev/null 2>"$WORK/bad.err" || rc=$?
+	[ "$rc" = 2 ] || fail "-t $bad: exit $rc"
+	[ "$(wc -l <"$WORK/bad.err")" = 1 ] && grep -q "bad --time-filter '$bad'" "$WORK/bad.err" ||
+		fail "-t $bad said: $(head -c 300 "$WORK/bad.err")"
+done
+rc=0
+"$CALLTRACE" record -o "$WORK/bad.trace" --engine ptrace -t 1ms "$WORK/tf_plain" >/dev/null 2>"$WORK/bad.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "not the ptrace engine" "$WORK/bad.err" || fail "ptrace -t: exit $rc: $(cat "$WORK/bad.err")"
+pass

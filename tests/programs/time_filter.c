@@ -1,0 +1,128 @@
+/*
+ * time_filter.c - calls that last long (a nap: 200 ms asleep) beside calls
+ * that return at once, for record --time-filter.
+ *
+ * main: quick x3; nap_alone (naps); short_outer -> short_inner (quick);
+ * parent_of_nap -> quick, nap_alone, quick; jump_out: setjmp, then
+ * dive_long (naps, then longjmps back) and dive_quick (longjmps back at
+ * once), then quick; in_child: a forked child calls nap_alone.  With the
+ * argument "crash": main -> crash_outer -> quick, crash_inner (naps, then
+ * writes through a null pointer).  With "deep": main -> deep_rec(100), then
+ * deep_rec(5000) (quick calls, the second deeper than the filter holds back).
+ * Prints "time_filter done".
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static jmp_buf env;
+static volatile int sink;
+
+static NOINLINE void nap(void)
+{
+	struct timespec ts = {0, 200 * 1000 * 1000};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static NOINLINE int quick(int x)
+{
+	return x + 1;
+}
+
+static NOINLINE void nap_alone(void)
+{
+	nap();
+}
+
+static NOINLINE void short_inner(void)
+{
+	sink = quick(sink);
+}
+
+static NOINLINE void short_outer(void)
+{
+	short_inner();
+}
+
+static NOINLINE void parent_of_nap(void)
+{
+	sink = quick(sink);
+	nap_alone();
+	sink = quick(sink);
+}
+
+static NOINLINE void dive_long(void)
+{
+	nap();
+	longjmp(env, 1);
+}
+
+static NOINLINE void dive_quick(void)
+{
+	longjmp(env, 2);
+}
+
+static NOINLINE void jump_out(void)
+{
+	int round = setjmp(env);
+	if (round == 0)
+		dive_long();
+	if (round == 1)
+		dive_quick();
+	sink = quick(sink);
+}
+
+static NOINLINE void in_child(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		nap_alone();
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+static NOINLINE void crash_inner(void)
+{
+	nap();
+	*(volatile int *)(sink > 1000 ? &sink : NULL) = 1;
+}
+
+static NOINLINE void crash_outer(void)
+{
+	sink = quick(sink);
+	crash_inner();
+}
+
+static NOINLINE int deep_rec(int n)
+{
+	return n <= 1 ? 1 : 1 + deep_rec(n - 1);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "deep") == 0) {
+		sink = deep_rec(100) + deep_rec(5000);
+		printf("time_filter done\n");
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "crash") == 0) {
+		crash_outer();
+		return 0;
+	}
+	for (int i = 0; i < 3; i++)
+		sink = quick(sink);
+	nap_alone();
+	short_outer();
+	parent_of_nap();
+	jump_out();
+	in_child();
+	printf("time_filter done\n");
+	return 0;
+}
