@@ -110,6 +110,9 @@ enum {
 	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
 	"                         -F/-N match the name report shows (ns::Class::method),\n"        \
 	"                         the symbol, or the full name when REGEX has ( or <\n"            \
+	"                         A plain name (no regex character) names a function\n"            \
+	"                         whole (parse: not parse_all; std:: every function in\n"          \
+	"                         std), as in the views\n"                                         \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
 	"  -v, --verbose          say which engine and what it did (patches, stops)\n"

@@ -8,6 +8,7 @@
 #include <regex.h>
 
 /* Whether `re` (compiled with REG_NOSUB from `pattern`) finds a match in
+ * (or, when `pattern` is a plain name, whether it names: see below)
  * the name of the function as the symbol table has it (C++ names
  * mangled), in its short name as the views show it (`ns::Class::method`,
  * no parameters or template arguments) or, when `pattern` has a `(` or a
@@ -15,5 +16,16 @@
  * process has the C++ runtime's demangler loaded already (a program built
  * from C++ has): a C program gets no libstdc++ from the tracer. */
 int name_match(const regex_t *re, const char *pattern, const char *name);
+
+/* Whether `pattern` is a plain name: none of the characters that make a
+ * regular expression (\ ^ $ . | ? * + ( ) [ ] { }).  A plain name names a
+ * function whole, as uftrace takes it (`-F parse` is not `parse_all`); any
+ * other pattern is a regular expression that may match anywhere in a name. */
+int name_pattern_is_plain(const char *pattern);
+/* Whether the plain name `pattern` names `name`: the same text; or `name`
+ * in a scope that `pattern` leaves out (`Parser::parse` names
+ * `shop::Parser::parse`); or, when `pattern` ends in `::`, a name in that
+ * scope (`std::` names `std::max`). */
+int name_pattern_names(const char *pattern, const char *name);
 
 #endif
