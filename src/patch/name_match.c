@@ -11,6 +11,7 @@
 #include "../views/view_util.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,19 @@ static demangle_fn demangler(void)
 		looked = 1;
 	}
 	return fn;
+}
+
+void name_match_prepare(void)
+{
+	(void)demangler();
+}
+
+int name_match_safe_now(void)
+{
+	sigset_t blocked;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0)
+		return 0;
+	return sigisemptyset(&blocked);
 }
 
 static int matches(const regex_t *re, const char *text)

@@ -28,4 +28,14 @@ int name_pattern_is_plain(const char *pattern);
  * scope (`std::` names `std::max`). */
 int name_pattern_names(const char *pattern, const char *name);
 
+/* name_match allocates (the regex matcher, the C++ demangler): it must not
+ * run in a signal handler that interrupted the thread inside malloc, or
+ * the thread deadlocks on malloc's lock.  name_match_prepare looks up what
+ * is looked up once (the demangler), before any handler can come;
+ * name_match_safe_now says whether the calling thread may be running a
+ * signal handler (a signal is blocked: a handler blocks its own while it
+ * runs, unless SA_NODEFER), so that the caller defers the match. */
+void name_match_prepare(void);
+int name_match_safe_now(void);
+
 #endif
