@@ -6,7 +6,8 @@
 # so that a loaded machine changes nothing.  Under the hooks and the
 # in-process engine (with and without library calls); across a longjmp
 # (a long call it leaves is kept, unfinished; a short one is dropped) and
-# a fork (the child's long call is kept); a crash inside calls shows every
+# a fork (the child's long call is kept); attached to a running loop; a
+# crash inside calls shows every
 # open call, in the trace and in the report; recursion deeper than the
 # calls the filter holds back is written whole.  Bad durations and the
 # ptrace engine are refused.
@@ -124,6 +125,23 @@ record deep -t 50ms "$WORK/tf_hooks" deep
 ct report "$WORK/deep.trace" >"$WORK/deep.report"
 report_calls "$WORK/deep.report" deep_rec >"$WORK/deep.count"
 [ "$(cat "$WORK/deep.count")" = 5000 ] || fail "deep: $(cat "$WORK/deep.count") calls of deep_rec, not 5000"
+
+# attach -t: a running loop of a quick call and a nap; only the naps are
+# written (the loop was entered before the attach: they are roots).
+start_target loop "$WORK/tf_plain" loop
+RC=0
+"$CALLTRACE" attach -p "$TARGET_PID" -t 50ms --duration 2s -o "$WORK/attach.trace" \
+	>/dev/null 2>"$WORK/attach.err" || RC=$?
+finish_target loop
+[ "$RC" = 0 ] || fail "attach -t: exit $RC: $(head -c 300 "$WORK/attach.err")"
+ct report "$WORK/attach.trace" >"$WORK/attach.report"
+naps=$(report_calls "$WORK/attach.report" nap_alone)
+[ "$naps" -ge 2 ] || fail "attach -t: $naps calls of nap_alone in 2 s: $(cat "$WORK/attach.report")"
+grep -qw quick "$WORK/attach.report" && fail "attach -t kept quick: $(cat "$WORK/attach.report")"
+ct json -o "$WORK/attach.json" "$WORK/attach.trace"
+check_tree render "$WORK/attach.json" | grep -v '^== ' | sed 's/ \[.*//' | sort -u >"$WORK/attach.names"
+printf '%s\n' '  nap' nap_alone >"$WORK/attach.expected"
+expect_text "functions attach -t kept" "$WORK/attach.expected" "$WORK/attach.names"
 
 # Bad durations, and the ptrace engine, are refused in one line.
 for bad in 0 abc 5xs -1ms; do

@@ -9,10 +9,13 @@
  * argument "crash": main -> crash_outer -> quick, crash_inner (naps, then
  * writes through a null pointer).  With "deep": main -> deep_rec(100), then
  * deep_rec(5000) (quick calls, the second deeper than the filter holds back).
- * Prints "time_filter done".
+ * Prints "time_filter done".  With "PIDFILE STOPFILE loop" (for attach):
+ * writes its pid into PIDFILE, then calls quick and nap_alone in turn until
+ * STOPFILE exists.
  */
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -105,8 +108,28 @@ static NOINLINE int deep_rec(int n)
 	return n <= 1 ? 1 : 1 + deep_rec(n - 1);
 }
 
+static NOINLINE void loop(const char *pid_file, const char *stop_file)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", pid_file);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		exit(2);
+	fprintf(f, "%d\n", (int)getpid());
+	fclose(f);
+	rename(tmp, pid_file);
+	while (access(stop_file, F_OK) != 0) {
+		sink = quick(sink);
+		nap_alone();
+	}
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[3], "loop") == 0) {
+		loop(argv[1], argv[2]);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "deep") == 0) {
 		sink = deep_rec(100) + deep_rec(5000);
 		printf("time_filter done\n");
