@@ -4,9 +4,9 @@
 # returns at once is dropped whole, with what it called.  The long calls
 # sleep 200 ms, the others return at once, and DUR is 50 ms: far from both,
 # so that a loaded machine changes nothing.  Under the hooks and the
-# in-process engine (with and without library calls); across a longjmp
+# in-process engine (with and without library calls), and live; across a longjmp
 # (a long call it leaves is kept, unfinished; a short one is dropped) and
-# a fork (the child's long call is kept); attached to a running loop; a
+# a fork (the child's long call is kept); in two threads; attached to a running loop; a
 # crash inside calls shows every
 # open call, in the trace and in the report; recursion deeper than the
 # calls the filter holds back is written whole.  Bad durations and the
@@ -95,6 +95,31 @@ main
 nap_alone
   nap
     nanosleep
+TREES
+
+# live -t: the same calls in the graph it prints.
+RC=0
+"$CALLTRACE" live -t 50ms -o "$WORK/live.graph" --no-duration --no-tid "$WORK/tf_hooks" \
+	>/dev/null 2>"$WORK/live.err" || RC=$?
+[ "$RC" = 0 ] || fail "live -t: exit $RC: $(head -c 300 "$WORK/live.err")"
+[ "$(grep -c '^| *nap_alone() {$' "$WORK/live.graph")" = 3 ] && ! grep -q 'quick\|short_' "$WORK/live.graph" ||
+	fail "live -t drew: $(cat "$WORK/live.graph")"
+
+# Threads hold their calls back each on its own.
+record threads -t 50ms "$WORK/tf_hooks" threads
+to_json threads
+expect_trees threads <<'TREES'
+== process 1 main
+main
+  two_threads
+== process 1 thread
+worker
+  nap_alone
+    nap
+== process 1 thread
+worker
+  nap_alone
+    nap
 TREES
 
 # A crash inside calls: they are open, so they are all written (crash_outer's

@@ -9,10 +9,12 @@
  * argument "crash": main -> crash_outer -> quick, crash_inner (naps, then
  * writes through a null pointer).  With "deep": main -> deep_rec(100), then
  * deep_rec(5000) (quick calls, the second deeper than the filter holds back).
+ * With "threads": two threads each call quick, nap_alone, quick.
  * Prints "time_filter done".  With "PIDFILE STOPFILE loop" (for attach):
  * writes its pid into PIDFILE, then calls quick and nap_alone in turn until
  * STOPFILE exists.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +110,23 @@ static NOINLINE int deep_rec(int n)
 	return n <= 1 ? 1 : 1 + deep_rec(n - 1);
 }
 
+static NOINLINE void *worker(void *arg)
+{
+	sink = quick(sink);
+	nap_alone();
+	sink = quick(sink);
+	return arg;
+}
+
+static NOINLINE void two_threads(void)
+{
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+
 static NOINLINE void loop(const char *pid_file, const char *stop_file)
 {
 	char tmp[4096];
@@ -128,6 +147,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[3], "loop") == 0) {
 		loop(argv[1], argv[2]);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+		two_threads();
+		printf("time_filter done\n");
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "deep") == 0) {
