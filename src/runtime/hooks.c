@@ -37,7 +37,9 @@ static void notice_new_generation(struct thread_state *t, uint32_t seen)
 	}
 	uint32_t start_gen = RUNTIME_LOAD(runtime_start_gen);
 	if (t->start_gen != start_gen || seen == RUNTIME_GEN_STALE) {
-		trace_stream_pause(&t->stream, trace_clock_tick());
+		uint64_t tick = trace_clock_tick();
+		runtime_time_filter_flush(t, 0, tick); /* those long enough end here too */
+		trace_stream_pause(&t->stream, tick);
 		runtime_time_filter_reset(t);
 		t->start_gen = start_gen;
 	}

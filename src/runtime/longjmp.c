@@ -55,7 +55,10 @@ static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
  * the thread can go on recording. */
 static int mend_interrupted_slow_path(struct thread_state *t, uint32_t state)
 {
-	if (state != 0 && trace_stream_close_interrupted(&t->stream) == 0) {
+	/* The time filter holds calls back before any is written: no window
+	 * yet is no half-written event. */
+	int no_window = runtime_time_filter_on && !t->stream.chunk;
+	if (state != 0 && (no_window || trace_stream_close_interrupted(&t->stream) == 0)) {
 		t->gen = state;
 		return 0;
 	}

@@ -5,7 +5,8 @@
 # sleep 200 ms, the others return at once, and DUR is 50 ms: far from both,
 # so that a loaded machine changes nothing.  Under the hooks and the
 # in-process engine (with and without library calls), and live; across a longjmp
-# (a long call it leaves is kept, unfinished; a short one is dropped) and
+# (a long call it leaves is kept, unfinished; a short one is dropped; a
+# timer's handler jumping out of hooks) and
 # a fork (the child's long call is kept); in two threads; attached to a running loop; a
 # crash inside calls shows every
 # open call, in the trace and in the report; recursion deeper than the
@@ -121,6 +122,23 @@ worker
   nap_alone
     nap
 TREES
+
+# A timer's handler that siglongjmps out of wherever it lands, often a
+# hook: main stays whole (a finished root), the spins the jumps leave are
+# kept or dropped by how long each ran (not asserted: the machine decides),
+# nothing else comes, and nothing is lost.
+build_c timer_jumps "$PROGRAMS/timer_jumps.c"
+record timer -t 100us "$WORK/timer_jumps"
+grep -qx 'jumps 50' "$WORK/timer.out" || fail "timer_jumps printed: $(head -c 200 "$WORK/timer.out")"
+to_json timer -D 2
+check_tree render "$WORK/timer.json" >"$WORK/timer.trees"
+awk 'NR == 1 && $0 != "== process 1 main" { bad = "not one process: " $0 }
+	NR == 2 && $0 != "main" { bad = "main is not a finished root: " $0 }
+	NR > 2 && !/^  spin \[unfinished\]( \[x[0-9]+\])?$/ { bad = "unexpected: " $0 }
+	END { if (NR < 2) bad = "no main"; if (bad) { print bad; exit 1 } }' "$WORK/timer.trees" >"$WORK/timer.why" ||
+	fail "timer -t: $(cat "$WORK/timer.why"): $(head -c 400 "$WORK/timer.trees")"
+ct info "$WORK/timer.trace" >"$WORK/timer.info"
+grep -q '^problems: *0$' "$WORK/timer.info" || fail "timer -t: problems: $(grep -A3 '^problems' "$WORK/timer.info")"
 
 # A crash inside calls: they are open, so they are all written (crash_outer's
 # quick call returned at once and is not); the report shows them.
