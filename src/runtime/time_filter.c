@@ -19,7 +19,8 @@
  * off, until the depth falls back.  A longjmp (longjmp.c) ends the calls
  * it leaves: those that lasted long enough are written, the others dropped.
  * A crash writes every call held back, so the report shows the whole stack;
- * an exit (exit() inside calls) those that lasted long enough.  A fork
+ * an exit (exit() inside calls), or a stop of recording, those that lasted
+ * long enough.  A fork
  * child takes its parent's calls held back as entered in the parent.  The
  * calls held back by a thread that ends inside them (pthread_exit), or by a
  * process killed by a signal it does not catch, are lost.
