@@ -106,7 +106,8 @@ static const struct symbol **distinct_symbols(const struct symbol *const *syms, 
 	const struct symbol **d = malloc((n ? n : 1) * sizeof(*d));
 	if (!d)
 		return NULL;
-	memcpy(d, syms, n * sizeof(*d));
+	if (n)
+		memcpy(d, syms, n * sizeof(*d));
 	qsort(d, n, sizeof(*d), by_id);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
