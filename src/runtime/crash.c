@@ -179,7 +179,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 	uint32_t nframes = 0, flags = crash_facts(sig, info, context, frames, &nframes);
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	uint32_t gen = runtime_thread.gen;
-	if (gen == RUNTIME_LOAD(runtime_state) && gen != 0) {
+	if (runtime_time_filter_on && gen != 0 && gen == RUNTIME_LOAD(runtime_state)) {
 		runtime_thread.gen = RUNTIME_GEN_BUSY; /* the calls held back are the stack */
 		runtime_time_filter_flush(&runtime_thread, 1, trace_clock_tick());
 		runtime_thread.gen = gen;

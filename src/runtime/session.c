@@ -196,10 +196,11 @@ void runtime_write_exit(int status, void *unused)
 {
 	(void)unused;
 	struct thread_state *t = &runtime_thread;
-	if (t->gen == RUNTIME_LOAD(runtime_state) && t->gen != 0) {
+	uint32_t seen = t->gen;
+	if (runtime_time_filter_on && seen != 0 && seen == RUNTIME_LOAD(runtime_state)) {
 		t->gen = RUNTIME_GEN_BUSY; /* exit() inside calls: those long enough stay */
 		runtime_time_filter_flush(t, 0, trace_clock_tick());
-		t->gen = RUNTIME_LOAD(runtime_state);
+		t->gen = seen;
 	}
 	uint32_t gen = runtime_internal_begin(t);
 	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid())
