@@ -19,6 +19,7 @@
  * asked for the way -N does.
  */
 #include "walker.h"
+#include "../patch/name_match.h"
 #include "../utils/array.h"
 
 #include <stdlib.h>
@@ -55,9 +56,23 @@ struct thread_walk {
 
 enum { FILTER_UNKNOWN = 0, FILTER_NONE = 1, FILTER_ONLY = 2, FILTER_HIDE = 4 };
 
-/* -F's or -N's match (walk_filters). */
+/* A plain -F or -N name (name_match.h): it names a function whole, under
+ * any of the names the views show for it. */
+static int plain_name_matches(const char *text, const struct symbol *sym)
+{
+	return name_pattern_names(text, sym->name) ||
+	       (sym->short_name && name_pattern_names(text, sym->short_name)) ||
+	       (sym->full_name && name_pattern_names(text, sym->full_name)) ||
+	       (sym->mangled && name_pattern_names(text, sym->mangled)) ||
+	       symbol_name_is(sym, text);
+}
+
+/* -F's or -N's match (walk_filters): a plain name as record's filters take
+ * it (name_match.c), else the regex anywhere in one of the names. */
 static int name_matches(const regex_t *re, const char *text, const struct symbol *sym)
 {
+	if (name_pattern_is_plain(text))
+		return plain_name_matches(text, sym);
 	return regexec(re, sym->name, 0, NULL, 0) == 0 ||
 	       (sym->short_name && regexec(re, sym->short_name, 0, NULL, 0) == 0) ||
 	       (sym->full_name && regexec(re, sym->full_name, 0, NULL, 0) == 0) ||

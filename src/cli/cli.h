@@ -61,6 +61,9 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	"                         regex is matched against the shown, the full and the\n"          \
 	"                         mangled name; a name exactly as a view shows it\n"               \
 	"                         (\"area(double)\", \"helper (a.c)\") selects that function\n"    \
+	"                         alone; a plain name (no regex character) names a\n"              \
+	"                         function whole (parse: not parse_all; Parser::parse:\n"          \
+	"                         shop::Parser::parse; std:: every function in std)\n"             \
 	"  -N, --notrace REGEX    hide matching functions (their callees stay); names\n"           \
 	"                         as with -F\n"                                                    \
 	"      --demangle=MODE    how functions are named: simple (the default: scope\n"           \

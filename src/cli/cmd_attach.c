@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #define OPT_NO_LIBCALL 0x1105
 #define OPT_NEST_LIBCALL 0x1106
 #define OPT_RING 0x1107
+#define OPT_TIME_FILTER 0x1108
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -75,6 +77,9 @@ static void attach_usage(FILE *out)
 		"      --args[=REGEX]     record arguments and return values (types from\n"
 		"                         DWARF: build with -g), of every function or of\n"
 		"                         those matching REGEX\n"
+		"  -t, --time-filter DUR  record only the calls that last at least DUR (e.g.\n"
+		"                         500us, 20ms) and the calls they are made from\n"
+		"                         (in-process engine only)\n"
 		"      --engine ENGINE    patch (in-process) or ptrace, instead of the choice\n"
 		"                         above\n"
 		"      --no-follow        do not follow forked children\n"
@@ -128,6 +133,20 @@ static int parse_attach_duration(const char *arg, uint64_t *ns)
 	return *ns > 0 ? 0 : -1;
 }
 
+/* --time-filter: handed on to the runtime (inprocess_attach.c) as the
+ * tool's environment has it, in nanoseconds. */
+static int set_time_filter(const char *arg)
+{
+	uint64_t ns;
+	char value[32];
+	if (cli_parse_duration(arg, &ns) < 0 || ns == 0) {
+		cli_error("bad --time-filter '%s' (a duration above 0, e.g. 500us, 20ms, 1s)", arg);
+		return -1;
+	}
+	snprintf(value, sizeof(value), "%" PRIu64 "ns", ns);
+	return setenv("CALLTRACE_TIME_FILTER", value, 1);
+}
+
 static int parse_option(struct attach_options *o, int opt)
 {
 	switch (opt) {
@@ -174,6 +193,9 @@ static int parse_option(struct attach_options *o, int opt)
 		return 0;
 	/* Library calls: the in-process attach hands these on to the runtime
 	 * (inprocess_attach.c) as the tool's environment has them. */
+	case 't':
+	case OPT_TIME_FILTER:
+		return set_time_filter(optarg);
 	case OPT_NO_LIBCALL:
 		return setenv("CALLTRACE_LIBCALL", "0", 1);
 	case OPT_NEST_LIBCALL:
@@ -209,14 +231,15 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	    {"no-libcall", no_argument, 0, OPT_NO_LIBCALL},
 	    {"nest-libcall", required_argument, 0, OPT_NEST_LIBCALL},
 	    {"ring", required_argument, 0, OPT_RING},
+	    {"time-filter", required_argument, 0, OPT_TIME_FILTER},
 	    CLI_DYNAMIC_LONGOPTS,
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
 	int opt;
 	o->output = DEFAULT_TRACE;
 	o->engine.dyn.follow_forks = 1;
-	while ((opt = getopt_long(argc, argv, ":p:o:d:h" CLI_DYNAMIC_SHORTOPTS, longopts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, ":p:o:d:t:h" CLI_DYNAMIC_SHORTOPTS, longopts,
+				  NULL)) != -1) {
 		if (opt == '?' || opt == ':') {
 			cli_bad_option("attach", argc, argv);
 			return -1;
@@ -279,6 +302,11 @@ static int report(const struct attach_options *o, int rc)
 static int pick_inprocess(const struct attach_options *o, char *runtime, size_t len)
 {
 	char why[PATH_MAX + 128];
+	const char *time_filter = getenv("CALLTRACE_TIME_FILTER");
+	if (o->engine_choice == ATTACH_PTRACE && time_filter && *time_filter) {
+		cli_error("--time-filter is for the in-process engine, not the ptrace engine");
+		return -1;
+	}
 	if (o->engine_choice == ATTACH_PTRACE) {
 		if (o->engine.dyn.verbose)
 			cli_error("engine: ptrace engine (breakpoints), as --engine says");
@@ -287,7 +315,7 @@ static int pick_inprocess(const struct attach_options *o, char *runtime, size_t 
 	int found = cli_find_runtime(runtime, len) == 0;
 	int possible =
 	    inprocess_attach_possible(o->engine.dyn.pid, found ? runtime : NULL, why, sizeof(why));
-	if (possible < 0 && o->engine_choice == ATTACH_PATCH) {
+	if (possible < 0 && (o->engine_choice == ATTACH_PATCH || (time_filter && *time_filter))) {
 		cli_error("attach: the in-process engine cannot be used: %s", why);
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include "../arch/arch.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -169,6 +170,19 @@ int record_option(struct record_options *o, int opt, const char *arg)
 			return -1;
 		}
 		return 0;
+	case 't':
+	case RECORD_OPT_TIME_FILTER: {
+		uint64_t ns;
+		int bad = cli_parse_duration(arg, &ns);
+		if (bad < 0 || ns == 0) {
+			cli_error(
+			    "bad --time-filter '%s' (a duration above 0, e.g. 500us, 20ms, 1s)",
+			    arg);
+			return -1;
+		}
+		snprintf(o->time_filter, sizeof(o->time_filter), "%" PRIu64 "ns", ns);
+		return 0;
+	}
 	case RECORD_OPT_BUFFER:
 		if (parse_size(arg, &o->buffer_size) < 0 || o->buffer_size < TRACE_MIN_WINDOW ||
 		    o->buffer_size > TRACE_MAX_WINDOW) {
@@ -267,6 +281,8 @@ static void set_preload_environment(const char *runtime, const char *trace,
 	setenv("CALLTRACE_OUTPUT", trace, 1);
 	if (o->max_depth)
 		setenv("CALLTRACE_MAX_DEPTH", o->max_depth, 1);
+	if (o->time_filter[0])
+		setenv("CALLTRACE_TIME_FILTER", o->time_filter, 1);
 	if (o->start_off)
 		setenv("CALLTRACE_START", "off", 1);
 	if (o->args)
@@ -504,6 +520,11 @@ int record_run(struct record_options *o, char **argv, int first)
 	int use_dynamic = o->engine_choice == ENGINE_PTRACE;
 	if (use_dynamic && !dynamic_record) {
 		cli_error("the ptrace engine is not built into this calltrace");
+		return 2;
+	}
+	if (use_dynamic && o->time_filter[0]) {
+		cli_error("--time-filter is for the runtime and the in-process engine, not the "
+			  "ptrace engine");
 		return 2;
 	}
 	if (use_dynamic && o->programs) {

@@ -12,6 +12,7 @@ struct record_options {
 	int replace; /* --replace: a finished trace at output is replaced, not kept */
 	uint64_t buffer_size;
 	const char *max_depth;
+	char time_filter[32]; /* --time-filter: "<ns>ns" for the runtime, "" when not given */
 	int start_off, quiet;
 	int args;		 /* --args */
 	const char *args_filter; /* --args=REGEX */
@@ -44,16 +45,18 @@ enum {
 	RECORD_OPT_SYSCALLS,
 	RECORD_OPT_SCHED,
 	RECORD_OPT_NO_OWN_LIBRARIES,
-	RECORD_OPT_RING
+	RECORD_OPT_RING,
+	RECORD_OPT_TIME_FILTER
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
-#define RECORD_SHORTOPTS "qD:" CLI_DYNAMIC_SHORTOPTS
+#define RECORD_SHORTOPTS "qD:t:" CLI_DYNAMIC_SHORTOPTS
 #define RECORD_LONGOPTS                                                                            \
 	{"dynamic", no_argument, 0, RECORD_OPT_DYNAMIC},                                           \
 	    {"engine", required_argument, 0, RECORD_OPT_ENGINE},                                   \
 	    {"buffer-size", required_argument, 0, RECORD_OPT_BUFFER},                              \
 	    {"max-depth", required_argument, 0, RECORD_OPT_DEPTH},                                 \
+	    {"time-filter", required_argument, 0, RECORD_OPT_TIME_FILTER},                         \
 	    {"start-off", no_argument, 0, RECORD_OPT_START_OFF},                                   \
 	    {"args", optional_argument, 0, RECORD_OPT_ARGS},                                       \
 	    {"program", required_argument, 0, RECORD_OPT_PROGRAM},                                 \
@@ -77,6 +80,10 @@ enum {
 	"                         each thread's most recent calls; the oldest windows\n"           \
 	"                         are reused (see calltrace ctl snapshot)\n"                       \
 	"  -D, --max-depth N      record calls at most N deep\n"                                   \
+	"  -t, --time-filter DUR  record only the calls that last at least DUR (e.g.\n"            \
+	"                         500us, 20ms, 1s) and the calls they are made from, so\n"         \
+	"                         the tree holds (not for the ptrace engine; the arguments\n"      \
+	"                         --args captures are left out for them)\n"                        \
 	"      --start-off        load with recording off until calltrace_start()\n"               \
 	"      --args[=REGEX]     record arguments and return values (types from\n"                \
 	"                         DWARF: build with -g), of every function or of those\n"          \
@@ -113,6 +120,9 @@ enum {
 	"  -N, --notrace REGEX    leave out functions matching REGEX (not what they call)\n"       \
 	"                         -F/-N match the name report shows (ns::Class::method),\n"        \
 	"                         the symbol, or the full name when REGEX has ( or <\n"            \
+	"                         A plain name (no regex character) names a function\n"            \
+	"                         whole (parse: not parse_all; std:: every function in\n"          \
+	"                         std), as in the views\n"                                         \
 	"patch and ptrace engines only:\n"                                                         \
 	"      --module REGEX     also instrument shared libraries matching REGEX\n"               \
 	"      --no-own-libraries the in-process engine records the program alone (and\n"          \

@@ -265,7 +265,8 @@ static size_t settings_block(const struct attach_run *a, const char *trace, char
 				  {"CALLTRACE_ATTACH_TOOL", a->tool_pid},
 				  /* library calls: as the tool's environment says */
 				  {"CALLTRACE_LIBCALL", getenv("CALLTRACE_LIBCALL")},
-				  {"CALLTRACE_LIBCALL_NESTED", getenv("CALLTRACE_LIBCALL_NESTED")}};
+				  {"CALLTRACE_LIBCALL_NESTED", getenv("CALLTRACE_LIBCALL_NESTED")},
+				  {"CALLTRACE_TIME_FILTER", getenv("CALLTRACE_TIME_FILTER")}};
 	size_t n = (size_t)snprintf(out, len, "CALLTRACE_SESSION=0:0:%s", trace) + 1;
 	for (size_t i = 1; i < sizeof(pairs) / sizeof(pairs[0]) && n < len; i++)
 		if (pairs[i][1])

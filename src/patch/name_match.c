@@ -2,13 +2,16 @@
  * name_match.c - the names a record-time filter is matched against: the
  * symbol's, its full demangled one and the short one the views show
  * (view_short_name, so that a name copied from `report` selects the
- * function it came from).  Shared by the -finstrument-functions runtime,
+ * function it came from).  A plain name (no regular expression's
+ * character) names a function whole; a regular expression may match
+ * anywhere in a name, as uftrace takes them.  Shared by the -finstrument-functions runtime,
  * the in-process engine and the ptrace engine.
  */
 #include "name_match.h"
 #include "../views/view_util.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,19 @@ static demangle_fn demangler(void)
 	return fn;
 }
 
+void name_match_prepare(void)
+{
+	(void)demangler();
+}
+
+int name_match_safe_now(void)
+{
+	sigset_t blocked;
+	if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0)
+		return 0;
+	return sigisemptyset(&blocked);
+}
+
 static int matches(const regex_t *re, const char *text)
 {
 	return regexec(re, text, 0, NULL, 0) == 0;
@@ -41,11 +57,34 @@ static int names_parameters(const char *pattern)
 	return pattern && (strchr(pattern, '(') || strchr(pattern, '<'));
 }
 
+int name_pattern_is_plain(const char *pattern)
+{
+	return pattern && *pattern && !strpbrk(pattern, "\\^$.|?*+()[]{}");
+}
+
+int name_pattern_names(const char *pattern, const char *name)
+{
+	size_t lp = strlen(pattern), ln = strlen(name);
+	if (ln == lp)
+		return memcmp(name, pattern, ln) == 0;
+	if (lp >= 2 && pattern[lp - 2] == ':' && pattern[lp - 1] == ':')
+		return ln > lp && memcmp(name, pattern, lp) == 0;
+	return ln > lp + 2 && memcmp(name + ln - lp - 2, "::", 2) == 0 &&
+	       memcmp(name + ln - lp, pattern, lp) == 0;
+}
+
+/* The pattern's test of one of a function's names. */
+static int pattern_finds(const regex_t *re, int plain, const char *pattern, const char *text)
+{
+	return plain ? name_pattern_names(pattern, text) : matches(re, text);
+}
+
 int name_match(const regex_t *re, const char *pattern, const char *name)
 {
 	if (!name)
 		return 0;
-	if (matches(re, name))
+	int plain = name_pattern_is_plain(pattern);
+	if (pattern_finds(re, plain, pattern, name))
 		return 1;
 	demangle_fn demangle = strncmp(name, "_Z", 2) == 0 ? demangler() : NULL;
 	if (!demangle)
@@ -55,7 +94,8 @@ int name_match(const regex_t *re, const char *pattern, const char *name)
 	int hit = 0;
 	if (full && status == 0) {
 		char brief[1024];
-		hit = matches(re, view_short_name(full, brief, sizeof(brief))) ||
+		hit = pattern_finds(re, plain, pattern,
+				    view_short_name(full, brief, sizeof(brief))) ||
 		      (names_parameters(pattern) && matches(re, full));
 	}
 	free(full);

@@ -20,6 +20,7 @@
  */
 #include "runtime.h"
 #include "../arch/arch.h"
+#include "time_filter.h"
 #include "../utils/stack_overflow.h"
 
 #include <errno.h>
@@ -174,6 +175,12 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 	uint64_t frames[2] = {0, 0};
 	uint32_t nframes = 0, flags = crash_facts(sig, info, context, frames, &nframes);
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	uint32_t gen = runtime_thread.gen;
+	if (runtime_time_filter_on && gen != 0 && gen == RUNTIME_LOAD(runtime_state)) {
+		runtime_thread.gen = RUNTIME_GEN_BUSY; /* the calls held back are the stack */
+		runtime_time_filter_flush(&runtime_thread, 1, trace_clock_tick());
+		runtime_thread.gen = gen;
+	}
 	trace_write_crash(&runtime_session, tid, sig, info->si_code, (uint64_t)info->si_addr,
 			  frames, nframes, flags);
 	if (previous[slot].sa_handler == SIG_DFL && !(previous[slot].sa_flags & SA_SIGINFO)) {

@@ -16,6 +16,7 @@
  * writes its calls whole before the hook reads the stream.
  */
 #include "runtime.h"
+#include "time_filter.h"
 
 #include <errno.h>
 
@@ -31,11 +32,15 @@ static void notice_new_generation(struct thread_state *t, uint32_t seen)
 	if (unlikely(t->session_epoch != RUNTIME_LOAD(runtime_session_epoch))) {
 		uint32_t busy = runtime_internal_begin(t);
 		runtime_thread_rejoin(t); /* attached again: a new session */
+		runtime_time_filter_reset(t);
 		runtime_internal_end(t, busy);
 	}
 	uint32_t start_gen = RUNTIME_LOAD(runtime_start_gen);
 	if (t->start_gen != start_gen || seen == RUNTIME_GEN_STALE) {
-		trace_stream_pause(&t->stream, trace_clock_tick());
+		uint64_t tick = trace_clock_tick();
+		runtime_time_filter_flush(t, 0, tick); /* those long enough end here too */
+		trace_stream_pause(&t->stream, tick);
+		runtime_time_filter_reset(t);
 		t->start_gen = start_gen;
 	}
 	uint32_t epoch = RUNTIME_LOAD(runtime_module_epoch);
@@ -63,6 +68,12 @@ static int depth_allows(struct thread_state *t, enum hook_kind kind, uint64_t sp
 	return 0;
 }
 
+/* Whether the stream now counts one more open call than `depth`. */
+static int entered(const struct thread_state *t, uint32_t depth)
+{
+	return t->stream.depth == depth + 1;
+}
+
 /* Record-time filters (record_filter.c): a call they leave out is counted
  * as open with no function, and its exit dropped. */
 static int filters_allow(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
@@ -82,24 +93,29 @@ static int filters_allow(struct thread_state *t, uint64_t fn, enum hook_kind kin
 	return 0;
 }
 
-/* One event by the checked path (the thread is marked busy). */
-void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
-			  uint64_t sp)
+int runtime_record_now(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+		       uint64_t sp)
 {
+	uint32_t depth = t->stream.depth;
 	if (unlikely(runtime_filters_on) && !filters_allow(t, fn, kind, sp))
-		return;
+		return kind == HOOK_ENTER && entered(t, depth);
 	if (!depth_allows(t, kind, sp))
-		return;
+		return kind == HOOK_ENTER && entered(t, depth);
 	if (kind == HOOK_ENTER)
 		trace_stream_enter(&t->stream, fn, tick, sp);
 	else
 		trace_stream_exit(&t->stream, fn, tick);
+	return kind == HOOK_ENTER && entered(t, depth);
 }
 
-/* Whether the stream now counts one more open call than `depth`. */
-static int entered(const struct thread_state *t, uint32_t depth)
+/* One event by the checked path (the thread is marked busy): through the
+ * time filter when it is on (time_filter.c). */
+int runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+			 uint64_t sp)
 {
-	return t->stream.depth == depth + 1;
+	if (unlikely(runtime_time_filter_on))
+		return runtime_time_filter_event(t, fn, kind, tick, sp);
+	return runtime_record_now(t, fn, kind, tick, sp);
 }
 
 static void update_fast_depth(struct thread_state *t)
@@ -165,9 +181,8 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 		sp = t->args->slot;
 		trace_stream_make_room(&t->stream, values + EV_MAX_BYTES, tick);
 	}
-	runtime_record_event(t, fn, kind, tick, sp);
-	counted = kind == HOOK_ENTER && entered(t, depth);
-	if (values && counted)
+	counted = runtime_record_event(t, fn, kind, tick, sp);
+	if (values && entered(t, depth)) /* written, not held back */
 		runtime_args_write_pending(t);
 	runtime_deferred_flush(t); /* a handler may have come meanwhile */
 	update_fast_depth(t);

@@ -12,6 +12,7 @@
  */
 #include "runtime.h"
 #include "../arch/arch.h"
+#include "time_filter.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,7 +48,10 @@ static uint64_t jump_target_sp(const struct __jmp_buf_tag *env)
  * the thread can go on recording. */
 static int mend_interrupted_slow_path(struct thread_state *t, uint32_t state)
 {
-	if (state != 0 && trace_stream_close_interrupted(&t->stream) == 0) {
+	/* The time filter holds calls back before any is written: no window
+	 * yet is no half-written event. */
+	int no_window = runtime_time_filter_on && !t->stream.chunk;
+	if (state != 0 && (no_window || trace_stream_close_interrupted(&t->stream) == 0)) {
 		t->gen = state;
 		return 0;
 	}
@@ -65,7 +69,8 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 		return; /* not a stack pointer above us: unknown mangling */
 	if (runtime_patch_unwind)
 		runtime_patch_unwind(target);
-	if (trace_stream_jump_stays_inside(st, target))
+	if (trace_stream_jump_stays_inside(st, target) &&
+	    runtime_time_filter_jump_stays_inside(target))
 		return; /* it leaves no call */
 	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (t->gen == RUNTIME_GEN_BUSY) {
@@ -87,7 +92,9 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	 * calls that stay, which that event cannot be.  Calls a handler
 	 * made earlier and left aside go in first. */
 	runtime_deferred_flush(t);
-	trace_stream_unwind_to(st, target, trace_clock_tick(), runtime_max_depth);
+	uint64_t tick = trace_clock_tick();
+	runtime_time_filter_unwind(t, target, tick); /* the calls it held back */
+	trace_stream_unwind_to(st, target, tick, runtime_max_depth);
 	t->gen = state;
 	errno = saved_errno;
 }

@@ -11,7 +11,9 @@
  * an entry without a function for it), so that its exit is dropped too.
  * What each function is comes from a table of the functions whose names
  * match, read from every loaded module's symbol table and read again when
- * a call comes from an address outside the modules it has seen.
+ * a call comes from an address outside the modules it has seen, unless the
+ * thread may be running a signal handler (name_match_safe_now): matching
+ * allocates, and the handler may have interrupted malloc.
  */
 #include "runtime.h"
 #include "../patch/elf_functions.h"
@@ -58,6 +60,7 @@ static int compile(const char *name, regex_t *re, const char **text)
 
 void runtime_filter_init(void)
 {
+	name_match_prepare(); /* before any signal handler can need it */
 	if (runtime_image_patched()) {
 		/* The in-process engine patches every function but -N's
 		 * (patch_engine.c); -F keeps the calls made while a matching
@@ -167,7 +170,13 @@ static int seen_module(uint64_t address)
  * table is read again (the runtime's own work) for a module not seen yet. */
 static int decide(struct thread_state *t, uint64_t address)
 {
-	if (!matched || (!seen_module(address) && rescans++ < 64)) {
+	/* Matching names allocates: a module is not read in a signal handler,
+	 * which may have come while the thread was inside malloc.  The call
+	 * is then decided by the table as it is, and the module is read at
+	 * its next call from elsewhere. */
+	int unseen = matched && !seen_module(address) && rescans < 64;
+	if (!matched || (unseen && name_match_safe_now())) {
+		rescans += unseen;
 		uint32_t gen = t->gen;
 		t->gen = RUNTIME_GEN_INTERNAL;
 		read_table();

@@ -149,9 +149,11 @@ void runtime_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void runtime_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* config.c */
 void runtime_config_load(struct runtime_config *c);
-/* hooks.c: the slow path of one event, for the deferred calls too */
-void runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
-			  uint64_t sp);
+/* hooks.c: the slow path of one event, for the deferred calls too; 1 when
+ * an enter was counted (written, left out by a filter, or held back by the
+ * time filter: its exit must come). */
+int runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+			 uint64_t sp);
 /* One event for engines other than the hooks (patch_engine.c), by the
  * hooks' fast path where it applies, else the checked path: returns 1 when
  * an enter was counted, written or kept aside for a thread busy writing

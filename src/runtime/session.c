@@ -15,6 +15,7 @@
  * alone.
  */
 #include "runtime.h"
+#include "time_filter.h"
 #include "calltrace.h"
 #include "libcall.h"
 #include "../arch/arch.h"
@@ -216,6 +217,12 @@ void runtime_write_exit(int status, void *unused)
 {
 	(void)unused;
 	struct thread_state *t = &runtime_thread;
+	uint32_t seen = t->gen;
+	if (runtime_time_filter_on && seen != 0 && seen == RUNTIME_LOAD(runtime_state)) {
+		t->gen = RUNTIME_GEN_BUSY; /* exit() inside calls: those long enough stay */
+		runtime_time_filter_flush(t, 0, trace_clock_tick());
+		t->gen = seen;
+	}
 	uint32_t gen = runtime_internal_begin(t);
 	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid())
 		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
@@ -267,6 +274,7 @@ void runtime_fork_child(void)
 		munmap(t->stream.map, t->stream.map_len); /* the parent's window */
 	trace_stream_abandon(&t->stream);
 	t->stream.seq = 0;
+	runtime_time_filter_fork_child(t);	/* its calls held back, too */
 	t->stream.depth_base = t->stream.depth; /* entered in the parent */
 	t->stream.tid = (uint32_t)syscall(SYS_gettid);
 	if (child_lock_fd >= 0) /* its end is its own (session_end.c) */
@@ -299,8 +307,12 @@ static int open_image(void)
 		return -1;
 	}
 	runtime_filter_init(); /* in a process that records only */
-	if (trace_clock_kind == TRACE_CLOCK_TSC && !runtime_filters_on)
-		runtime_fast_depth = runtime_max_depth; /* filters: every call asks them */
+	runtime_time_filter_init();
+	/* Filters: every call asks them (an attach may bring them, or not). */
+	runtime_fast_depth =
+	    trace_clock_kind == TRACE_CLOCK_TSC && !runtime_filters_on && !runtime_time_filter_on
+		? runtime_max_depth
+		: 0;
 	uint32_t pid = (uint32_t)getpid();
 	trace_session_new_image(&runtime_session, pid);
 	uint32_t how = PROCESS_START;

@@ -5,12 +5,14 @@
  * they first happened.  The value of a stack is the number of calls that
  * ended in it, or their self time in nanoseconds.  The kernel's frames
  * (system calls, off-CPU intervals) end in "_[k]", as FlameGraph spells
- * them.
+ * them.  Functions that would show alike (same-named static functions of
+ * two files) are told apart as report tells them (view_names.c).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "call_kind.h"
 #include "views.h"
+#include "view_names.h"
 #include "view_util.h"
 
 struct stack_node {
@@ -18,7 +20,8 @@ struct stack_node {
 	uint32_t parent; /* node index; 0 is the root (no frame) */
 	uint32_t first_child, last_child, next_sibling; /* 0: none */
 	const char *name;
-	uint8_t kernel; /* the name takes FlameGraph's "_[k]" */
+	const struct symbol *sym; /* NULL: a thread's label */
+	uint8_t kernel;		  /* the name takes FlameGraph's "_[k]" */
 	uint64_t calls, self_ns;
 };
 
@@ -144,7 +147,9 @@ static void on_call(void *ctx, const struct walk_event *e)
 	uint32_t node = child(ff, parent, e->sym->id, e->sym->name);
 	if (!node)
 		ff->failed = 1;
-	else if (e->sym->kind != CALL_FUNCTION && e->sym->kind != CALL_LIBRARY)
+	else
+		ff->nodes[node].sym = e->sym;
+	if (node && e->sym->kind != CALL_FUNCTION && e->sym->kind != CALL_LIBRARY)
 		ff->nodes[node].kernel = 1;
 	ff->path[e->depth] = node;
 }
@@ -209,6 +214,23 @@ static size_t append_frame(char **buf, size_t *cap, size_t len, const char *name
 	return len + n + suffix;
 }
 
+/* Every frame's name, told apart where two functions would show alike. */
+static void settle_names(struct flame_folded *ff, struct view_shown_names *shown)
+{
+	const struct symbol **syms = malloc(ff->nnodes * sizeof(*syms));
+	size_t n = 0;
+	if (!syms)
+		return;
+	for (uint32_t i = 1; i < ff->nnodes; i++)
+		if (ff->nodes[i].sym)
+			syms[n++] = ff->nodes[i].sym;
+	if (view_shown_names_settle(shown, syms, n) == 0)
+		for (uint32_t i = 1; i < ff->nnodes; i++)
+			if (ff->nodes[i].sym)
+				ff->nodes[i].name = view_shown_name(shown, ff->nodes[i].sym);
+	free(syms);
+}
+
 /* Depth first, without recursion: stacks can be deeper than the C stack. */
 int flame_folded_finish(struct flame_folded *ff)
 {
@@ -217,6 +239,8 @@ int flame_folded_finish(struct flame_folded *ff)
 	size_t *lens = calloc(ff->nnodes, sizeof(*lens)); /* text length before each node */
 	if (!lens)
 		return -1;
+	struct view_shown_names shown = {NULL, 0};
+	settle_names(ff, &shown);
 	uint32_t node = ff->nodes[0].first_child;
 	while (node) {
 		struct stack_node *n = &ff->nodes[node];
@@ -245,6 +269,7 @@ int flame_folded_finish(struct flame_folded *ff)
 	}
 	free(lens);
 	free(text);
+	view_shown_names_free(&shown);
 	return ff->failed ? -1 : 0;
 }
 

@@ -5,7 +5,9 @@
  * alphabetical order or by weight, widths by time or by number of calls.
  * The frames and the script are those of the ordered flame chart
  * (flame_tree_draw.c, flame_doc.c): click to zoom, search, tooltips.
- * Memory is bounded by the number of distinct stacks.
+ * Memory is bounded by the number of distinct stacks.  Functions that would
+ * show alike (same-named static functions of two files) are told apart as
+ * report tells them (view_names.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -185,10 +187,30 @@ static void write_document(struct flame_merged *fm)
 	flame_doc_end(out, &fm->names, fm->opt.min_px);
 }
 
+/* Every frame's name, told apart where two functions would show alike. */
+static void settle_names(struct flame_merged *fm, struct view_shown_names *shown)
+{
+	const struct symbol **syms = malloc(fm->tree.nnodes * sizeof(*syms));
+	size_t n = 0;
+	if (!syms)
+		return;
+	for (uint32_t i = 1; i < fm->tree.nnodes; i++)
+		if (fm->tree.nodes[i].sym)
+			syms[n++] = fm->tree.nodes[i].sym;
+	if (view_shown_names_settle(shown, syms, n) == 0)
+		fm->names.shown = shown;
+	free(syms);
+}
+
 int flame_merged_finish(struct flame_merged *fm)
 {
-	if (!fm->failed)
+	struct view_shown_names shown = {NULL, 0};
+	if (!fm->failed) {
+		settle_names(fm, &shown);
 		write_document(fm);
+	}
+	fm->names.shown = NULL;
+	view_shown_names_free(&shown);
 	return fm->failed ? -1 : 0;
 }
 

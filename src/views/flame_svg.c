@@ -13,7 +13,9 @@
  * one by one (at most the chart's width in pixels for each depth, so their
  * number is bounded by the chart, not the trace).  The third draws,
  * streaming: a wide call is written when it exits; the narrow ones are
- * merged into named frames by flame_svg_merge.c as they come.
+ * merged into named frames by flame_svg_merge.c as they come.  The
+ * measuring walk also notes the functions drawn, so that those that would
+ * show alike are told apart as report tells them (view_names.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -43,6 +45,18 @@ static void measure_begin(void *ctx, const struct walk_thread *t)
 	fs->bands[fs->nbands++] = (struct band){.first_ns = UINT64_MAX};
 }
 
+/* A function the chart draws, noted once. */
+static void note_drawn(struct flame_svg *fs, const struct symbol *s)
+{
+	void **slot = view_symtab_slot(&fs->seen, s->id);
+	if (!slot || *slot)
+		return;
+	if (!ARRAY_RESERVE(fs->drawn, fs->ndrawn, fs->cap_drawn, 256))
+		return; /* then it shows its own name */
+	*slot = (void *)1;
+	fs->drawn[fs->ndrawn++] = s;
+}
+
 static void measure_exit(void *ctx, const struct walk_event *e)
 {
 	struct flame_svg *fs = ctx;
@@ -51,6 +65,7 @@ static void measure_exit(void *ctx, const struct walk_event *e)
 	struct band *b = &fs->bands[fs->nbands - 1];
 	b->calls++;
 	fs->kinds |= 1u << (e->sym->kind & 31);
+	note_drawn(fs, e->sym);
 	if (e->depth < fs->opt.max_rows && e->depth + 1 > b->rows)
 		b->rows = e->depth + 1;
 	if (e->start_ns < b->first_ns)
@@ -117,7 +132,7 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 	double w = (double)duration_ns * fs->scale;
 	unsigned y = flame_svg_row_y(fs, depth);
 	fprintf(out, "<g%s><title>", attrs);
-	view_xml_text(out, s->name);
+	view_xml_text(out, flame_name(&fs->names, s));
 	fprintf(out, "\ncall #%llu \xc2\xb7 start %s \xc2\xb7 duration %s%s%s\n",
 		(unsigned long long)seq, view_duration(start_ns - fs->t0, start, sizeof(start)),
 		view_duration(duration_ns, dur, sizeof(dur)),
@@ -130,7 +145,7 @@ void flame_svg_write_frame(struct flame_svg *fs, const struct symbol *s, uint32_
 		"</title><rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>", x,
 		y, w, ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
 		unfinished & FLAME_UNFINISHED ? " class=\"unf\"" : "");
-	flame_frame_label(out, x, w, y, s->name);
+	flame_frame_label(out, x, w, y, flame_name(&fs->names, s));
 	fputs("</g>\n", out);
 	fs->frames++;
 	flame_own_shown(fs->own, s);
@@ -337,6 +352,8 @@ void flame_svg_wide_consumer(struct flame_svg *fs, struct walk_consumer *c)
 	uint64_t calls;
 	size_t threads;
 	time_span(fs, &calls, &threads);
+	if (view_shown_names_settle(&fs->shown, fs->drawn, fs->ndrawn) == 0)
+		fs->names.shown = &fs->shown;
 	memset(c, 0, sizeof(*c));
 	c->ctx = fs;
 	c->begin_thread = wide_begin;
@@ -374,6 +391,9 @@ void flame_svg_free(struct flame_svg *fs)
 	flame_merge_free(fs->merge);
 	flame_own_free(fs->own);
 	flame_names_free(&fs->names);
+	view_symtab_free(&fs->seen, NULL);
+	free(fs->drawn);
+	view_shown_names_free(&fs->shown);
 	free(fs->title);
 	free(fs);
 }

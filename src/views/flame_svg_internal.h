@@ -36,6 +36,12 @@ struct flame_svg {
 	uint64_t t0, span;
 	unsigned y; /* top of the band being drawn */
 	struct flame_names names;
+	/* The functions the chart draws, found by the measuring walk, and the
+	 * names that tell apart those that would show alike. */
+	struct view_symtab seen; /* symbol id -> 1 */
+	const struct symbol **drawn;
+	size_t ndrawn, cap_drawn;
+	struct view_shown_names shown;
 	struct flame_merge *merge;
 	struct flame_own *own;
 	uint64_t frames, too_deep;

@@ -239,7 +239,7 @@ static void write_run_frame(struct flame_merge *m, const struct run *r,
 	double w = r->x1 - r->x0;
 	fprintf(out, "<g class=\"a\" data-f=\"%u\" data-n=\"%llu\"%s><title>",
 		flame_names_index(&fs->names, s), (unsigned long long)r->n, attrs);
-	view_xml_text(out, s->name);
+	view_xml_text(out, flame_name(&fs->names, s));
 	fprintf(out,
 		" \xc3\x97%llu\n%llu calls in a row: #%llu to #%llu \xc2\xb7 start %s \xc2\xb7 "
 		"span %s \xc2\xb7 total %s\n",
@@ -257,7 +257,8 @@ static void write_run_frame(struct flame_merge *m, const struct run *r,
 		"<rect x=\"%.3f\" y=\"%u\" width=\"%.3f\" height=\"%u\" fill=\"%s\"%s/>",
 		r->x0, y, w, FLAME_ROW_H - 1, view_symbol_color(s, color, sizeof(color)),
 		top->unfinished ? " class=\"unf\"" : "");
-	snprintf(label, sizeof(label), "%s \xc3\x97%llu", s->name, (unsigned long long)r->n);
+	snprintf(label, sizeof(label), "%s \xc3\x97%llu", flame_name(&fs->names, s),
+		 (unsigned long long)r->n);
 	flame_frame_label(out, r->x0, w, y, label);
 	fputs("</g>\n", out);
 	fs->frames++;

@@ -142,7 +142,7 @@ static void write_own_frame(struct flame_own *o, const struct own_entry *e)
 	fprintf(out,
 		"<g class=\"a\" data-f=\"%u\" data-n=\"%llu\" data-o=\"1\" data-p=\"%u\"><title>",
 		flame_names_index(&fs->names, s), (unsigned long long)e->calls, e->piece);
-	view_xml_text(out, s->name);
+	view_xml_text(out, flame_name(&fs->names, s));
 	fprintf(out,
 		" \xc3\x97%llu\n%llu call%s here, each narrower than %.2g px and counted in the "
 		"merged block beneath: drawn over its neighbours so that every function has a "
@@ -160,7 +160,7 @@ static void write_own_frame(struct flame_own *o, const struct own_entry *e)
 		"fill=\"%s\"%s/>",
 		e->x, flame_svg_row_y(fs, e->depth), w, FLAME_ROW_H - 1,
 		view_symbol_color(s, color, sizeof(color)), e->unfinished ? " class=\"unf\"" : "");
-	flame_frame_label(out, e->x, w, flame_svg_row_y(fs, e->depth), s->name);
+	flame_frame_label(out, e->x, w, flame_svg_row_y(fs, e->depth), flame_name(&fs->names, s));
 	fputs("</g>\n", out);
 	fs->frames++;
 	o->drawn++;

@@ -49,7 +49,7 @@ void flame_names_write(const struct flame_names *t, FILE *out)
 	for (uint32_t i = 0; i < t->n; i++) {
 		if (i)
 			putc(',', out);
-		json_xml_string(out, t->syms[i]->name);
+		json_xml_string(out, flame_name(t, t->syms[i]));
 	}
 	fputs("]</metadata>\n", out);
 	/* Calls of other kinds: the colour of each name, for the frames the
@@ -196,11 +196,12 @@ static void write_group(struct flame_tree_draw *d, const struct group *g, double
 	FILE *out = d->out;
 	char total[32], avg[32], place[256], color[16], label[64];
 	const struct symbol *s = g->sym;
+	const char *name = flame_name(d->names, s);
 	uint32_t idx = flame_names_index(d->names, s);
 	unsigned y = row_y(d, depth);
 	fprintf(out, "<g class=\"a\" data-f=\"%u\" data-n=\"%llu\"%s><title>", idx,
 		(unsigned long long)g->calls, d->attrs ? d->attrs : "");
-	view_xml_text(out, s->name);
+	view_xml_text(out, name);
 	if (g->calls > 1)
 		fprintf(out, " \xc3\x97%llu", (unsigned long long)g->calls);
 	fprintf(out, "\n%llu call%s merged \xc2\xb7 total %s \xc2\xb7 average %s\n",
@@ -218,16 +219,16 @@ static void write_group(struct flame_tree_draw *d, const struct group *g, double
 	if (g->calls > 1) {
 		snprintf(label, sizeof(label), " \xc3\x97%llu", (unsigned long long)g->calls);
 		int chars = (int)((w - 6) / FLAME_CHAR_W);
-		size_t nl = strlen(s->name), ll = strlen(label) - 1; /* × is 2 bytes, 1 wide */
+		size_t nl = strlen(name), ll = strlen(label) - 1; /* × is 2 bytes, 1 wide */
 		if (chars >= 3 && nl + ll <= (size_t)chars) {
 			fprintf(out, "<text x=\"%.3f\" y=\"%u\">", x + 3, y + 11);
-			view_xml_text(out, s->name);
+			view_xml_text(out, name);
 			fprintf(out, "%s</text>", label);
 		} else {
-			flame_frame_label(out, x, w, y, s->name);
+			flame_frame_label(out, x, w, y, name);
 		}
 	} else {
-		flame_frame_label(out, x, w, y, s->name);
+		flame_frame_label(out, x, w, y, name);
 	}
 	fputs("</g>\n", out);
 	d->frames++;
@@ -372,18 +373,20 @@ static int heavier(const void *a, const void *b)
 }
 
 /* "a ×5, b ×3, c ×1" for the heaviest of t. */
-static void tally_text(FILE *out, const struct tally *t, size_t n, size_t most)
+static void tally_text(FILE *out, const struct flame_names *names, const struct tally *t, size_t n,
+		       size_t most)
 {
 	for (size_t i = 0; i < n && i < most; i++) {
 		fputs(i ? ", " : "", out);
-		view_xml_text(out, t[i].sym->name);
+		view_xml_text(out, flame_name(names, t[i].sym));
 		fprintf(out, " \xc3\x97%llu", (unsigned long long)t[i].calls);
 	}
 	if (n > most)
 		fprintf(out, ", and %zu more", n - most);
 }
 
-static void block_label(FILE *out, const struct block *b, double w, unsigned y)
+static void block_label(FILE *out, const struct flame_names *names, const struct block *b, double w,
+			unsigned y)
 {
 	int chars = (int)((w - 6) / FLAME_CHAR_W);
 	if (chars < 3)
@@ -393,7 +396,7 @@ static void block_label(FILE *out, const struct block *b, double w, unsigned y)
 	FILE *m = open_memstream(&text, &len);
 	if (!m)
 		return;
-	tally_text(m, b->top, b->ntop, 3);
+	tally_text(m, names, b->top, b->ntop, 3);
 	fclose(m);
 	fprintf(out, "<text x=\"%.3f\" y=\"%u\">", b->x0 + 3, y + 11);
 	/* text is escaped already: cut it by hand, never inside an entity. */
@@ -447,7 +450,7 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 	}
 	if (b->ntop == 1) {
 		fputs("\"><title>", out);
-		tally_text(out, b->top, 1, 1);
+		tally_text(out, d->names, b->top, 1, 1);
 		fprintf(out, "\n%llu calls, each narrower than %.2g px",
 			(unsigned long long)b->top[0].calls, d->min_px);
 		if (b->calls > b->top[0].calls)
@@ -455,7 +458,7 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 				(unsigned long long)(b->calls - b->top[0].calls));
 	} else {
 		fprintf(out, "\"><title>%llu calls merged: ", (unsigned long long)b->calls);
-		tally_text(out, b->top, b->ntop, 6);
+		tally_text(out, d->names, b->top, b->ntop, 6);
 		fprintf(out, "\n%zu functions here, each narrower than %.2g px", b->ntop,
 			d->min_px);
 	}
@@ -467,7 +470,7 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 		 * somewhere the mouse finds it. */
 		qsort(b->all, b->nall, sizeof(*b->all), heavier);
 		fputs("\nall the calls inside: ", out);
-		tally_text(out, b->all, b->nall, 40);
+		tally_text(out, d->names, b->all, b->nall, 40);
 	}
 	unsigned y = row_y(d, depth);
 	fprintf(out,
@@ -477,7 +480,7 @@ static void block_flush(struct flame_tree_draw *d, struct block *b, uint32_t dep
 		b->ntop == 1 ? view_symbol_color(b->top[0].sym, color, sizeof(color))
 			     : "url(#hatch)",
 		b->unfinished ? " class=\"unf\"" : "");
-	block_label(out, b, b->x1 - b->x0, y);
+	block_label(out, d->names, b, b->x1 - b->x0, y);
 	fputs("</g>\n", out);
 	d->blocks++;
 	d->block_calls += b->calls;

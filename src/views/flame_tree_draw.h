@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include "stack_tree.h"
+#include "view_names.h"
 #include "view_util.h"
 
 #define FLAME_ROW_H 16
@@ -25,7 +26,15 @@ struct flame_names {
 	struct view_symtab index; /* symbol id -> number + 1 */
 	const struct symbol **syms;
 	uint32_t n, cap;
+	/* The names shown, told apart where functions would show alike
+	 * (view_names.c); NULL: every symbol's own. */
+	const struct view_shown_names *shown;
 };
+/* The name the frames of s show. */
+static inline const char *flame_name(const struct flame_names *t, const struct symbol *s)
+{
+	return view_shown_name(t ? t->shown : NULL, s);
+}
 /* The number of s; UINT32_MAX when out of memory. */
 uint32_t flame_names_index(struct flame_names *t, const struct symbol *s);
 /* <metadata id="fnames">["a","b",...]</metadata> */

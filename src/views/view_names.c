@@ -8,7 +8,9 @@
  * shown name repeats among its own and shows those, and only those, apart:
  * an overload with its parameter list ("shapes::area(double)"), a static
  * function (its full name repeats too) with its file ("scale (a.c)").
- * Library calls keep their "@library" after that.
+ * Library calls keep their "@library" after that.  The views that draw
+ * frames (flame graphs, folded stacks) take the same decision over the
+ * symbols they draw (view_shown_names), without the "@library".
  */
 #include "view_names.h"
 #include "call_kind.h"
@@ -87,4 +89,85 @@ const char *view_name_told_apart(const struct symbol *s, unsigned how, char *buf
 	else
 		snprintf(buf, len, "%s", apart);
 	return buf;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct symbol *const *)a)->id;
+	uint32_t y = (*(const struct symbol *const *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* syms[0..n) sorted by id, each symbol once, into a new array; its length
+ * in *count.  NULL when out of memory. */
+static const struct symbol **distinct_symbols(const struct symbol *const *syms, size_t n,
+					      size_t *count)
+{
+	const struct symbol **d = malloc((n ? n : 1) * sizeof(*d));
+	if (!d)
+		return NULL;
+	if (n)
+		memcpy(d, syms, n * sizeof(*d));
+	qsort(d, n, sizeof(*d), by_id);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || d[m - 1]->id != d[i]->id)
+			d[m++] = d[i];
+	*count = m;
+	return d;
+}
+
+/* Keeps the name told apart of every symbol of d[0..m) that how[] says
+ * shows alike. */
+static int keep_apart(struct view_shown_names *v, const struct symbol **d, size_t m,
+		      const unsigned char *how)
+{
+	uint32_t top = m ? d[m - 1]->id + 1 : 0;
+	v->apart = calloc(top ? top : 1, sizeof(*v->apart));
+	if (!v->apart)
+		return -1;
+	v->n = top;
+	for (size_t i = 0; i < m; i++) {
+		if (how[i] == VIEW_NAME_ALONE || d[i]->kind == CALL_SYSCALL ||
+		    d[i]->kind == CALL_KERNEL || d[i]->kind == CALL_OFFCPU)
+			continue;
+		char apart[1024];
+		v->apart[d[i]->id] = strdup(
+		    symbol_name_apart(d[i], how[i] == VIEW_NAME_BY_FILE, apart, sizeof(apart)));
+		if (!v->apart[d[i]->id])
+			return -1;
+	}
+	return 0;
+}
+
+int view_shown_names_settle(struct view_shown_names *v, const struct symbol *const *syms, size_t n)
+{
+	view_shown_names_free(v);
+	size_t m = 0;
+	const struct symbol **d = distinct_symbols(syms, n, &m);
+	unsigned char *how = d ? malloc(m ? m : 1) : NULL;
+	int rc = -1;
+	if (how && view_names_apart(d, m, how) == 0)
+		rc = keep_apart(v, d, m, how);
+	free(how);
+	free(d);
+	if (rc < 0)
+		view_shown_names_free(v);
+	return rc;
+}
+
+const char *view_shown_name(const struct view_shown_names *v, const struct symbol *s)
+{
+	if (v && s->id < v->n && v->apart[s->id])
+		return v->apart[s->id];
+	return s->name;
+}
+
+void view_shown_names_free(struct view_shown_names *v)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		free(v->apart[i]);
+	free(v->apart);
+	v->apart = NULL;
+	v->n = 0;
 }

@@ -23,4 +23,19 @@ int view_names_apart(const struct symbol *const *syms, size_t n, unsigned char *
  * says; into buf, returns it (or the name itself). */
 const char *view_name_told_apart(const struct symbol *s, unsigned how, char *buf, size_t len);
 
+/* The names a view that draws frames shows (the flame graphs, the folded
+ * stacks): each symbol's own name, but where two of the view's symbols
+ * would show alike, the form that tells them apart, as report tells them
+ * ("MEM_read32 (a.c)"), without report's "@library". */
+struct view_shown_names {
+	char **apart; /* by symbol id: the name told apart; NULL: the symbol's own */
+	uint32_t n;   /* entries of apart */
+};
+/* Decides the names of the symbols syms[0..n) (a symbol may come more than
+ * once).  0, or -1 when out of memory (then every symbol shows its own). */
+int view_shown_names_settle(struct view_shown_names *v, const struct symbol *const *syms, size_t n);
+/* The name `s` shows (s->name when nothing was settled). */
+const char *view_shown_name(const struct view_shown_names *v, const struct symbol *s);
+void view_shown_names_free(struct view_shown_names *v);
+
 #endif

@@ -3,7 +3,8 @@
 # name, no parameters, template arguments, return type or ABI tags),
 # --demangle=full and --demangle=no as uftrace spells them, in replay,
 # report, json and flame; overloads told apart in report by their
-# parameter list, two C files' same-named statics by their file; -F and -N
+# parameter list, two C files' same-named statics by their file (in report
+# and in the flame views: folded, merged, ordered); -F and -N
 # with a name copied from report select exactly those calls (counted).
 source "$(dirname "$0")/lib.sh"
 setup
@@ -114,6 +115,31 @@ ct report "$WORK/statics.trace" >"$WORK/statics.report"
 ct replay --no-duration --no-tid -N 'scale (static_a.c)' "$WORK/statics.trace" >"$WORK/n.got"
 [ "$(grep -c 'scale()' "$WORK/n.got")" = 1 ] && grep -q 'use_a()' "$WORK/n.got" ||
 	fail "-N 'scale (static_a.c)' leaves use_a and the other scale: $(cat "$WORK/n.got")"
+
+# The flame views tell the two apart as report does: folded stacks, the
+# merged flame graph and the ordered flame chart (frames and names table).
+ct flame --folded "$WORK/statics.trace" >"$WORK/statics.folded"
+expect_text "folded stacks of the statics" - "$WORK/statics.folded" <<'FOLDED'
+main 1
+main;scale (static_b.c) 1
+main;use_a 1
+main;use_a;scale (static_a.c) 2
+FOLDED
+for mode in merged ordered; do
+	opts=()
+	[ "$mode" = merged ] && opts=(--merged)
+	ct flame "${opts[@]}" -o "$WORK/statics.$mode.svg" "$WORK/statics.trace"
+	grep -o '<title>scale[^<]*' "$WORK/statics.$mode.svg" | sort >"$WORK/statics.$mode.titles"
+	expect_text "$mode flame frames of the statics" - "$WORK/statics.$mode.titles" <<'TITLES'
+<title>scale (static_a.c) ×2
+<title>scale (static_b.c)
+TITLES
+	grep -o '"scale[^"]*"' "$WORK/statics.$mode.svg" | grep -vx '"scale (static_[ab].c)"' &&
+		fail "$mode flame: a scale not told apart in the names table"
+done
+[ "$(grep -c '"scale (static_[ab].c)"' "$WORK/statics.merged.svg")" = 1 ] &&
+	grep -q '"scale (static_b.c)","use_a","scale (static_a.c)"' "$WORK/statics.merged.svg" ||
+	fail "merged flame: the names table does not tell the two scale apart"
 
 # json and flame name the same way
 ct json -o "$WORK/names.json" "$WORK/names.trace"
