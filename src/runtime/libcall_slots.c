@@ -158,12 +158,17 @@ static void read_dynamic(struct module_facts *m)
 }
 
 /* The symbol of a relocation that carries calls to another module, or
- * NULL. */
+ * NULL.  A GLOB_DAT slot of a function carries calls only in a module
+ * built without a PLT (-fno-plt: no JUMP_SLOT at all); elsewhere it holds
+ * the function's address as the program takes it (a pointer it compares,
+ * or the address -finstrument-functions hooks are given for an inline
+ * copy of a library's function), which must stay the function's own. */
 static const ElfW(Sym) * call_symbol(const struct module_facts *m, const ElfW(Rela) * r, int plt)
 {
 	uint32_t type = (uint32_t)ELF64_R_TYPE(r->r_info);
 	uint32_t sym = (uint32_t)ELF64_R_SYM(r->r_info);
-	if (sym == 0 || type != (plt ? R_X86_64_JUMP_SLOT : R_X86_64_GLOB_DAT))
+	if (sym == 0 || type != (plt ? R_X86_64_JUMP_SLOT : R_X86_64_GLOB_DAT) ||
+	    (!plt && m->njmprel > 0))
 		return NULL;
 	const ElfW(Sym) *s = &m->symtab[sym];
 	unsigned kind = ELF64_ST_TYPE(s->st_info);
