@@ -15,6 +15,8 @@ endif
 ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c
 ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
 # Expanded where the Makefile uses it, after its lists: the in-process
-# engine's whole list, the patching core, the ptrace engine.
-ARCH_NOT_BUILT    = $(PATCH_SRC) $(CORE_SRC) $(wildcard src/dynamic/*.c) \
+# engine's whole list, the patching core (but the name matching the
+# views' filters use too), the ptrace engine.
+ARCH_NOT_BUILT    = $(PATCH_SRC) $(filter-out src/patch/name_match.c,$(CORE_SRC)) \
+		    $(wildcard src/dynamic/*.c) \
 		    tests/unit/test_insn_info.c
