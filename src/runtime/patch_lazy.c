@@ -220,6 +220,11 @@ static void install_trap(void)
 	sigdelset(&sa.sa_mask, SIGTRAP);
 	if (runtime_patch_real_sigaction(SIGTRAP, &sa, &previous) == 0)
 		__atomic_store_n(&trap_installed, 1, __ATOMIC_RELEASE);
+	/* A mask the process started with (its parent's, a posix_spawn's) may
+	 * block SIGTRAP: the first mark met would kill it.  The threads made
+	 * later inherit this one's mask. */
+	uint64_t trap = 1ull << (SIGTRAP - 1);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, sizeof(trap));
 }
 
 /* Writes the marks noted, a module's code opened once for all of them

@@ -4,7 +4,8 @@
 # 3 run has exactly the functions that ran patched (said by -v, each one a
 # function of the trace), every call recorded; a function one byte long
 # with no padding after it (too short for the jump) keeps its mark and is
-# recorded through its trap, every call.
+# recorded through its trap, every call.  A program started with SIGTRAP
+# blocked runs as untraced, every call recorded.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -55,4 +56,21 @@ read -r marked ran < <(marked_ran short) || fail "short: -v says nothing of mark
 [ "$ran" = 4 ] || fail "short: $ran functions ran, 4 expected"
 grep -qx "calltrace: in-process engine: 4 of $marked functions patched; 1 through its trap (too short to hold a jump)" "$WORK/short.err" ||
 	fail "short: $(grep 'functions patched' "$WORK/short.err")"
+
+# Started with SIGTRAP blocked (a parent's mask, a posix_spawn's): the
+# marks' traps must still reach the runtime, the program run as untraced.
+blocked_trap() {
+	python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTRAP})
+os.execv(sys.argv[1], sys.argv[1:])' "$@"
+}
+run_plain masked "$WORK/first_call" few
+RC=0
+{ blocked_trap "$CALLTRACE" record -o "$WORK/masked.trace" --engine patch "$WORK/first_call" few \
+	>"$WORK/masked.out" 2>"$WORK/masked.err" || RC=$?; } 2>/dev/null
+[ "$RC" = "$PLAIN_RC" ] || fail "started with SIGTRAP blocked: exit $RC, $PLAIN_RC untraced"
+same_as_plain masked
+counts masked >"$WORK/masked.counts"
+cmp -s "$WORK/few.counts" "$WORK/masked.counts" ||
+	fail "started with SIGTRAP blocked: other calls: $(tr '\n' ' ' <"$WORK/masked.counts")"
 pass
