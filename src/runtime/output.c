@@ -106,6 +106,12 @@ int runtime_output_plan(const char *output, char *trace, size_t len)
 			    output);
 		return -1;
 	}
+	/* /dev/stderr and the like are links to whatever the descriptor is,
+	 * a regular file too: the trace beside such a name would be left in
+	 * /dev.  Through any link, the trace is a temporary file, removed. */
+	struct stat link;
+	if (lstat(output, &link) == 0 && S_ISLNK(link.st_mode))
+		regular = 0;
 	if (regular) {
 		char named[PATH_MAX];
 		snprintf(named, sizeof(named), "%.*s.trace", PATH_MAX - 7, output);

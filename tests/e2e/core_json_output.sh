@@ -81,10 +81,16 @@ CALLTRACE_FORMAT=json CALLTRACE_PRETTY_JSON=0 traced "$WORK/compact.out" "$WORK/
 	fail "compact: not the 3 calls of crash exit3"
 
 # JSON to a non-regular file: the trace is a temporary file, removed.
+# /dev/stderr is a link to the descriptor, here a regular file: no trace
+# is left beside the name, in /dev.
 mkdir "$WORK/tmp"
+ls -A /dev >"$WORK/dev.before"
 rc=0
 TMPDIR=$WORK/tmp CALLTRACE_FORMAT=json traced /dev/stderr "$WORK/crash" exit3 >/dev/null \
 	2>"$WORK/stderr.json" || rc=$?
+ls -A /dev >"$WORK/dev.after"
+comm -13 "$WORK/dev.before" "$WORK/dev.after" | grep -q trace &&
+	fail "/dev/stderr: a trace was left in /dev: $(comm -13 "$WORK/dev.before" "$WORK/dev.after" | tr '\n' ' ')"
 [ "$rc" = 3 ] || fail "/dev/stderr: exit $rc, not 3"
 [ "$(python3 "$ROOT/tests/e2e/check_tree.py" count "$WORK/stderr.json")" = 3 ] ||
 	fail "/dev/stderr: not the 3 calls: $(head -c 300 "$WORK/stderr.json")"
