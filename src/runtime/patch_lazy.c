@@ -19,8 +19,9 @@
  * Signals: the handler runs with every other signal blocked, so no
  * signal handler of the program runs on a thread holding the lock; a
  * first call made by the runtime's own work under the lock (a marked
- * library function it calls) finds the lock its own: the mark is taken
- * back and that function is not traced.  SIGTRAP itself is never blocked
+ * function it calls: the program's own free()) finds the lock its own:
+ * the mark is taken out while the lock is held (another thread's call
+ * meanwhile is not traced) and written again before it is let go.  SIGTRAP itself is never blocked
  * (the kernel kills a process whose trap is blocked); a trap that is not a
  * mark goes to the handler that was there before.
  */
@@ -266,6 +267,34 @@ static void give_up(struct mark *m)
 	m->state = GIVEN_UP;
 }
 
+/* Marks the runtime's own work met under the lock (a program's own free()
+ * that building a trampoline calls): taken out while the lock is held, so
+ * that the work runs the function untraced, and written again before the
+ * lock is let go, so that the program's first call is still its own. */
+#define TAKEN_OUT_MAX 64
+static uint64_t taken_out[TAKEN_OUT_MAX];
+static unsigned ntaken_out;
+
+static void take_out_for_now(struct mark *m)
+{
+	if (ntaken_out == TAKEN_OUT_MAX) {
+		give_up(m);
+		return;
+	}
+	patch_write_byte(m->address, m->original);
+	taken_out[ntaken_out++] = m->address;
+}
+
+static void mark_again(void)
+{
+	for (unsigned i = 0; i < ntaken_out; i++) {
+		struct mark *m = find(table, table_size, taken_out[i]);
+		if (m && m->state == MARKED)
+			patch_write_byte(m->address, MARK);
+	}
+	ntaken_out = 0;
+}
+
 /* A copy of the function being patched, its mark taken out: patch_plan
  * reads the whole function for branches into the jump's bytes.  Under the
  * lock; grown as needed, never shrunk. */
@@ -338,7 +367,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		if (m->state == TRAPPED)
 			return m->entry_at;
 		if (m->state == MARKED)
-			give_up(m);
+			take_out_for_now(m);
 		return pc;
 	}
 	lock(self);
@@ -354,6 +383,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		resume = pc; /* patched, given up or put back: run it again */
 	else if (m && m->state == TRAPPED)
 		resume = m->entry_at;
+	mark_again();
 	unlock();
 	return resume;
 }
