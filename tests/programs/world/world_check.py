@@ -276,9 +276,11 @@ def strace_window(path, tids):
             own[tid] = max(own[tid] - 1, 0)
         elif own[tid]:
             continue
-        elif name == "close" and rest.startswith("-100)"):
+        # (A line may end "<unfinished ...>" where another thread's call
+        # came between, as on a loaded machine.)
+        elif name == "close" and re.match(r"-100[) ]", rest):
             inside = True
-        elif name == "close" and rest.startswith("-101)"):
+        elif name == "close" and re.match(r"-101[) ]", rest):
             seen_end = True
             break
         elif inside:
