@@ -542,6 +542,11 @@ int record_run(struct record_options *o, char **argv, int first)
 		cli_error("--ring keeps the program's calls only: not with --syscalls or --sched");
 		return 2;
 	}
+	if (o->ring && o->buffer_size) {
+		cli_error("--buffer-size does not go with --ring: a ring's windows are a "
+			  "sixteenth of its size");
+		return 2;
+	}
 	record_kernel_clock(o->syscalls, o->sched, o->engine.dyn.verbose);
 	size_t command_len;
 	char *command = join_command(argv + first, &command_len);

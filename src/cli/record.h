@@ -78,7 +78,8 @@ enum {
 	"      --ring SIZE        flight recorder: the trace never grows past SIZE\n"              \
 	"                         (e.g. 64M; plus its headers and records), keeping\n"             \
 	"                         each thread's most recent calls; the oldest windows\n"           \
-	"                         are reused (see calltrace ctl snapshot)\n"                       \
+	"                         are reused (see calltrace ctl snapshot; snapshots\n"             \
+	"                         need CALLTRACE_SIGNAL); not with --buffer-size\n"                \
 	"  -D, --max-depth N      record calls at most N deep\n"                                   \
 	"  -t, --time-filter DUR  record only the calls that last at least DUR (e.g.\n"            \
 	"                         500us, 20ms, 1s) and the calls they are made from, so\n"         \

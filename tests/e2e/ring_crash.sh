@@ -91,6 +91,14 @@ ct report "$WORK/four.trace" >"$WORK/four.report"
 read -r windows over before kept < <(ring_numbers four)
 [ "${over:-0}" -gt 0 ] || fail "four: no call counted as overwritten"
 grep -q "problems:   0" "$WORK/four.info" || fail "four: problems: $(grep -A3 problems "$WORK/four.info")"
+# --buffer-size with --ring (whose windows are its sixteenths): refused in
+# one line, no trace written.
+RC=0
+"$CALLTRACE" record --ring 1M --buffer-size 64K -o "$WORK/both.trace" "$WORK/ring_crash" 10 10 \
+	>/dev/null 2>"$WORK/both.err" || RC=$?
+[ "$RC" = 2 ] && [ "$(wc -l <"$WORK/both.err")" = 1 ] && grep -q -- "--buffer-size does not go with --ring" "$WORK/both.err" ||
+	fail "--ring with --buffer-size: exit $RC, $(head -c 200 "$WORK/both.err")"
+[ -e "$WORK/both.trace" ] && fail "--ring with --buffer-size left a trace"
 # The preloaded runtime, CALLTRACE_RING.
 RC=0
 { CALLTRACE_RING=256K CALLTRACE_LIBCALL=0 CALLTRACE_OUTPUT="$WORK/pre.trace" LD_PRELOAD="$RUNTIME" \
