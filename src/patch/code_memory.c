@@ -62,23 +62,26 @@ static struct patch_code_region *map_region_near(uint64_t near)
 	return NULL;
 }
 
-uint8_t *patch_code_alloc(uint64_t near, size_t len)
+/* `len` bytes (rounded to 16) within reach of `near`, from a region that
+ * has room or a new one; a sealed region is opened again when `open_sealed`
+ * (the caller writes into it directly); patch_code_take's caller writes
+ * through patch_code_fill, which needs no writable mapping. */
+static uint8_t *take_room(uint64_t near, size_t len, int open_sealed)
 {
 	len = (len + 15) & ~(size_t)15;
 	for (unsigned i = 0; i < nregions; i++) {
 		struct patch_code_region *r = &regions[i];
-		if (r->used + len <= REGION_SIZE &&
-		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
-			if (r->sealed) {
-				if (mprotect(r->base, REGION_SIZE,
-					     PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-					continue;
-				r->sealed = 0;
-			}
-			uint8_t *p = r->base + r->used;
-			r->used += len;
-			return p;
+		if (r->used + len > REGION_SIZE ||
+		    !within_reach((uint64_t)r->base, near, REGION_SIZE))
+			continue;
+		if (open_sealed && r->sealed) {
+			if (mprotect(r->base, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+				continue;
+			r->sealed = 0;
 		}
+		uint8_t *p = r->base + r->used;
+		r->used += len;
+		return p;
 	}
 	struct patch_code_region *r = map_region_near(near);
 	if (!r)
@@ -87,23 +90,14 @@ uint8_t *patch_code_alloc(uint64_t near, size_t len)
 	return r->base;
 }
 
+uint8_t *patch_code_alloc(uint64_t near, size_t len)
+{
+	return take_room(near, len, 1);
+}
+
 uint8_t *patch_code_take(uint64_t near, size_t len)
 {
-	len = (len + 15) & ~(size_t)15;
-	for (unsigned i = 0; i < nregions; i++) {
-		struct patch_code_region *r = &regions[i];
-		if (r->used + len <= REGION_SIZE &&
-		    within_reach((uint64_t)r->base, near, REGION_SIZE)) {
-			uint8_t *p = r->base + r->used;
-			r->used += len;
-			return p;
-		}
-	}
-	struct patch_code_region *r = map_region_near(near);
-	if (!r)
-		return NULL;
-	r->used = len;
-	return r->base;
+	return take_room(near, len, 0);
 }
 
 /* ---- writing code ------------------------------------------------------- */
