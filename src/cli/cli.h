@@ -187,7 +187,8 @@ int cli_bad_option(const char *command, int argc, char **argv);
 /* Parses "10us", "2ms", "1.5s", "2e3ms", "300" (ns), exactly (rounded to
  * the nearest ns).  -2 when it is longer than CLI_DURATION_MAX (no call
  * lasts that long: 1e30s, 99999999999999999999); -1 on anything else: inf,
- * a sign, hex, nan, spaces, an unknown unit. */
+ * a sign, hex, nan, spaces, an unknown unit, a bare fraction ("0.5": a
+ * number without a unit is whole nanoseconds). */
 #define CLI_DURATION_MAX ((uint64_t)INT64_MAX)
 #define CLI_DURATION_MAX_TEXT "292 years"
 int cli_parse_duration(const char *s, uint64_t *ns);

@@ -109,6 +109,10 @@ int cli_parse_duration(const char *s, uint64_t *ns)
 	int exponent = 0;
 	if (parse_decimal(&s, &mantissa, &exponent) < 0)
 		return -1;
+	/* A bare number is nanoseconds, as in uftrace; a bare fraction ("0.5")
+	 * is nobody's nanoseconds: it must say its unit. */
+	if (*s == '\0' && exponent < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(s, units[i].unit) == 0)
 			return scale_decimal(mantissa, units[i].factor,

@@ -131,10 +131,11 @@ one_error badcmd "replay -D notanumber"
 run_ct badcmd replay -F '(' "$good"
 one_error badcmd "replay -F '(' (a bad regex)"
 
-# Filter values are taken exactly or refused: no sign, hex, nan, empty
+# Filter values are taken exactly or refused: no sign, hex, nan, a bare
+# fraction (a number without a unit is whole nanoseconds), empty
 # lists or numbers that wrap around 32 bits.  (Under ASan, -F twice must
 # not leak the first regex.)
-for bad in "-t nan" "-t 0x10ms" "-t -1ms" "-t 1e" "-t 10 us" "-D -1" "-D 4294967296" \
+for bad in "-t nan" "-t 0x10ms" "-t -1ms" "-t 1e" "-t 10 us" "-t 0.5" "-t 1e-3" "-D -1" "-D 4294967296" \
 	"--tid=" "--tid -1" "--tid 4294967297" "--tid 1,,2" "--pid=" "--pid -1" \
 	"--pid 4294967297" "-F a -F b"; do
 	read -r -a words <<<"$bad"
