@@ -6,7 +6,10 @@
  * of inner calls is already inside), so totals never exceed the run.  Self
  * time is a call's duration less its shown children's.  On-CPU time is a
  * call's duration less the off-CPU intervals shown inside it, at any depth
- * (counted like total time: once per outermost call).
+ * (counted like total time: once per outermost call).  The average is a
+ * call's mean duration over every call, inner recursive ones included, as
+ * Min and Max are: total time / calls would put it below Min for a
+ * recursive function.
  */
 #include "function_stats.h"
 #include "../format/trace_format.h"
@@ -89,6 +92,7 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	struct function_stats *s = stats_of(ctx, e->sym);
 	uint64_t offcpu = offcpu_inside(ctx, e);
 	s->calls++;
+	s->sum_ns += e->duration_ns;
 	if (--s->active == 0) {
 		s->total_ns += e->duration_ns;
 		s->oncpu_ns += e->duration_ns - offcpu;
@@ -132,7 +136,7 @@ uint64_t function_stats_value(const struct function_stats *s, enum report_sort k
 	case SORT_CALLS:
 		return s->calls;
 	case SORT_AVG:
-		return s->calls ? s->total_ns / s->calls : 0;
+		return s->calls ? s->sum_ns / s->calls : 0;
 	case SORT_MIN:
 		return s->calls ? s->min_ns : 0;
 	case SORT_MAX:

@@ -26,6 +26,7 @@ enum report_sort {
 struct function_stats {
 	const struct symbol *sym;
 	uint64_t calls, total_ns, self_ns, min_ns, max_ns;
+	uint64_t sum_ns;   /* every call's duration, inner recursive ones too */
 	uint64_t oncpu_ns; /* total_ns less the off-CPU intervals inside */
 	uint32_t active;   /* calls of it open right now (recursion) */
 };
@@ -41,7 +42,9 @@ void function_table_free(struct function_table *ft);
 /* 1 if the stream held off-CPU intervals (on-CPU time means something). */
 int function_table_has_offcpu(const struct function_table *ft);
 
-/* The statistic `key` of s (the average for SORT_AVG; 0 for SORT_NAME). */
+/* The statistic `key` of s (for SORT_AVG the mean duration of a call, inner
+ * recursive calls counted as calls, so that it lies between Min and Max;
+ * 0 for SORT_NAME). */
 uint64_t function_stats_value(const struct function_stats *s, enum report_sort key);
 /* Parses a --sort key; -1 if unknown. */
 int report_sort_parse(const char *name);

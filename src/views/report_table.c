@@ -85,7 +85,7 @@ static void write_row(FILE *out, const struct function_stats *s, unsigned how, i
 		fprintf(out, "%10s  ", view_duration(s->oncpu_ns, on, sizeof(on)));
 	fprintf(out, "%10s  %10llu  %10s  %10s  %10s  %s\n",
 		view_duration(s->self_ns, self, sizeof(self)), (unsigned long long)s->calls,
-		view_duration(s->total_ns / s->calls, avg, sizeof(avg)),
+		view_duration(function_stats_value(s, SORT_AVG), avg, sizeof(avg)),
 		view_duration(s->min_ns, mn, sizeof(mn)), view_duration(s->max_ns, mx, sizeof(mx)),
 		view_name_told_apart(s->sym, how, name, sizeof(name)));
 }
