@@ -68,6 +68,9 @@ UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 
 RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
 PATCH_OBJ := $(patsubst %.S,$(BUILD)/rt/%.o,$(PATCH_SRC:%.c=$(BUILD)/rt/%.o))
+# The architecture's part of the preloaded runtime alone: its vfork, which a
+# program linking the static runtime keeps from the C library.
+SO_ONLY_OBJ := $(ARCH_SO_SRC:%.S=$(BUILD)/rt/%.o)
 LIB_OBJ  := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -113,7 +116,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
 
-$(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
+$(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ) $(SO_ONLY_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
 

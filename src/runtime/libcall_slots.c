@@ -79,8 +79,9 @@ void runtime_libcall_describe(struct libcall_site *site, const char *name)
 }
 
 /* Calls the runtime's own machinery must see unhooked (the hooks, the
- * unwinder, its API), start-up's, and clone, whose child may run on the
- * parent's thread state. */
+ * unwinder, its API), start-up's, and clone and vfork, whose child runs on
+ * the parent's thread state (a vfork child returns through the call's
+ * return address before its parent does: vfork.c). */
 static int never_hooked(const char *name)
 {
 	static const char *const prefixes[] = {"__cyg_profile_func_", "_ITM_", "_Unwind_",
@@ -88,6 +89,7 @@ static int never_hooked(const char *name)
 	static const char *const names[] = {"__libc_start_main", "__cxa_finalize", "__gmon_start__",
 					    "__cxa_begin_catch", "__tls_get_addr",
 					    "__libc_start_call_main", "clone", "__clone", "clone3",
+					    "vfork", "__vfork",
 					    /* profiling hooks (-pg, -mfentry): called
 					       with the arguments of the function that
 					       calls them live in the registers */

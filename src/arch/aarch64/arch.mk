@@ -13,6 +13,7 @@ endif
 BUILD ?= build-aarch64
 endif
 ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c
+ARCH_SO_SRC      := src/arch/aarch64/vfork.S
 ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
 # Expanded where the Makefile uses it, after its lists: the in-process
 # engine's whole list, the patching core (but the name matching the
