@@ -52,7 +52,7 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/symbols/short_name.c
 # The ptrace engine shares the patching core's decoding and relocation,
 # and attach the place of a fault in a trampoline.
-CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
+CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c src/patch/verdicts.c \
 		src/patch/special_functions.c src/patch/trampoline_site.c src/patch/name_match.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
 		$(wildcard src/kernel/*.c) \
@@ -62,7 +62,7 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 
 # What the architecture adds, and the engines it does not have yet (arch.mk).
 RUNTIME_SRC  += $(ARCH_RUNTIME_SRC)
-PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC))
+PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC)) $(ARCH_PATCH_SRC)
 ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) src/arch/machines.c
 UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 

@@ -1,6 +1,8 @@
 # arch.mk (x86-64) - the architecture's part of the Makefile: its sources in
-# the runtime (ARCH_RUNTIME_SRC) and the tool (ARCH_TOOL_SRC), and the
+# the runtime (ARCH_RUNTIME_SRC), in the in-process engine of
+# libcalltrace.so (ARCH_PATCH_SRC) and in the tool (ARCH_TOOL_SRC), and the
 # sources it does not build (ARCH_NOT_BUILT: none here).
 ARCH_RUNTIME_SRC := src/arch/x86_64/probe_jump.c
+ARCH_PATCH_SRC   := src/arch/x86_64/trampoline.c
 ARCH_TOOL_SRC    :=
 ARCH_NOT_BUILT    =
