@@ -161,9 +161,13 @@ struct module_job {
 	uint32_t listed;     /* functions marked or patched */
 };
 
+/* The program's entry, the C library's start-up code (glibc's crti.o on
+ * aarch64 gives call_weak_fn a size), the hooks, the dynamic linker's
+ * notice, and what must keep its return address. */
 static int never_patched(const struct elf_function *f, const struct module_job *m)
 {
 	return (m->entry && f->address == m->entry) || strcmp(f->name, "_start") == 0 ||
+	       strcmp(f->name, "call_weak_fn") == 0 ||
 	       strncmp(f->name, "__cyg_profile_func_", 19) == 0 ||
 	       strcmp(f->name, "_dl_debug_state") == 0 || patch_keeps_return_address(f->name);
 }

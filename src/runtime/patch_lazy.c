@@ -433,7 +433,7 @@ static void on_trap(int sig, siginfo_t *info, void *context)
 	ucontext_t *uc = context;
 	int saved = errno;
 	uint64_t resume = 0;
-	if (info->si_code == SI_KERNEL) {
+	if (info->si_code == ARCH_MARK_SI_CODE) {
 		/* The runtime's own calls meanwhile pass; an attach's stop
 		 * lets the thread finish before it closes the trace. */
 		struct thread_state *t = &runtime_thread;

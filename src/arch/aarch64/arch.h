@@ -32,7 +32,9 @@
 #define ARCH_JUMP_REACH (1ull << 27)
 #define ARCH_TRAMPOLINE_HEAD_MAX 20
 #define ARCH_CODE_THROUGH_PROC_MEM 0
-#define ARCH_PATCH_LAZY 0
+#define ARCH_PATCH_LAZY 1
+/* The si_code of the SIGTRAP a mark raises: a BRK is a breakpoint. */
+#define ARCH_MARK_SI_CODE 1 /* TRAP_BRKPT */
 #define ARCH_MARK_LEN 4
 static const uint8_t arch_mark[ARCH_MARK_LEN] = {0x00, 0x00, 0x20, 0xd4};
 

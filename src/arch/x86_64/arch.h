@@ -36,6 +36,8 @@
 #define ARCH_TRAMPOLINE_HEAD_MAX (12 + 14)
 #define ARCH_CODE_THROUGH_PROC_MEM 1
 #define ARCH_PATCH_LAZY 1
+/* The si_code of the SIGTRAP a mark raises: an int3 is reported as the kernel's. */
+#define ARCH_MARK_SI_CODE 0x80 /* SI_KERNEL */
 #define ARCH_MARK_LEN 1
 static const uint8_t arch_mark[ARCH_MARK_LEN] = {0xcc};
 
