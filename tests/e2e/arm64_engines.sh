@@ -2,7 +2,7 @@
 # arm64_engines.sh - the in-process engine on aarch64 (under qemu-user):
 # an unmodified fib recorded call for call, entries whose first instruction
 # reads the program counter moved and run right; what does not run on
-# aarch64 yet says so in one line (--engine ptrace, attach); check of an
+# aarch64 yet says so in one line (--engine ptrace, --args, attach); check of an
 # instrumented aarch64 program finds nothing missing; the unit tests of the
 # aarch64 build pass under qemu-user.
 # shellcheck source=tests/e2e/lib.sh
@@ -31,6 +31,8 @@ one_line() {
 }
 one_line "record --engine ptrace" 2 'the ptrace engine .* is x86-64 only for now' \
 	"$A64_CALLTRACE" record --engine ptrace -o "$WORK/q.trace" "$WORK/hooks"
+one_line "record --args" 2 '^calltrace: --args is x86-64 only for now (this calltrace is aarch64)$' \
+	"$A64_CALLTRACE" record --args -o "$WORK/a.trace" "$WORK/plain"
 one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' \
 	"$A64_CALLTRACE" attach -p $$
 
