@@ -3,8 +3,8 @@
  * its hijacked return land (see src/runtime/patch_stubs.S, x86-64's).
  *
  * Both keep every register a call may clobber (x0-x15, q0-q31, the flags;
- * x16 and x17 are the veneers' and free at an entry and a return), in one layout
- * (struct arch_stub_registers, arch.h): x0-x15 from sp, q0-q31 from sp+128.
+ * x16 and x17 are the veneers' and free at an entry and a return), in one
+ * layout: x0-x15 from sp, q0-q31 from sp+128.
  * Each first pushes the frame record (x29, x30) where the caller's stack
  * ends: x30, the call's return address, lies at the caller's sp - 8, its
  * "slot" for the shadow stack (patch_shadow.c), as the return address on
@@ -25,62 +25,44 @@
 #define ENTERING 640
 #define FLAGS 648
 
+	/* x0-x15 and q0-q31 to (stp) or from (ldp) their places from sp. */
+	.macro REGISTERS op
+	\op x0, x1, [sp, #0]
+	\op x2, x3, [sp, #16]
+	\op x4, x5, [sp, #32]
+	\op x6, x7, [sp, #48]
+	\op x8, x9, [sp, #64]
+	\op x10, x11, [sp, #80]
+	\op x12, x13, [sp, #96]
+	\op x14, x15, [sp, #112]
+	\op q0, q1, [sp, #128]
+	\op q2, q3, [sp, #160]
+	\op q4, q5, [sp, #192]
+	\op q6, q7, [sp, #224]
+	\op q8, q9, [sp, #256]
+	\op q10, q11, [sp, #288]
+	\op q12, q13, [sp, #320]
+	\op q14, q15, [sp, #352]
+	\op q16, q17, [sp, #384]
+	\op q18, q19, [sp, #416]
+	\op q20, q21, [sp, #448]
+	\op q22, q23, [sp, #480]
+	\op q24, q25, [sp, #512]
+	\op q26, q27, [sp, #544]
+	\op q28, q29, [sp, #576]
+	\op q30, q31, [sp, #608]
+	.endm
+
 	.macro SAVE_ALL
-	stp x0, x1, [sp, #0]
-	stp x2, x3, [sp, #16]
-	stp x4, x5, [sp, #32]
-	stp x6, x7, [sp, #48]
-	stp x8, x9, [sp, #64]
-	stp x10, x11, [sp, #80]
-	stp x12, x13, [sp, #96]
-	stp x14, x15, [sp, #112]
+	REGISTERS stp
 	mrs x9, nzcv
 	str x9, [sp, #FLAGS]
-	stp q0, q1, [sp, #128]
-	stp q2, q3, [sp, #160]
-	stp q4, q5, [sp, #192]
-	stp q6, q7, [sp, #224]
-	stp q8, q9, [sp, #256]
-	stp q10, q11, [sp, #288]
-	stp q12, q13, [sp, #320]
-	stp q14, q15, [sp, #352]
-	stp q16, q17, [sp, #384]
-	stp q18, q19, [sp, #416]
-	stp q20, q21, [sp, #448]
-	stp q22, q23, [sp, #480]
-	stp q24, q25, [sp, #512]
-	stp q26, q27, [sp, #544]
-	stp q28, q29, [sp, #576]
-	stp q30, q31, [sp, #608]
 	.endm
 
 	.macro LOAD_ALL
 	ldr x9, [sp, #FLAGS]
 	msr nzcv, x9
-	ldp x0, x1, [sp, #0]
-	ldp x2, x3, [sp, #16]
-	ldp x4, x5, [sp, #32]
-	ldp x6, x7, [sp, #48]
-	ldp x8, x9, [sp, #64]
-	ldp x10, x11, [sp, #80]
-	ldp x12, x13, [sp, #96]
-	ldp x14, x15, [sp, #112]
-	ldp q0, q1, [sp, #128]
-	ldp q2, q3, [sp, #160]
-	ldp q4, q5, [sp, #192]
-	ldp q6, q7, [sp, #224]
-	ldp q8, q9, [sp, #256]
-	ldp q10, q11, [sp, #288]
-	ldp q12, q13, [sp, #320]
-	ldp q14, q15, [sp, #352]
-	ldp q16, q17, [sp, #384]
-	ldp q18, q19, [sp, #416]
-	ldp q20, q21, [sp, #448]
-	ldp q22, q23, [sp, #480]
-	ldp q24, q25, [sp, #512]
-	ldp q26, q27, [sp, #544]
-	ldp q28, q29, [sp, #576]
-	ldp q30, q31, [sp, #608]
+	REGISTERS ldp
 	.endm
 
 	/* x9: the address of the thread's runtime_patch_entering. */
