@@ -52,7 +52,7 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 		src/symbols/short_name.c
 # The ptrace engine shares the patching core's decoding and relocation,
 # and attach the place of a fault in a trampoline.
-CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
+CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c src/patch/verdicts.c \
 		src/patch/special_functions.c src/patch/trampoline_site.c src/patch/name_match.c
 ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
 		$(wildcard src/kernel/*.c) \
@@ -62,15 +62,12 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 
 # What the architecture adds, and the engines it does not have yet (arch.mk).
 RUNTIME_SRC  += $(ARCH_RUNTIME_SRC)
-PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC))
+PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC)) $(ARCH_PATCH_SRC)
 ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) src/arch/machines.c
 UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 
 RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
 PATCH_OBJ := $(patsubst %.S,$(BUILD)/rt/%.o,$(PATCH_SRC:%.c=$(BUILD)/rt/%.o))
-# The architecture's part of the preloaded runtime alone: its vfork, which a
-# program linking the static runtime keeps from the C library.
-SO_ONLY_OBJ := $(ARCH_SO_SRC:%.S=$(BUILD)/rt/%.o)
 LIB_OBJ  := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -116,7 +113,7 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
 
-$(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ) $(SO_ONLY_OBJ)
+$(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
 

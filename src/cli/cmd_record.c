@@ -513,7 +513,7 @@ int record_run(struct record_options *o, char **argv, int first)
 			  argv[first], engine_description(o->engine_choice));
 		return 2;
 	}
-	if (o->args && !ARCH_HAS_PATCH_ENGINE) {
+	if (o->args && !ARCH_HAS_ARGS) {
 		cli_error("--args is x86-64 only for now (this calltrace is " ARCH_NAME ")");
 		return 2;
 	}

@@ -9,7 +9,7 @@
 #include "../patch/insn_info.h"
 #include "../patch/patch.h"
 
-#define REG_RSP 4
+#define ENC_RSP 4
 
 unsigned long long *regs_by_number(struct user_regs_struct *r, unsigned n)
 {
@@ -43,7 +43,7 @@ static int add_op(struct entry_plan *plan, const struct insn_info *in, int *stac
 		op.sub = in->sub;
 		op.imm = in->imm;
 		*stack_moved = 2; /* no pushes after this: keeps the writes contiguous */
-	} else if (in->kind == INSN_MOV && in->dst != REG_RSP) {
+	} else if (in->kind == INSN_MOV && in->dst != ENC_RSP) {
 		op.kind = EMU_MOV;
 		op.dst = in->dst;
 		op.src = in->src;

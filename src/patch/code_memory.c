@@ -1,6 +1,7 @@
 /*
- * code_memory.c - memory for trampolines, within rel32 reach (2 GiB) of
- * the functions that jump to them, and the writing of the entry jump.
+ * code_memory.c - memory for trampolines, within reach of the entry jump
+ * of the functions that jump to them (ARCH_JUMP_REACH: 2 GiB on x86-64,
+ * 128 MiB on aarch64), and the writing of that jump.
  *
  * Regions are mapped read-write-execute while trampolines are written into
  * them and sealed read-execute afterwards (opened again, never without
@@ -9,10 +10,12 @@
  * original bytes back over the jumps.
  *
  * Code that is read-execute is written through /proc/self/mem where the
- * kernel lets it (one system call, no change of protection, which would
- * split the mapping twice); else the page is opened for the write.
+ * kernel lets it and the architecture allows (ARCH_CODE_THROUGH_PROC_MEM:
+ * one system call, no change of protection, which would split the mapping
+ * twice); else the page is opened for the write.
  */
 #include "patch.h"
+#include "../arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +27,7 @@
 
 #define REGION_SIZE (1u << 20)
 #define MAX_REGIONS 256
-#define REACH (1ull << 31)
+#define REACH ARCH_JUMP_REACH
 
 static struct patch_code_region regions[MAX_REGIONS];
 static uint32_t nregions;
@@ -42,7 +45,7 @@ static struct patch_code_region *map_region_near(uint64_t near)
 	/* Below the module first (the heap is often above the executable),
 	 * then above, at growing distances. */
 	for (int i = 0; i < 64; i++) {
-		int64_t distance = (int64_t)(i / 2 + 1) * (16ll << 20);
+		int64_t distance = (int64_t)(i / 2 + 1) * (int64_t)(REACH >> 7);
 		uint64_t hint =
 		    (near + (uint64_t)(i % 2 ? distance : -distance)) & ~(uint64_t)0xfffff;
 		void *m = mmap((void *)hint, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -117,13 +120,7 @@ struct code_piece {
  * very code being rewritten (--module libc). */
 static long raw_syscall(long n, long a, long b, long c, long d)
 {
-	long rc;
-	register long r10 __asm__("r10") = d;
-	__asm__ volatile("syscall"
-			 : "=a"(rc)
-			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return rc;
+	return arch_syscall6(n, a, b, c, d, 0, 0);
 }
 
 static int mem_fd = -1;
@@ -160,7 +157,7 @@ static int mem_open(void)
 
 static int poke(const struct code_piece *pieces, int n)
 {
-	int fd = mem_open();
+	int fd = ARCH_CODE_THROUGH_PROC_MEM ? mem_open() : -1;
 	if (fd < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
@@ -247,23 +244,18 @@ int patch_code_writable(uint64_t first, uint64_t last, int writable)
 	return mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
 }
 
-int patch_write_byte(uint64_t address, uint8_t byte)
-{
-	return write_code(address, &byte, 1);
-}
-
-/* The jump is written last byte first, its opcode last: a thread running
- * the entry meanwhile meets either the mark (int3) or the whole jump. */
+/* The jump is written so that a thread running the entry meanwhile meets
+ * either the mark or the whole jump: its first byte last (x86-64), or in
+ * one store (aarch64: arch_store_jump). */
 int patch_write_jump(uint64_t address, uint64_t target)
 {
-	int64_t d = (int64_t)(target - (address + PATCH_JUMP_LEN));
-	if (d < INT32_MIN || d > INT32_MAX) {
+	uint8_t jump[PATCH_JUMP_LEN];
+	if (arch_encode_jump(address, target, jump) < 0) {
 		errno = ERANGE;
 		return -1;
 	}
-	int32_t rel = (int32_t)d;
-	uint8_t opcode = 0xe9;
-	struct code_piece pieces[2] = {{address + 1, &rel, 4}, {address, &opcode, 1}};
+	struct code_piece pieces[2] = {{address + 1, jump + 1, PATCH_JUMP_LEN - 1},
+				       {address, jump, 1}};
 	if (poke(pieces, 2) == 0)
 		return 0;
 	long page = sysconf(_SC_PAGESIZE);
@@ -271,11 +263,6 @@ int patch_write_jump(uint64_t address, uint64_t target)
 	size_t span = (size_t)(address + PATCH_JUMP_LEN - first);
 	if (mprotect((void *)first, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -1;
-	volatile uint8_t *code = (volatile uint8_t *)address;
-	for (int i = 0; i < 4; i++)
-		code[1 + i] = (uint8_t)((uint32_t)rel >> (8 * i));
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	code[0] = 0xe9;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	arch_store_jump((volatile uint8_t *)address, jump);
 	return mprotect((void *)first, span, PROT_READ | PROT_EXEC);
 }

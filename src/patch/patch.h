@@ -4,7 +4,9 @@
  * trampoline (relocated: rip-relative operands fixed, branches widened,
  * a call emulated), and write the jump.
  *
- * x86-64 only.  Instructions are decoded with capstone.  Nothing here
+ * What is per architecture lives in src/arch/<cpu>/ behind this header:
+ * x86-64's planning and relocation are relocate.c and decoder.c here
+ * (capstone), aarch64's src/arch/aarch64/relocate.c.  Nothing here
  * allocates with malloc (capstone is given an allocator of its own): the
  * code runs inside the traced program.
  */
@@ -13,10 +15,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../arch/arch.h"
 
-#define PATCH_JUMP_LEN 5	/* jmp rel32 */
-#define PATCH_DISPLACED_MAX 32	/* bytes of instructions displaced, at most */
-#define PATCH_RELOCATED_MAX 160 /* bytes they may take relocated */
+#define PATCH_JUMP_LEN ARCH_JUMP_LEN /* jmp rel32; B */
+#define PATCH_DISPLACED_MAX 32	     /* bytes of instructions displaced, at most */
+#define PATCH_RELOCATED_MAX 160	     /* bytes they may take relocated */
 
 enum patch_verdict {
 	PATCH_OK = 0,
@@ -82,9 +85,19 @@ enum patch_verdict patch_relocate_layout(const uint8_t *code, size_t displaced, 
 					 uint8_t *out, uint64_t out_address, size_t *out_len,
 					 struct patch_layout *layout);
 
-/* Writes a jump from `from` to `to` at `out`: jmp rel32 when it reaches,
- * else jmp through an absolute address (14 bytes).  Returns the end. */
+/* Writes a jump from `from` to `to` at `out`: jmp rel32 (B) when it
+ * reaches, else jmp through an absolute address (14 bytes; 16 on aarch64).
+ * Returns the end. */
 uint8_t *patch_emit_jump(uint8_t *out, uint64_t from, uint64_t to);
+
+/* Writes a trampoline's head at `out` (which runs at `at`): the address
+ * of its record (`record`) into the scratch register the enter stub reads
+ * (%r11, x16), then a jump to `stub`; at most ARCH_TRAMPOLINE_HEAD_MAX
+ * bytes.  Returns the end. */
+uint8_t *patch_emit_enter(uint8_t *out, uint64_t at, uint64_t record, uint64_t stub);
+
+/* The target of the entry jump at `address`, or 0 when there is none. */
+uint64_t patch_jump_target(const uint8_t *code, uint64_t address);
 
 /* A region of trampoline memory (code_memory.c). */
 struct patch_code_region {
@@ -126,13 +139,12 @@ static inline uint64_t patch_code_region_block(const struct patch_code_region *r
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */
 int patch_write_jump(uint64_t address, uint64_t target);
-/* Writes one byte of code (a mark, or the byte a mark took). */
-int patch_write_byte(uint64_t address, uint8_t byte);
 /* Makes the code pages from `first` to `last` writable (or read-execute
  * again), for writing many marks at once.  0, or -1 with errno. */
 int patch_code_writable(uint64_t first, uint64_t last, int writable);
-/* Puts `len` (at most 64) original bytes back at `address`, where
- * patch_write_jump wrote; 0, or -1 with errno (not mapped). */
+/* Puts `len` (at most 64) bytes of code at `address`: the original bytes
+ * back where patch_write_jump wrote, a mark or the bytes a mark took; 0,
+ * or -1 with errno (not mapped). */
 int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len);
 
 #endif

@@ -11,6 +11,7 @@
  * memory of the runtime's own, for as long as the process.
  */
 #include "runtime.h"
+#include "../arch/arch.h"
 
 #include <dlfcn.h>
 #include <regex.h>
@@ -36,6 +37,11 @@ void runtime_args_init(void)
 		regfree(&filter);
 	filter_set = 0;
 	runtime_args_on = on && *on && strcmp(on, "0") != 0 && strcmp(on, "off") != 0;
+	if (runtime_args_on && !ARCH_HAS_ARGS) { /* the plans place values as on x86-64 */
+		runtime_say("arguments are captured on x86-64 only for now (this is " ARCH_NAME
+			    ")");
+		runtime_args_on = 0;
+	}
 	const char *re = runtime_getenv("CALLTRACE_ARGS_FILTER");
 	if (!runtime_args_on || !re || !*re)
 		return;

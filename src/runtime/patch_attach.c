@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -156,9 +157,7 @@ static int thread_inside(uint64_t address, size_t len)
 static void original_bytes(uint64_t address, uint8_t *out, size_t len)
 {
 	memcpy(out, (const void *)address, len);
-	int byte = runtime_patch_original_byte(address);
-	if (byte >= 0)
-		out[0] = (uint8_t)byte;
+	runtime_patch_original(address, out);
 }
 
 /* The earlier trampoline of the function at `address`, when the bytes it
@@ -213,9 +212,9 @@ void runtime_patch_attach_note(uint64_t address, uint64_t entry)
  * that an unmapped module is no fault). */
 static int still_our_jump(uint64_t address, uint64_t entry)
 {
-	uint8_t now[PATCH_JUMP_LEN], jump[PATCH_JUMP_LEN] = {0xe9};
-	int32_t rel = (int32_t)(entry - (address + PATCH_JUMP_LEN));
-	memcpy(jump + 1, &rel, 4);
+	uint8_t now[PATCH_JUMP_LEN], jump[PATCH_JUMP_LEN];
+	if (arch_encode_jump(address, entry, jump) < 0)
+		return 0;
 	struct iovec local = {now, sizeof(now)}, remote = {(void *)address, sizeof(now)};
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(now) &&
 	       memcmp(now, jump, sizeof(now)) == 0;

@@ -161,9 +161,13 @@ struct module_job {
 	uint32_t listed;     /* functions marked or patched */
 };
 
+/* The program's entry, the C library's start-up code (glibc's crti.o on
+ * aarch64 gives call_weak_fn a size), the hooks, the dynamic linker's
+ * notice, and what must keep its return address. */
 static int never_patched(const struct elf_function *f, const struct module_job *m)
 {
 	return (m->entry && f->address == m->entry) || strcmp(f->name, "_start") == 0 ||
+	       strcmp(f->name, "call_weak_fn") == 0 ||
 	       strncmp(f->name, "__cyg_profile_func_", 19) == 0 ||
 	       strcmp(f->name, "_dl_debug_state") == 0 || patch_keeps_return_address(f->name);
 }
@@ -171,8 +175,8 @@ static int never_patched(const struct elf_function *f, const struct module_job *
 /* Builds the trampoline of the function at `address` whose first
  * `displaced` bytes of instructions are `code` (their bytes as the
  * compiler wrote them, whatever a mark made of the first): the record,
- * then `push %r11; movabs $record, %r11; jmp runtime_patch_enter_stub`,
- * then the displaced instructions and the jump back.  *entry_at: where a
+ * then the head that takes it to runtime_patch_enter_stub
+ * (patch_emit_enter), then the displaced instructions and the jump back.  *entry_at: where a
  * call goes in. */
 static enum patch_verdict build_trampoline(uint64_t address, const uint8_t *code, size_t displaced,
 					   const struct func_plan *plan, int by_hooks,
@@ -189,13 +193,7 @@ static enum patch_verdict build_trampoline(uint64_t address, const uint8_t *code
 	uint64_t base = (uint64_t)tramp;
 #define AT(q) (base + (uint64_t)((q)-start))
 	*entry_at = AT(p);
-	*p++ = 0x41; /* push %r11 */
-	*p++ = 0x53;
-	*p++ = 0x49; /* movabs $rec, %r11 */
-	*p++ = 0xbb;
-	memcpy(p, &base, 8);
-	p += 8;
-	p = patch_emit_jump(p, AT(p), (uint64_t)runtime_patch_enter_stub);
+	p = patch_emit_enter(p, AT(p), base, (uint64_t)runtime_patch_enter_stub);
 	size_t relocated;
 	enum patch_verdict v = patch_relocate(code, displaced, address, p, AT(p), &relocated);
 	if (v != PATCH_OK)
@@ -324,7 +322,8 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 				 .bias = bias,
 				 .entry = entry,
 				 .record_calls = record_calls,
-				 .at_start = runtime_attach_mode || !lazy_module(path)};
+				 .at_start =
+				     runtime_attach_mode || !ARCH_PATCH_LAZY || !lazy_module(path)};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
 		runtime_patch_libraries_patched = 1;

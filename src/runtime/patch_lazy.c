@@ -1,7 +1,7 @@
 /*
  * patch_lazy.c - the in-process engine patches a function when it is
- * first called.  At start every chosen entry gets a mark, one int3 byte
- * (nothing decoded, one write per module); the first call traps here,
+ * first called.  At start every chosen entry gets a mark (arch_mark: one
+ * int3 byte, a BRK #0; nothing decoded, one write per module); the first call traps here,
  * and under one lock the function's trampoline is built and its entry
  * rewritten into the jump (patch_engine.c), the call itself sent on
  * through the trampoline so that it is recorded like every later one.  An
@@ -39,8 +39,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define MARK 0xcc
-
 enum mark_state { MARKED = 1, PATCHED, TRAPPED, GIVEN_UP };
 
 struct mark {
@@ -49,7 +47,7 @@ struct mark {
 	const struct func_plan *plan;
 	uint32_t size;
 	uint16_t room;
-	uint8_t original; /* the byte the mark took */
+	uint8_t original[ARCH_MARK_LEN]; /* the bytes the mark took */
 	uint8_t state;
 	uint8_t by_hooks;
 	uint8_t written; /* the mark is in the code */
@@ -169,6 +167,27 @@ static int grow(void)
 
 static int still_there(const struct mark *m);
 
+/* Whether the mark is in the code at `address`. */
+static int marked_at(uint64_t address)
+{
+	const volatile uint8_t *code = (const volatile uint8_t *)address;
+	for (int i = 0; i < ARCH_MARK_LEN; i++)
+		if (code[i] != arch_mark[i])
+			return 0;
+	return 1;
+}
+
+/* Writes the mark at `address`, or puts back the bytes it took. */
+static int put_mark(uint64_t address)
+{
+	return patch_write_back(address, arch_mark, ARCH_MARK_LEN);
+}
+
+static int take_mark(const struct mark *m)
+{
+	return patch_write_back(m->address, m->original, ARCH_MARK_LEN);
+}
+
 int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
 		       int by_hooks)
 {
@@ -193,9 +212,9 @@ int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct 
 				   .plan = plan,
 				   .size = (uint32_t)size,
 				   .room = (uint16_t)(room < 0xffff ? room : 0xffff),
-				   .original = *(const uint8_t *)address,
 				   .state = MARKED,
 				   .by_hooks = (uint8_t)by_hooks};
+		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
 		unwritten++;
 	}
 	unlock();
@@ -247,10 +266,13 @@ void runtime_patch_marks_write(void)
 		struct mark *m = &table[i];
 		if (!m->address || m->written)
 			continue;
-		if (opened)
-			*(volatile uint8_t *)m->address = MARK;
-		else if (patch_write_byte(m->address, MARK) < 0)
+		if (opened) {
+			memcpy((void *)m->address, arch_mark, ARCH_MARK_LEN);
+			__builtin___clear_cache((char *)m->address,
+						(char *)m->address + ARCH_MARK_LEN);
+		} else if (put_mark(m->address) < 0) {
 			continue;
+		}
 		m->written = 1;
 		counts.marked++;
 	}
@@ -263,7 +285,7 @@ void runtime_patch_marks_write(void)
 /* Takes a mark back: the function runs untraced from now on. */
 static void give_up(struct mark *m)
 {
-	patch_write_byte(m->address, m->original);
+	take_mark(m);
 	m->state = GIVEN_UP;
 }
 
@@ -281,7 +303,7 @@ static void take_out_for_now(struct mark *m)
 		give_up(m);
 		return;
 	}
-	patch_write_byte(m->address, m->original);
+	take_mark(m);
 	taken_out[ntaken_out++] = m->address;
 }
 
@@ -290,7 +312,7 @@ static void mark_again(void)
 	for (unsigned i = 0; i < ntaken_out; i++) {
 		struct mark *m = find(table, table_size, taken_out[i]);
 		if (m && m->state == MARKED)
-			patch_write_byte(m->address, MARK);
+			put_mark(m->address);
 	}
 	ntaken_out = 0;
 }
@@ -315,7 +337,7 @@ static const uint8_t *copy_without_mark(const struct mark *m)
 		scratch_size = size;
 	}
 	memcpy(scratch, (const void *)m->address, m->size);
-	scratch[0] = m->original;
+	memcpy(scratch, m->original, m->size < ARCH_MARK_LEN ? m->size : ARCH_MARK_LEN);
 	return scratch;
 }
 
@@ -345,13 +367,10 @@ static void first_call(struct mark *m)
  * else the module is gone and another may be there. */
 static int still_there(const struct mark *m)
 {
-	const uint8_t *code = (const uint8_t *)m->address;
 	if (m->state == MARKED || m->state == TRAPPED)
-		return code[0] == MARK;
-	int32_t rel;
-	memcpy(&rel, code + 1, 4);
-	return m->state == PATCHED && code[0] == 0xe9 &&
-	       m->address + PATCH_JUMP_LEN + (uint64_t)(int64_t)rel == m->entry_at;
+		return marked_at(m->address);
+	return m->state == PATCHED &&
+	       patch_jump_target((const uint8_t *)m->address, m->address) == m->entry_at;
 }
 
 /* Where the thread that trapped at `pc` goes on: the trampoline, the entry
@@ -363,7 +382,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		/* The runtime's own work under the lock called a marked function. */
 		struct mark *m = find(table, table_size, pc);
 		if (!m)
-			return *(volatile uint8_t *)pc == MARK ? 0 : pc;
+			return marked_at(pc) ? 0 : pc;
 		if (m->state == TRAPPED)
 			return m->entry_at;
 		if (m->state == MARKED)
@@ -373,13 +392,13 @@ static uint64_t resume_after_trap(uint64_t pc)
 	lock(self);
 	struct mark *m = find(table, table_size, pc);
 	uint64_t resume = 0;
-	if (m && m->state == MARKED && *(volatile uint8_t *)pc == MARK) {
+	if (m && m->state == MARKED && marked_at(pc)) {
 		if (stopped)
 			give_up(m);
 		else
 			first_call(m);
 	}
-	if (*(volatile uint8_t *)pc != MARK)
+	if (!marked_at(pc))
 		resume = pc; /* patched, given up or put back: run it again */
 	else if (m && m->state == TRAPPED)
 		resume = m->entry_at;
@@ -414,20 +433,20 @@ static void on_trap(int sig, siginfo_t *info, void *context)
 	ucontext_t *uc = context;
 	int saved = errno;
 	uint64_t resume = 0;
-	if (info->si_code == SI_KERNEL) {
+	if (info->si_code == ARCH_MARK_SI_CODE) {
 		/* The runtime's own calls meanwhile pass; an attach's stop
 		 * lets the thread finish before it closes the trace. */
 		struct thread_state *t = &runtime_thread;
 		uint32_t outer = t->in_patch_stub;
 		t->in_patch_stub = 1;
 		uint32_t gen = runtime_internal_begin(t);
-		resume = resume_after_trap((uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1);
+		resume = resume_after_trap(arch_context_mark_at(uc));
 		runtime_internal_end(t, gen);
 		t->in_patch_stub = outer;
 	}
 	errno = saved;
 	if (resume)
-		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)resume;
+		arch_context_set_pc(uc, resume);
 	else
 		pass_on(sig, info, context);
 }
@@ -454,10 +473,13 @@ struct patch_lazy_counts runtime_patch_lazy_counts(void)
 	return counts;
 }
 
-int runtime_patch_original_byte(uint64_t address)
+int runtime_patch_original(uint64_t address, uint8_t *out)
 {
 	struct mark *m = find(table, table_size, address);
-	return m && m->written && m->state != GIVEN_UP ? m->original : -1;
+	if (!m || !m->written || m->state == GIVEN_UP)
+		return -1;
+	memcpy(out, m->original, ARCH_MARK_LEN);
+	return 0;
 }
 
 void runtime_patch_marks_stop(void)
@@ -473,8 +495,7 @@ uint32_t runtime_patch_marks_remove(void)
 		struct mark *m = &table[i];
 		if (!m->address || !m->written || m->state == GIVEN_UP)
 			continue;
-		if (*(volatile uint8_t *)m->address == MARK &&
-		    patch_write_byte(m->address, m->original) == 0)
+		if (marked_at(m->address) && take_mark(m) == 0)
 			n++;
 		m->state = GIVEN_UP;
 	}

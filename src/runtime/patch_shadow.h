@@ -33,8 +33,9 @@ struct patch_lazy_counts {
 	uint32_t marked, ran, trapped;
 };
 struct patch_lazy_counts runtime_patch_lazy_counts(void);
-/* The byte a mark took at `address`; -1 when there is no mark there. */
-int runtime_patch_original_byte(uint64_t address);
+/* The ARCH_MARK_LEN bytes a mark took at `address`, into `out`; 0, or -1
+ * when there is no mark there (`out` left as it is). */
+int runtime_patch_original(uint64_t address, uint8_t *out);
 /* Attached, at the stop: no entry is patched any more (a first call then
  * takes its mark back and runs untraced); once no thread is inside the
  * runtime, runtime_patch_marks_remove puts back the bytes of the marks

@@ -352,7 +352,7 @@ static int init_once(void)
 		runtime_libcall_init();
 	if (!runtime_patch_init && runtime_args_on)
 		runtime_say(
-		    ARCH_HAS_PATCH_ENGINE
+		    ARCH_HAS_ARGS
 			? "arguments are captured by libcalltrace.so only (this program "
 			  "links the static runtime)"
 			: "arguments are captured on x86-64 only for now (this is " ARCH_NAME ")");

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# arm64_engines.sh - what does not run on aarch64 yet says so in one line:
-# record of a program built without -finstrument-functions (the in-process
-# engine) or with --engine ptrace, record --args, attach, and check's verdict;
-# check of an instrumented aarch64 program finds nothing missing; the unit
-# tests of the aarch64 build pass under qemu-user.
+# arm64_engines.sh - the in-process engine on aarch64 (under qemu-user):
+# an unmodified fib recorded call for call, entries whose first instruction
+# reads the program counter moved and run right; what does not run on
+# aarch64 yet says so in one line (--engine ptrace, --args, attach); check of an
+# instrumented aarch64 program finds nothing missing; the unit tests of the
+# aarch64 build pass under qemu-user.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/arm64/lib.sh
@@ -28,24 +29,59 @@ one_line() {
 	[ "$(wc -l <"$WORK/err")" = 1 ] || fail "$what: not one line: $(head -c 400 "$WORK/err")"
 	grep -q "$pattern" "$WORK/err" || fail "$what said: $(cat "$WORK/err")"
 }
-# Only with a tool that has not the engines (on x86-64 they run).
-if ! grep -q 'define ARCH_HAS_PATCH_ENGINE 1' "$ROOT/src/arch/aarch64/arch.h"; then
-	one_line "record of a plain program" 2 \
-		'plain: the in-process engine .* is x86-64 only for now (this calltrace is aarch64): build it with -finstrument-functions' \
-		"$A64_CALLTRACE" record -o "$WORK/p.trace" "$WORK/plain"
-	[ ! -e "$WORK/p.trace" ] || fail "record of a plain program left a trace"
-	one_line "record --engine ptrace" 2 'the ptrace engine .* is x86-64 only for now' \
-		"$A64_CALLTRACE" record --engine ptrace -o "$WORK/q.trace" "$WORK/hooks"
-	one_line "record --args" 2 '^calltrace: --args is x86-64 only for now (this calltrace is aarch64)$' \
-		"$A64_CALLTRACE" record --args -o "$WORK/a.trace" "$WORK/hooks"
-	one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' \
-		"$A64_CALLTRACE" attach -p $$
-	rc=0
-	"$A64_CALLTRACE" check "$WORK/plain" >"$WORK/check.plain" 2>&1 || rc=$?
-	[ $rc = 1 ] || fail "check of a plain program: exit $rc"
-	grep -qx 'verdict: .*plain is not built with -finstrument-functions, and the engines that record such programs are x86-64 only for now (this calltrace is aarch64)' \
-		"$WORK/check.plain" || fail "check of a plain program said: $(cat "$WORK/check.plain")"
-fi
+one_line "record --engine ptrace" 2 'the ptrace engine .* is x86-64 only for now' \
+	"$A64_CALLTRACE" record --engine ptrace -o "$WORK/q.trace" "$WORK/hooks"
+one_line "record --args" 2 '^calltrace: --args is x86-64 only for now (this calltrace is aarch64)$' \
+	"$A64_CALLTRACE" record --args -o "$WORK/a.trace" "$WORK/plain"
+one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' \
+	"$A64_CALLTRACE" attach -p $$
+
+# The in-process engine records a program built without flags: every call
+# of fib(20) exactly, the library calls said to be left off under -v.
+cat >"$WORK/fib.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(int argc, char **argv)
+{
+	printf("%d\n", fib(argc > 1 ? atoi(argv[1]) : 20));
+	return 0;
+}
+C
+"$A64_CC" -g -O0 -o "$WORK/fib" "$WORK/fib.c" || fail "cannot compile fib"
+CALLTRACE_LIBCALL=1 "$A64_CALLTRACE" record -v -o "$WORK/fib.trace" "$WORK/fib" 20 >"$WORK/fib.out" 2>"$WORK/fib.err" ||
+	fail "record of fib: $(tail -n 3 "$WORK/fib.err")"
+[ "$(cat "$WORK/fib.out")" = 6765 ] || fail "fib printed $(head -c 100 "$WORK/fib.out")"
+grep -q 'in-process engine: 2 of 2 functions patched$' "$WORK/fib.err" ||
+	fail "record -v of fib said: $(grep 'in-process' "$WORK/fib.err")"
+grep -q 'in-process engine: 2 functions marked, 2 ran$' "$WORK/fib.err" ||
+	fail "record -v of fib: not patched at the first calls: $(grep 'in-process' "$WORK/fib.err")"
+grep -qx 'calltrace: library calls: recorded on x86-64 only for now (this is aarch64)' "$WORK/fib.err" ||
+	fail "record -v of fib does not say library calls are left off: $(cat "$WORK/fib.err")"
+"$NATIVE_CALLTRACE" report "$WORK/fib.trace" >"$WORK/fib.report" || fail "report of fib.trace"
+[ "$(report_calls "$WORK/fib.report" fib)" = 21891 ] ||
+	fail "fib(20): $(report_calls "$WORK/fib.report" fib) calls, not 21891"
+[ "$(report_calls "$WORK/fib.report" main)" = 1 ] || fail "main: not one call"
+
+# Entries whose first instruction reads the program counter run moved into
+# their trampolines (adr, adrp, ldr literal of each width, cbz, cbnz, tbz,
+# tbnz, b, b.cond with the caller's flags): the same results as untraced,
+# every call recorded.
+"$A64_CC" -O1 -o "$WORK/reloc" "$ROOT/tests/e2e/arm64/reloc.c" || fail "cannot compile reloc.c"
+"$WORK/reloc" >"$WORK/reloc.plain" || fail "reloc untraced failed"
+"$A64_CALLTRACE" record -o "$WORK/reloc.trace" "$WORK/reloc" >"$WORK/reloc.out" 2>"$WORK/reloc.err" ||
+	fail "record of reloc: $(tail -n 3 "$WORK/reloc.err")"
+expect_text "reloc's output recorded" "$WORK/reloc.plain" "$WORK/reloc.out"
+[ "$(head -n 1 "$WORK/reloc.out")" = '11 1234 4886718345 66 -5 2.5' ] ||
+	fail "reloc untraced printed $(head -n 1 "$WORK/reloc.out")"
+"$NATIVE_CALLTRACE" report "$WORK/reloc.trace" >"$WORK/reloc.report" || fail "report of reloc.trace"
+for f in f_adr f_adrp f_ldr_x f_ldr_w f_ldrsw f_ldr_d f_b g_target; do
+	[ "$(report_calls "$WORK/reloc.report" $f)" = 1 ] || fail "reloc: $f not called once"
+done
+for f in f_cbz f_cbnz f_tbz f_tbnz f_bcond; do
+	[ "$(report_calls "$WORK/reloc.report" $f)" = 2 ] || fail "reloc: $f not called twice"
+done
+
 "$A64_CALLTRACE" check "$WORK/hooks" >"$WORK/check.hooks" 2>&1 ||
 	fail "check of an instrumented program: $(tail -n 3 "$WORK/check.hooks")"
 grep -q '^verdict: nothing missing' "$WORK/check.hooks" ||

@@ -4,11 +4,11 @@
 # and the plugin it dlopen's and dlclose's, patched when the dynamic linker
 # has loaded it): the same call trees of every process and thread as with
 # -finstrument-functions, file:line of every call, output and exit code
-# unchanged.  PIE and non-PIE.
+# unchanged.  PIE and non-PIE (MODES: those given).
 source "$(dirname "$0")/lib.sh"
 CFLAGS_TRACED=(-g -O0 -Wall -Wextra)
 setup
-for mode in pie nopie; do
+for mode in ${MODES:-pie nopie}; do
 	build_multimod "$WORK/mm_$mode" "$mode"
 	multimod_check "$WORK/mm_$mode" "$mode" --engine patch --module 'libshared|plugin'
 done

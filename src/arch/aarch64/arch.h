@@ -14,14 +14,32 @@
 
 #define ARCH_NAME "aarch64"
 #define ARCH_ELF_MACHINE EM_AARCH64
-/* Not yet here: -finstrument-functions programs are recorded; the
- * in-process patching engine and the ptrace engine are x86-64 only. */
-#define ARCH_HAS_PATCH_ENGINE 0
+/* The in-process patching engine is here; the ptrace engine is x86-64
+ * only. */
+#define ARCH_HAS_PATCH_ENGINE 1
 /* Debian's folders of the architecture's libraries (multiarch). */
 #define ARCH_LIBRARY_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 22
+/* --args is not yet here: the argument locations are System V x86-64's
+ * (src/symbols/signature_abi.c), not AAPCS64's. */
+#define ARCH_HAS_ARGS 0
 #define ARCH_HAS_PTRACE_ENGINE 0
+
+/* The in-process engine's code (see x86_64/arch.h): the entry is one B
+ * (+-128 MiB); the trampoline's head is adr x16, record; ldr x17, =stub;
+ * br x17.  Code is written in place (mprotect, store, cache cleared): under
+ * qemu-user a write through /proc/self/mem would not reach the guest's
+ * translated code.  The mark is BRK #0. */
+#define ARCH_JUMP_LEN 4
+#define ARCH_JUMP_REACH (1ull << 27)
+#define ARCH_TRAMPOLINE_HEAD_MAX 20
+#define ARCH_CODE_THROUGH_PROC_MEM 0
+#define ARCH_PATCH_LAZY 1
+/* The si_code of the SIGTRAP a mark raises: a BRK is a breakpoint. */
+#define ARCH_MARK_SI_CODE 1 /* TRAP_BRKPT */
+#define ARCH_MARK_LEN 4
+static const uint8_t arch_mark[ARCH_MARK_LEN] = {0x00, 0x00, 0x20, 0xd4};
 
 /* The virtual counter (readable at EL0 under Linux); the isb keeps it
  * from being read ahead of the code before it. */
@@ -74,6 +92,40 @@ static inline uint64_t arch_context_sp(const ucontext_t *uc)
 static inline uint64_t arch_context_trampoline_scratch(const ucontext_t *uc)
 {
 	return (uint64_t)uc->uc_mcontext.regs[16];
+}
+
+static inline void arch_context_set_pc(ucontext_t *uc, uint64_t pc)
+{
+	uc->uc_mcontext.pc = pc;
+}
+
+/* A BRK leaves the program counter on itself. */
+static inline uint64_t arch_context_mark_at(const ucontext_t *uc)
+{
+	return arch_context_pc(uc);
+}
+
+/* B to `to` from `from` in out[4] (little-endian); -1 when it does not
+ * reach. */
+static inline int arch_encode_jump(uint64_t from, uint64_t to, uint8_t out[ARCH_JUMP_LEN])
+{
+	int64_t d = (int64_t)(to - from);
+	if ((d & 3) || d < -(int64_t)ARCH_JUMP_REACH || d >= (int64_t)ARCH_JUMP_REACH)
+		return -1;
+	uint32_t insn = 0x14000000u | ((uint32_t)(d >> 2) & 0x03ffffffu);
+	for (int i = 0; i < 4; i++)
+		out[i] = (uint8_t)(insn >> (8 * i));
+	return 0;
+}
+
+/* One aligned 32-bit store: a thread meets the old instruction or the
+ * branch, never a mix; the instruction cache is cleared after. */
+static inline void arch_store_jump(volatile uint8_t *code, const uint8_t jump[ARCH_JUMP_LEN])
+{
+	uint32_t insn = (uint32_t)jump[0] | (uint32_t)jump[1] << 8 | (uint32_t)jump[2] << 16 |
+			(uint32_t)jump[3] << 24;
+	__atomic_store_n((volatile uint32_t *)code, insn, __ATOMIC_SEQ_CST);
+	__builtin___clear_cache((char *)code, (char *)code + 4);
 }
 
 /* glibc on aarch64 keeps sp in __jmpbuf[13], xor'ed with the pointer

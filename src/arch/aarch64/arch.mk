@@ -1,8 +1,10 @@
 # arch.mk (aarch64) - the architecture's part of the Makefile (see
 # x86_64/arch.mk).  Cross-built from another machine with Debian's
-# gcc-aarch64-linux-gnu into build-aarch64/; the in-process patching engine
-# and the ptrace engine (attach's tool side) are x86-64 only for now: the
-# tool says so in one line (no_engines.c).
+# gcc-aarch64-linux-gnu into build-aarch64/.  The in-process engine is
+# built with this folder's relocation and stubs in place of x86-64's
+# (src/patch/decoder.c, relocate.c, src/runtime/patch_stubs.S); library
+# calls (src/runtime/libcall_*) and the ptrace engine (attach's tool side)
+# are x86-64 only for now: no_libcalls.c and no_engines.c say so.
 ifneq ($(shell uname -m),aarch64)
 ifeq ($(origin CC),default)
 CC := aarch64-linux-gnu-gcc
@@ -13,11 +15,12 @@ endif
 BUILD ?= build-aarch64
 endif
 ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c
-ARCH_SO_SRC      := src/arch/aarch64/vfork.S
+ARCH_PATCH_SRC   := src/arch/aarch64/relocate.c src/arch/aarch64/patch_stubs.S \
+		    src/arch/aarch64/no_libcalls.c src/arch/aarch64/vfork.S
 ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
-# Expanded where the Makefile uses it, after its lists: the in-process
-# engine's whole list, the patching core (but the name matching the
-# views' filters use too), the ptrace engine.
-ARCH_NOT_BUILT    = $(PATCH_SRC) $(filter-out src/patch/name_match.c,$(CORE_SRC)) \
+# Expanded where the Makefile uses it, after its lists: x86-64's decoding,
+# relocation and stubs, the library calls, the ptrace engine.
+ARCH_NOT_BUILT    = src/patch/decoder.c src/patch/relocate.c src/patch/insn_info.c \
+		    src/runtime/patch_stubs.S $(wildcard src/runtime/libcall_*) \
 		    $(wildcard src/dynamic/*.c) \
 		    tests/unit/test_insn_info.c

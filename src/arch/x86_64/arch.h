@@ -24,7 +24,25 @@
 #define ARCH_LIBRARY_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 8
+/* Arguments and return values are captured (--args): where the calling
+ * convention puts them is src/symbols/signature_abi.c's (System V). */
+#define ARCH_HAS_ARGS 1
 #define ARCH_HAS_PTRACE_ENGINE 1
+
+/* The in-process engine's code (patch_code.h, src/patch/): the entry jump
+ * (jmp rel32) and how far it reaches; the trampoline's head (push %r11;
+ * movabs; jmp through an absolute address at most); code pages written
+ * through /proc/self/mem where the kernel lets it; entries marked at
+ * start and patched at their first call (an int3 mark). */
+#define ARCH_JUMP_LEN 5
+#define ARCH_JUMP_REACH (1ull << 31)
+#define ARCH_TRAMPOLINE_HEAD_MAX (12 + 14)
+#define ARCH_CODE_THROUGH_PROC_MEM 1
+#define ARCH_PATCH_LAZY 1
+/* The si_code of the SIGTRAP a mark raises: an int3 is reported as the kernel's. */
+#define ARCH_MARK_SI_CODE 0x80 /* SI_KERNEL */
+#define ARCH_MARK_LEN 1
+static const uint8_t arch_mark[ARCH_MARK_LEN] = {0xcc};
 
 /* The time-stamp counter. */
 static inline uint64_t arch_counter_read(void)
@@ -74,6 +92,43 @@ static inline uint64_t arch_context_sp(const ucontext_t *uc)
 static inline uint64_t arch_context_trampoline_scratch(const ucontext_t *uc)
 {
 	return (uint64_t)uc->uc_mcontext.gregs[REG_R11];
+}
+
+static inline void arch_context_set_pc(ucontext_t *uc, uint64_t pc)
+{
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+}
+
+/* Where the mark (int3) that stopped the thread is: the byte before the
+ * program counter. */
+static inline uint64_t arch_context_mark_at(const ucontext_t *uc)
+{
+	return arch_context_pc(uc) - 1;
+}
+
+/* The entry jump from `from` to `to` (jmp rel32) in out[ARCH_JUMP_LEN];
+ * -1 when it does not reach. */
+static inline int arch_encode_jump(uint64_t from, uint64_t to, uint8_t out[ARCH_JUMP_LEN])
+{
+	int64_t d = (int64_t)(to - (from + ARCH_JUMP_LEN));
+	if (d < INT32_MIN || d > INT32_MAX)
+		return -1;
+	int32_t rel = (int32_t)d;
+	out[0] = 0xe9;
+	for (int i = 0; i < 4; i++)
+		out[1 + i] = (uint8_t)((uint32_t)rel >> (8 * i));
+	return 0;
+}
+
+/* Stores an encoded jump over a writable entry, its opcode last: a thread
+ * running the entry meanwhile meets either the mark or the whole jump. */
+static inline void arch_store_jump(volatile uint8_t *code, const uint8_t jump[ARCH_JUMP_LEN])
+{
+	for (int i = 1; i < ARCH_JUMP_LEN; i++)
+		code[i] = jump[i];
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	code[0] = jump[0];
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* The stack pointer a jump to `env` lands with (glibc keeps it mangled:

@@ -1,8 +1,10 @@
 # arch.mk (x86-64) - the architecture's part of the Makefile: its sources in
-# the runtime (ARCH_RUNTIME_SRC; ARCH_SO_SRC in the preloaded one alone) and
-# the tool (ARCH_TOOL_SRC), and the sources it does not build
-# (ARCH_NOT_BUILT: none here).
+# the runtime (ARCH_RUNTIME_SRC), in libcalltrace.so alone (ARCH_PATCH_SRC:
+# the in-process engine's part, and the runtime's vfork, which a program
+# linking the static runtime keeps from the C library) and in the tool
+# (ARCH_TOOL_SRC), and the sources it does not build (ARCH_NOT_BUILT: none
+# here).
 ARCH_RUNTIME_SRC := src/arch/x86_64/probe_jump.c
-ARCH_SO_SRC      := src/arch/x86_64/vfork.S
+ARCH_PATCH_SRC   := src/arch/x86_64/trampoline.c src/arch/x86_64/vfork.S
 ARCH_TOOL_SRC    :=
 ARCH_NOT_BUILT    =
