@@ -13,37 +13,31 @@
 
 #define STAT_SIZE_X86_64 144
 #define STAT_SIZE_GENERIC 128 /* aarch64 */
-#define TIMESPEC_SIZE 16
-#define PIPE_FDS_SIZE 8
 
-/* What is copied of an argument of type `type`, at the call or the return
- * (`at_exit`), and the length its plan gives. */
-static int kind_of(uint8_t type, int at_exit, uint32_t machine, uint8_t *len)
+/* What is copied of an argument of each type, at the call or the
+ * return, and the size of a struct (0: the length is an argument's). */
+static const struct {
+	uint8_t type, enter, exit, size;
+} copies[] = {
+    {PT_STRING, CAP_PATH, CAP_NONE, 0},		  {PT_ARGV, CAP_ARGV, CAP_NONE, 0},
+    {PT_SOCKADDR, CAP_SOCKADDR, CAP_NONE, 0},	  {PT_BUF_IN, CAP_BUF, CAP_NONE, 0},
+    {PT_TIMESPEC, CAP_FIXED, CAP_NONE, 16},	  {PT_BUF_OUT, CAP_NONE, CAP_BUF, 0},
+    {PT_SOCKADDR_OUT, CAP_NONE, CAP_SOCKADDR, 0}, {PT_STAT_OUT, CAP_NONE, CAP_FIXED, 0},
+    {PT_PIPE_FDS, CAP_NONE, CAP_FIXED, 8},
+};
+
+static void plan_arg(struct capture_plan *plan, unsigned i, const struct proto_arg *a,
+		     uint32_t machine)
 {
-	switch (type) {
-	case PT_STRING:
-		return at_exit ? CAP_NONE : CAP_PATH;
-	case PT_ARGV:
-		return at_exit ? CAP_NONE : CAP_ARGV;
-	case PT_SOCKADDR:
-		return at_exit ? CAP_NONE : CAP_SOCKADDR;
-	case PT_BUF_IN:
-		return at_exit ? CAP_NONE : CAP_BUF;
-	case PT_TIMESPEC:
-		*len = TIMESPEC_SIZE;
-		return at_exit ? CAP_NONE : CAP_FIXED;
-	case PT_BUF_OUT:
-		return at_exit ? CAP_BUF : CAP_NONE;
-	case PT_SOCKADDR_OUT:
-		return at_exit ? CAP_SOCKADDR : CAP_NONE;
-	case PT_STAT_OUT:
-		*len = machine == EM_X86_64 ? STAT_SIZE_X86_64 : STAT_SIZE_GENERIC;
-		return at_exit ? CAP_FIXED : CAP_NONE;
-	case PT_PIPE_FDS:
-		*len = PIPE_FDS_SIZE;
-		return at_exit ? CAP_FIXED : CAP_NONE;
-	default:
-		return CAP_NONE;
+	for (size_t k = 0; k < sizeof(copies) / sizeof(copies[0]); k++) {
+		if (copies[k].type != a->type)
+			continue;
+		plan->enter[i] = copies[k].enter;
+		plan->exit[i] = copies[k].exit;
+		plan->len_arg[i] = copies[k].size ? copies[k].size : a->len_arg;
+		if (a->type == PT_STAT_OUT)
+			plan->len_arg[i] =
+			    machine == EM_X86_64 ? STAT_SIZE_X86_64 : STAT_SIZE_GENERIC;
 	}
 }
 
@@ -56,10 +50,7 @@ bool syscall_capture_plan(uint32_t machine, uint32_t nr, struct capture_plan *pl
 	if (!p)
 		return false;
 	for (unsigned i = 0; i < p->nargs && i < 6; i++) {
-		uint8_t len = p->args[i].len_arg;
-		plan->enter[i] = (unsigned char)kind_of(p->args[i].type, 0, machine, &len);
-		plan->exit[i] = (unsigned char)kind_of(p->args[i].type, 1, machine, &len);
-		plan->len_arg[i] = len;
+		plan_arg(plan, i, &p->args[i], machine);
 		any |= plan->enter[i] || plan->exit[i];
 	}
 	/* After an exec the pointers are the new image's: never read again. */
