@@ -54,7 +54,8 @@ bool syscall_capture_plan(uint32_t machine, uint32_t nr, struct capture_plan *pl
 		any |= plan->enter[i] || plan->exit[i];
 	}
 	/* After an exec the pointers are the new image's: never read again. */
-	plan->pad[0] = strncmp(name, "execve", 6) == 0;
+	plan->no_retry = strncmp(name, "execve", 6) == 0;
+	plan->any = any;
 	return any;
 }
 

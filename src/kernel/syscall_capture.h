@@ -36,7 +36,8 @@ enum capture_kind {
 struct capture_plan {
 	unsigned char enter[6], exit[6]; /* enum capture_kind */
 	unsigned char len_arg[6];	 /* argument giving the length, or a size */
-	unsigned char pad[2];
+	unsigned char no_retry; /* an exec: the pointers are the new image's at the return */
+	unsigned char any;	/* anything copied at all */
 };
 
 enum capture_record_kind { CAPTURE_ENTER = 1, CAPTURE_EXIT = 2 };

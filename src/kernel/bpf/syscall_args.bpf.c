@@ -225,21 +225,18 @@ int on_enter(struct sys_enter_args *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u32 nr = (__u32)ctx->id;
-	if (!bpf_map_lookup_elem(&traced, &tid) || nr >= CAPTURE_NR_MAX)
-		return 1;
+	/* Most calls of most processes end at the first look-up: an array's. */
 	struct capture_plan *plan = bpf_map_lookup_elem(&plans, &nr);
+	if (!plan || !plan->any || !bpf_map_lookup_elem(&traced, &tid))
+		return 1;
 	struct scratch *sc = scratch_buf();
-	if (!plan || !sc)
+	if (!sc)
 		return 1;
 	unsigned char *buf = sc->buf;
 	struct pending p = {.nr = nr};
-	__u32 off = sizeof(struct capture_head), wanted = 0;
-	for (int i = 0; i < 6; i++) {
+	__u32 off = sizeof(struct capture_head);
+	for (int i = 0; i < 6; i++)
 		p.args[i] = ctx->args[i];
-		wanted |= plan->enter[i] | plan->exit[i];
-	}
-	if (!wanted)
-		return 1;
 	for (int i = 0; i < 6; i++) {
 		int kind = plan->enter[i];
 		__u8 la = plan->len_arg[i];
@@ -259,6 +256,10 @@ SEC("tracepoint/raw_syscalls/sys_exit")
 int on_exit(struct sys_exit_args *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 id = (__u32)ctx->id;
+	struct capture_plan *id_plan = bpf_map_lookup_elem(&plans, &id);
+	if (!id_plan || !id_plan->any)
+		return 1;
 	struct pending *p = bpf_map_lookup_elem(&pendings, &tid);
 	if (!p)
 		return 1;
@@ -275,7 +276,7 @@ int on_exit(struct sys_exit_args *ctx)
 		int kind = plan->exit[i];
 		__u8 la = plan->len_arg[i];
 		__u64 len = ret;
-		if (!kind && (p->faulted & (1u << i)) && !plan->pad[0]) {
+		if (!kind && (p->faulted & (1u << i)) && !plan->no_retry) {
 			/* The kernel has read it since: it is in memory now. */
 			kind = plan->enter[i];
 			len = length_of(p->args, la);
