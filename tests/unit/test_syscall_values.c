@@ -19,7 +19,8 @@ static void put_tagged(struct values *v, uint8_t tag, const void *p, size_t n)
 {
 	v->bytes[v->len++] = tag;
 	v->bytes[v->len++] = (uint8_t)n; /* a one-byte varint: n < 128 */
-	memcpy(v->bytes + v->len, p, n);
+	if (n)
+		memcpy(v->bytes + v->len, p, n);
 	v->len += (uint32_t)n;
 }
 
