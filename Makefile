@@ -66,6 +66,19 @@ PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC)) $(ARCH_PATCH_SRC)
 ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) src/arch/machines.c
 UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 
+# The BPF program that copies system call arguments (src/kernel/bpf/),
+# compiled by clang for the BPF target and embedded in the tool as a
+# libbpf skeleton; without clang, bpftool or libbpf (a cross build), the
+# tool is built without it and says so where it would be used.
+BPF_CLANG ?= clang
+HAVE_BPF := $(shell [ "$(ARCH)" = "$$(uname -m)" ] && command -v $(BPF_CLANG) >/dev/null && \
+	command -v bpftool >/dev/null && [ -f /usr/include/bpf/libbpf.h ] && echo 1)
+ifeq ($(HAVE_BPF),1)
+BPF_SKEL  := $(BUILD)/gen/syscall_args.skel.h
+CFLAGS    += -DCALLTRACE_BPF=1
+TOOL_LIBS += -lbpf
+endif
+
 RT_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/rt/%.o)
 PATCH_OBJ := $(patsubst %.S,$(BUILD)/rt/%.o,$(PATCH_SRC:%.c=$(BUILD)/rt/%.o))
 LIB_OBJ  := $(ANALYSIS_SRC:%.c=$(BUILD)/obj/%.o)
@@ -112,6 +125,19 @@ $(BUILD)/dw/%.o: %.c
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
+
+ifeq ($(HAVE_BPF),1)
+$(BUILD)/gen/%.bpf.o: src/kernel/bpf/%.bpf.c src/kernel/syscall_capture.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) -O2 -g -target bpf -I/usr/include/$(shell $(CC) -print-multiarch) -c $< -o $@
+
+$(BUILD)/gen/%.skel.h: $(BUILD)/gen/%.bpf.o
+	bpftool gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+.SECONDARY: $(BUILD)/gen/syscall_args.bpf.o
+$(BUILD)/obj/src/kernel/syscall_bpf.o: $(BPF_SKEL)
+$(BUILD)/obj/src/kernel/syscall_bpf.o: CFLAGS += -I$(BUILD)/gen
+endif
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)

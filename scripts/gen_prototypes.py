@@ -33,11 +33,14 @@ TYPES = {
     "family": "PT_ADDRESS_FAMILY", "socktype": "PT_SOCKET_TYPE",
     "whence": "PT_WHENCE", "amode": "PT_ACCESS_MODE", "clockid": "PT_CLOCK_ID",
     "fcntlcmd": "PT_FCNTL_CMD", "errno": "PT_ERRNO", "fflags": "PT_FILE_FLAGS",
-    "dirfd": "PT_DIRFD",
+    "dirfd": "PT_DIRFD", "buf": "PT_BUF_IN", "obuf": "PT_BUF_OUT",
+    "osockaddr": "PT_SOCKADDR_OUT", "timespec": "PT_TIMESPEC", "ostat": "PT_STAT_OUT",
+    "pipefds": "PT_PIPE_FDS", "argv": "PT_ARGV",
 }
 FAILURES = {None: "PF_NONE", "-1": "PF_MINUS_ONE", "NULL": "PF_NULL",
             "errnum": "PF_ERRNUM", "-errno": "PF_NEG_ERRNO"}
 MAX_ARGS = 6
+LENGTH_TYPES = ("PT_SOCKADDR", "PT_BUF_IN", "PT_SOCKADDR_OUT")
 
 LINE = re.compile(r'^(\w+)\s+("[^"]+"|\w+)\s*\((.*)\)\s*(?:fails\s+(\S+))?\s*$')
 
@@ -74,7 +77,7 @@ def parse_list(path, default_failure=None):
             args = [parse_arg(p, path, number) for p in params]
             names = [a[1] for a in args]
             for type_, _, length in args:
-                if length is not None and (type_ != "PT_SOCKADDR" or length not in names):
+                if length is not None and (type_ not in LENGTH_TYPES or length not in names):
                     fail(path, number, "bad length argument %r" % length)
             if name in prototypes:
                 fail(path, number, "%s listed twice" % name)

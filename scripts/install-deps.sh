@@ -15,7 +15,10 @@ case "${1:-}" in
 	;;
 esac
 
-packages=(gcc g++ make libc6-dev binutils libdw-dev libelf-dev libcapstone-dev)
+# clang, bpftool and libbpf-dev: the BPF program that copies system call
+# arguments (record --syscalls); a build without them shows them as pointers.
+packages=(gcc g++ make libc6-dev binutils libdw-dev libelf-dev libcapstone-dev
+	  clang bpftool libbpf-dev)
 if [ $demo_only = 0 ]; then
 	packages+=(python3 procps uftrace ltrace graphviz python3-seqdiag plantuml
 		   default-jre-headless chromium clang libclang-rt-14-dev e2fsprogs

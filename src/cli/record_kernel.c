@@ -27,12 +27,18 @@ struct kernel_collector *record_kernel_start(struct trace_session *s, int syscal
 		kernel_offers(offers, sizeof(offers));
 		cli_error("%s", offers);
 	}
-	struct kernel_collect_options ko = {
-	    .syscalls = syscalls, .sched = sched, .verbose = verbose, .from_exec = from_exec};
-	char err[512] = "";
+	char err[512] = "", note[512] = "";
+	struct kernel_collect_options ko = {.syscalls = syscalls,
+					    .sched = sched,
+					    .verbose = verbose,
+					    .from_exec = from_exec,
+					    .note = note,
+					    .note_len = sizeof(note)};
 	struct kernel_collector *kc = kernel_collector_start(s, &ko, tids, ntids, err, sizeof(err));
 	if (*err)
 		cli_error("%s; the rest is recorded", err);
+	if (*note)
+		cli_error("%s", note);
 	return kc;
 }
 

@@ -280,8 +280,16 @@ enum trace_value_tag {
  * holds a second value, errno (VALUE_BYTES, 4 bytes), when the prototype
  * says how failure shows.  A system call's EV_ARGS holds six VALUE_BYTES
  * of 8 bytes (the raw argument registers) and its EV_RETVAL one (the raw
- * return value: -errno on failure).
+ * return value: -errno on failure).  After them may come what its
+ * arguments pointed to, copied at the call (EV_ARGS) or at the return
+ * (EV_RETVAL): pairs of a VALUE_BYTES of 1 byte (SYSCALL_VALUE_*) and the
+ * value: a string or buffer as VALUE_STRING / VALUE_STRING_CUT, a struct
+ * as VALUE_BYTES, VALUE_UNREADABLE (no bytes) where the memory could not
+ * be read.  Traces written before have no pairs: pointers are shown.
  */
+#define SYSCALL_VALUE_ARG 0x07	   /* the argument's index, 0..5 */
+#define SYSCALL_VALUE_ELEMENT 0x08 /* one element of an array (argv), in order */
+#define SYSCALL_VALUE_MORE 0x10	   /* the array goes on (VALUE_UNAVAILABLE) */
 enum trace_call_kind {
 	CALL_FUNCTION = 0,
 	CALL_LIBRARY = 1,

@@ -9,11 +9,18 @@
  * stop everything is applied.  The streams are
  * written into the trace every FLUSH_MS: a program killed with kill -9
  * loses nothing of what was written.
+ *
+ * The BPF program's copies of a system call's arguments (syscall_bpf.h)
+ * come in the ring right before the tracepoint's sample of the call or the
+ * return they belong to: each waits in its ring's queue for that sample
+ * and goes with it (dropped when the next sample is another's).
  */
 #include "kernel_collector.h"
 #include "kernel_events.h"
 #include "kernel_threads.h"
 #include "perf_events.h"
+#include "syscall_bpf.h"
+#include "syscall_capture.h"
 #include "../format/trace_writer.h"
 
 #include <errno.h>
@@ -34,11 +41,13 @@
 struct event_queue {
 	struct kernel_event *ev;
 	size_t head, n, cap;
+	struct kernel_event held; /* KEV_CAPTURE waiting, its items owned */
 };
 
 struct kernel_collector {
 	struct trace_session *session;
 	struct perf_session perf;
+	struct syscall_bpf *bpf; /* NULL: arguments as registers */
 	struct kernel_clock clock;
 	struct kernel_threads threads;
 	struct event_queue *queues;  /* one per ring */
@@ -53,6 +62,34 @@ struct kernel_collector {
 static uint64_t now_tick(const struct kernel_collector *kc)
 {
 	return kc->clock.tsc ? trace_clock_tsc() : trace_clock_monotonic_ns();
+}
+
+/* Keeps the copies of a capture record (its items) for the next sample. */
+static void hold_capture(struct event_queue *q, const struct kernel_event *ev)
+{
+	uint32_t n = ev->capture_len - (uint32_t)sizeof(struct capture_head);
+	free(q->held.capture);
+	q->held = *ev;
+	q->held.kind = ev->args[0] == CAPTURE_ENTER ? KEV_SYS_ENTER : KEV_SYS_EXIT;
+	q->held.capture = malloc(n ? n : 1);
+	q->held.capture_len = n;
+	if (q->held.capture)
+		memcpy(q->held.capture, ev->capture + sizeof(struct capture_head), n);
+}
+
+/* Gives a system call's sample the copies held for it. */
+static void join_capture(struct event_queue *q, struct kernel_event *ev)
+{
+	if (ev->kind != KEV_SYS_ENTER && ev->kind != KEV_SYS_EXIT)
+		return;
+	if (q->held.capture && q->held.tid == ev->tid && q->held.nr == ev->nr &&
+	    q->held.kind == ev->kind) {
+		ev->capture = q->held.capture;
+		ev->capture_len = q->held.capture_len;
+		q->held.capture = NULL;
+	}
+	free(q->held.capture);
+	q->held.capture = NULL;
 }
 
 static void take_record(void *ctx, const void *record)
@@ -76,8 +113,14 @@ static void take_record(void *ctx, const void *record)
 		q->ev = p;
 		q->cap = cap;
 	}
-	if (!perf_decode(&kc->clock, &kc->perf, record, &q->ev[q->n]))
+	struct kernel_event *ev = &q->ev[q->n];
+	if (!perf_decode(&kc->clock, &kc->perf, record, ev))
 		return;
+	if (ev->kind == KEV_CAPTURE) {
+		hold_capture(q, ev);
+		return;
+	}
+	join_capture(q, ev);
 	q->n++;
 }
 
@@ -95,7 +138,9 @@ static void apply_until(struct kernel_collector *kc, uint64_t upto)
 		}
 		if (!first || first->ev[first->head].tick > upto)
 			break;
-		kernel_threads_apply(&kc->threads, &first->ev[first->head++]);
+		struct kernel_event *ev = &first->ev[first->head++];
+		kernel_threads_apply(&kc->threads, ev);
+		free(ev->capture);
 	}
 	for (int i = 0; i < nq; i++)
 		if (kc->queues[i].head == kc->queues[i].n)
@@ -226,6 +271,14 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 		free(kc);
 		return NULL;
 	}
+	if (w.syscalls) {
+		char why[256];
+		kc->bpf =
+		    syscall_bpf_start(&kc->perf, s->header->machine, tids, ntids, why, sizeof(why));
+		if (!kc->bpf && o->note)
+			snprintf(o->note, o->note_len,
+				 "kernel: system call arguments shown as pointers: %s", why);
+	}
 	if (!o->from_exec)
 		perf_session_enable(&kc->perf);
 	return kc;
@@ -252,6 +305,7 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 	if (!kc)
 		return;
 	perf_session_disable(&kc->perf);
+	syscall_bpf_stop(kc->bpf);
 	uint64_t one = 1;
 	if (write(kc->stop_fd, &one, sizeof(one)) == sizeof(one))
 		pthread_join(kc->thread, NULL);
@@ -267,8 +321,10 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 			 kc->threads.syscalls, kc->threads.offcpu, lost);
 	}
 	close(kc->stop_fd);
-	for (int i = 0; i < kc->perf.nrings; i++)
+	for (int i = 0; i < kc->perf.nrings; i++) {
 		free(kc->queues[i].ev);
+		free(kc->queues[i].held.capture);
+	}
 	free(kc->queues);
 	free(kc->fds);
 	perf_session_close(&kc->perf);

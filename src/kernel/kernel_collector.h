@@ -25,6 +25,10 @@ struct kernel_collect_options {
 	/* The events start at the process's next exec (record: the child
 	 * execs the program once they are open); else at once (attach). */
 	int from_exec;
+	/* Where the system calls are recorded but their arguments cannot be
+	 * copied (no BPF): one line saying why, into note (may be NULL). */
+	char *note;
+	size_t note_len;
 };
 
 /* Before the trace is created: when the trace's clock would be the TSC and

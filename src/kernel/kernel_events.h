@@ -18,7 +18,9 @@ enum kernel_event_kind {
 	KEV_SWITCH_IN,
 	KEV_EXEC, /* the thread's process exec'd (pid = tid after it) */
 	KEV_THREAD_EXIT,
-	KEV_LOST, /* args[0] events the ring had no room for */
+	KEV_LOST,    /* args[0] events the ring had no room for */
+	KEV_CAPTURE, /* the BPF program's copies for the next enter or exit
+			(capture: a capture_head and its items) */
 };
 
 struct kernel_event {
@@ -28,6 +30,10 @@ struct kernel_event {
 	int32_t preempted; /* KEV_SWITCH_OUT */
 	int64_t nr;
 	uint64_t args[6];
+	/* KEV_CAPTURE: the record (in the ring, valid while it is read);
+	 * KEV_SYS_ENTER / EXIT: its items, owned (malloc), or NULL. */
+	uint8_t *capture;
+	uint32_t capture_len;
 };
 
 /* How perf's times become the trace's ticks. */

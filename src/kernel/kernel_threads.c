@@ -20,6 +20,7 @@
  * among the lost, and the program's calls must not vanish after it).
  */
 #include "kernel_threads.h"
+#include "syscall_capture.h"
 #include "../format/own_work.h"
 
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 
 #define EXECVE_NR 59	/* x86-64 */
 #define EXECVEAT_NR 322 /* x86-64 */
+#define VALUES_MAX 2048 /* the registers or the return, and the copies */
 
 void kernel_threads_init(struct kernel_threads *t, struct trace_session *s)
 {
@@ -85,10 +87,13 @@ static int top_kind(const struct kernel_thread *th)
 static void syscall_enter(struct kernel_threads *t, struct kernel_thread *th,
 			  const struct kernel_event *ev)
 {
-	uint8_t values[KERNEL_SYSCALL_ARGS_BYTES];
+	uint8_t values[VALUES_MAX];
 	while (th->depth) /* an exit missed (lost): what was open ended */
 		leave(th, ev->tick, NULL, 0);
 	uint32_t len = kernel_syscall_args(values, ev->args);
+	if (ev->capture)
+		len += syscall_capture_values(values + len, VALUES_MAX - len, ev->capture,
+					      ev->capture_len);
 	enter(th, TRACE_CALL_ADDRESS(CALL_SYSCALL, (uint64_t)ev->nr), ev->tick, values, len);
 	t->syscalls++;
 }
@@ -99,8 +104,12 @@ static void syscall_exit(struct kernel_thread *th, const struct kernel_event *ev
 		leave(th, ev->tick, NULL, 0);
 	if (top_kind(th) != CALL_SYSCALL)
 		return;
-	uint8_t value[KERNEL_SYSCALL_RET_BYTES];
-	leave(th, ev->tick, value, kernel_syscall_ret(value, (int64_t)ev->args[0]));
+	uint8_t values[VALUES_MAX];
+	uint32_t len = kernel_syscall_ret(values, (int64_t)ev->args[0]);
+	if (ev->capture)
+		len += syscall_capture_values(values + len, VALUES_MAX - len, ev->capture,
+					      ev->capture_len);
+	leave(th, ev->tick, values, len);
 }
 
 static void exec_done(struct kernel_thread *th, const struct kernel_event *ev)

@@ -7,10 +7,13 @@
  * so a non-sample record ends with { u32 pid, tid; u64 time }.  A sample
  * is { u32 pid, tid; u64 time; u32 size; raw[size] }, the raw fields being
  * the tracepoint's (see its format in tracefs): common_type (u16) at 0, id
- * (long) at 8, then args[6] (sys_enter) or ret (sys_exit) at 16.
+ * (long) at 8, then args[6] (sys_enter) or ret (sys_exit) at 16.  The
+ * BPF program's records (syscall_capture.h) are samples too, their raw
+ * data beginning with CAPTURE_MAGIC where a tracepoint's has its id.
  */
 #include "kernel_events.h"
 #include "perf_events.h"
+#include "syscall_capture.h"
 
 #include <linux/perf_event.h>
 #include <string.h>
@@ -41,15 +44,27 @@ static int decode_sample(const struct kernel_clock *c, const struct perf_session
 	memcpy(&id, p, sizeof(id));
 	memcpy(&raw_size, p + sizeof(id), 4);
 	const uint8_t *raw = p + sizeof(id) + 4;
-	if (raw_size < 24 || sizeof(*h) + sizeof(id) + 4 + raw_size > h->size)
+	if (raw_size < sizeof(struct capture_head) ||
+	    sizeof(*h) + sizeof(id) + 4 + raw_size > h->size)
 		return 0;
 	uint16_t type;
 	memcpy(&type, raw, 2);
-	memcpy(&ev->nr, raw + 8, 8);
-	if (type == ps->sys_enter_id && raw_size >= 16 + 48) {
+	if (type != CAPTURE_MAGIC && raw_size < 24)
+		return 0;
+	if (type == CAPTURE_MAGIC) {
+		struct capture_head head;
+		memcpy(&head, raw, sizeof(head));
+		ev->kind = KEV_CAPTURE;
+		ev->nr = head.nr;
+		ev->args[0] = head.kind;
+		ev->capture = (uint8_t *)raw;
+		ev->capture_len = raw_size;
+	} else if (type == ps->sys_enter_id && raw_size >= 16 + 48) {
+		memcpy(&ev->nr, raw + 8, 8);
 		ev->kind = KEV_SYS_ENTER;
 		memcpy(ev->args, raw + 16, 48);
 	} else if (type == ps->sys_exit_id) {
+		memcpy(&ev->nr, raw + 8, 8);
 		ev->kind = KEV_SYS_EXIT;
 		memcpy(ev->args, raw + 16, 8);
 	} else {

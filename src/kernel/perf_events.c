@@ -154,6 +154,30 @@ static int open_for_thread(struct perf_session *ps, const struct perf_wanted *w,
 	return rc;
 }
 
+int perf_session_open_output(struct perf_session *ps, int cpu)
+{
+	struct perf_event_attr a;
+	struct perf_ring *r = &ps->rings[cpu];
+	if (r->fd < 0)
+		return -ENODEV;
+	base_attr(&a, &ps->wanted);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.sample_period = 1;
+	a.sample_type |= PERF_SAMPLE_RAW;
+	a.inherit = 0;
+	a.disabled = 0;
+	a.enable_on_exec = 0;
+	int fd = (int)perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (keep_fd(ps, fd) < 0) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0 ? -errno : fd;
+}
+
 /* Reads the TSC conversion of the first ring's control page. */
 static void read_conversion(struct perf_session *ps)
 {

@@ -58,6 +58,11 @@ int perf_tracepoint_ids(uint32_t *enter, uint32_t *exit, char *err, size_t errle
  * one-line message in `err` saying what is missing. */
 int perf_session_open(struct perf_session *ps, const struct perf_wanted *wanted, const pid_t *tids,
 		      int ntids, char *err, size_t errlen);
+/* Opens the event a BPF program writes its records into on `cpu`
+ * (bpf_perf_event_output), its records going to the CPU's ring, on the
+ * ring's clock.  Its descriptor, or -errno (-ENODEV: the CPU has no
+ * ring). */
+int perf_session_open_output(struct perf_session *ps, int cpu);
 /* Enables events opened without enable_on_exec (attach). */
 void perf_session_enable(struct perf_session *ps);
 void perf_session_disable(struct perf_session *ps);

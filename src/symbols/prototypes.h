@@ -48,7 +48,17 @@ enum proto_type {
 	PT_FILE_FLAGS, /* open flags without an access mode: O_CLOEXEC (dup3, pipe2,
 			  epoll_create1, eventfd2...) */
 	PT_DIRFD,      /* a directory's descriptor (openat's): AT_FDCWD by name */
-	PT_TYPES       /* count */
+	/* What a system call's pointer points to, copied by the kernel
+	 * collector (kernel/syscall_capture.h) and shown as strace does; a
+	 * pointer where nothing was copied. */
+	PT_BUF_IN,	 /* data given (write): its first bytes; length: len_arg */
+	PT_BUF_OUT,	 /* data filled (read): its first bytes, at the return */
+	PT_SOCKADDR_OUT, /* a sockaddr filled (accept); len_arg: its socklen_t * */
+	PT_TIMESPEC,	 /* const struct timespec * */
+	PT_STAT_OUT,	 /* struct stat * filled */
+	PT_PIPE_FDS,	 /* int[2] filled (pipe, pipe2) */
+	PT_ARGV,	 /* char *const argv[] */
+	PT_TYPES	 /* count */
 };
 
 /* How a failed call shows, so that errno is captured and shown by name. */

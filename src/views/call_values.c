@@ -51,6 +51,8 @@ static bool proto_call_of(const struct call_values *cv, const struct symbol *sym
 	call->proto = sym->proto;
 	call->raw = sym->kind == CALL_SYSCALL;
 	call->machine = cv->machine;
+	call->ret = NULL;
+	call->ret_len = 0;
 	return true;
 }
 
@@ -93,10 +95,12 @@ static void arg_c(struct value_out *o, const struct func_param *p, const struct 
 }
 
 void call_values_args_c(struct call_values *cv, struct value_out *o, const struct symbol *sym,
-			const uint8_t *values, uint32_t len)
+			const uint8_t *values, uint32_t len, const uint8_t *ret, uint32_t ret_len)
 {
 	struct proto_call call;
 	if (proto_call_of(cv, sym, &call)) {
+		call.ret = ret;
+		call.ret_len = ret_len;
 		proto_values_args_c(o, &call, values, len);
 		return;
 	}
@@ -150,10 +154,13 @@ static void arg_json(struct value_out *o, const struct func_param *p, const stru
 }
 
 void call_values_args_json(struct call_values *cv, struct value_out *o, const struct symbol *sym,
-			   const uint8_t *values, uint32_t len)
+			   const uint8_t *values, uint32_t len, const uint8_t *ret,
+			   uint32_t ret_len)
 {
 	struct proto_call call;
 	if (proto_call_of(cv, sym, &call)) {
+		call.ret = ret;
+		call.ret_len = ret_len;
 		proto_values_args_json(o, &call, values, len);
 		return;
 	}

@@ -25,15 +25,18 @@ void call_values_free(struct call_values *cv);
 void call_values_set_machine(struct call_values *cv, uint32_t machine);
 
 /* "a=40, b=2" (a variadic function's ends with ", ..."), into `o`; nothing
- * when no values were recorded (values NULL). */
+ * when no values were recorded (values NULL).  `ret` (NULL when not known
+ * yet): the call's return values, which hold what a system call's
+ * arguments pointed to at its return (the data read()). */
 void call_values_args_c(struct call_values *cv, struct value_out *o, const struct symbol *sym,
-			const uint8_t *values, uint32_t len);
+			const uint8_t *values, uint32_t len, const uint8_t *ret, uint32_t ret_len);
 /* "42", into `o`; nothing when no value was recorded. */
 void call_values_return_c(struct call_values *cv, struct value_out *o, const struct symbol *sym,
 			  const uint8_t *values, uint32_t len);
 /* [{"name": "a", "type": "int", "value": 40}, ...] into `o`. */
 void call_values_args_json(struct call_values *cv, struct value_out *o, const struct symbol *sym,
-			   const uint8_t *values, uint32_t len);
+			   const uint8_t *values, uint32_t len, const uint8_t *ret,
+			   uint32_t ret_len);
 /* {"type": "int", "value": 42} into `o`. */
 void call_values_return_json(struct call_values *cv, struct value_out *o, const struct symbol *sym,
 			     const uint8_t *values, uint32_t len);

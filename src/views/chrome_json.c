@@ -152,7 +152,8 @@ static void put_values(struct chrome_json *cj, const struct walk_event *e)
 	value_out_init_file(&o, cj->out);
 	if (e->args) {
 		fputs_unlocked(",\"arguments\":", cj->out);
-		call_values_args_json(cj->values, &o, e->sym, e->args, e->args_len);
+		call_values_args_json(cj->values, &o, e->sym, e->args, e->args_len, e->ret,
+				      e->ret_len);
 	}
 	if (e->ret) {
 		fputs_unlocked(",\"return_value\":", cj->out);

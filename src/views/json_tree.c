@@ -161,6 +161,16 @@ static void on_end_thread(void *ctx, const struct walk_thread *t)
 	fputs("}", jt->out);
 }
 
+/* A system call's arguments are written at its exit, with what was copied
+ * at its return (the data read()); other calls' at the enter. */
+static void put_arguments(struct json_tree *jt, const struct walk_event *e)
+{
+	struct value_out o;
+	fputs_unlocked(", \"arguments\": ", jt->out);
+	struct call_values *cv = values_writer(jt, &o);
+	call_values_args_json(cv, &o, e->sym, e->args, e->args_len, e->ret, e->ret_len);
+}
+
 static void on_call(void *ctx, const struct walk_event *e)
 {
 	struct json_tree *jt = ctx;
@@ -196,12 +206,8 @@ static void on_call(void *ctx, const struct walk_event *e)
 		fputs_unlocked("null", out);
 	fputs_unlocked(", \"line\": ", out);
 	view_put_u64(out, e->sym->line);
-	if (e->args) {
-		struct value_out o;
-		fputs_unlocked(", \"arguments\": ", out);
-		struct call_values *cv = values_writer(jt, &o);
-		call_values_args_json(cv, &o, e->sym, e->args, e->args_len);
-	}
+	if (e->args && e->sym->kind != CALL_SYSCALL)
+		put_arguments(jt, e);
 	fputs_unlocked(", \"children\": [", out);
 }
 
@@ -216,6 +222,8 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	view_put_u64(jt->out, e->end_ns);
 	fputs_unlocked(", \"duration_ns\": ", jt->out);
 	view_put_u64(jt->out, e->duration_ns);
+	if (e->args && e->sym->kind == CALL_SYSCALL)
+		put_arguments(jt, e);
 	if (e->ret) {
 		struct value_out o;
 		fputs_unlocked(", \"return_value\": ", jt->out);

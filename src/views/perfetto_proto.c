@@ -308,7 +308,7 @@ static const char *args_text(struct perfetto_proto *pp, const struct walk_event 
 	if (!e->args || !call_values_of(pp))
 		return NULL;
 	value_out_reset(&pp->text);
-	call_values_args_c(pp->values, &pp->text, e->sym, e->args, e->args_len);
+	call_values_args_c(pp->values, &pp->text, e->sym, e->args, e->args_len, e->ret, e->ret_len);
 	const char *text = value_out_text(&pp->text);
 	return *text ? text : NULL;
 }

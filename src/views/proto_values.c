@@ -12,6 +12,7 @@
 #include <string.h>
 #include "../format/trace_format.h"
 #include "../symbols/prototypes_decode.h"
+#include "syscall_values.h"
 
 #define SCALAR(kind_, size_, signed_, text_)                                                       \
 	{                                                                                          \
@@ -56,6 +57,13 @@ static const char *type_text(uint8_t type)
 	    [PT_FCNTL_CMD] = "int",
 	    [PT_ERRNO] = "int",
 	    [PT_FILE_FLAGS] = "int",
+	    [PT_BUF_IN] = "const void *",
+	    [PT_BUF_OUT] = "void *",
+	    [PT_SOCKADDR_OUT] = "struct sockaddr *",
+	    [PT_TIMESPEC] = "const struct timespec *",
+	    [PT_STAT_OUT] = "struct stat *",
+	    [PT_PIPE_FDS] = "int *",
+	    [PT_ARGV] = "char *const *",
 	};
 	return type < PT_TYPES && texts[type] ? texts[type] : "?";
 }
@@ -75,6 +83,13 @@ static const struct ctype *ctype_of(uint8_t type)
 		return &t_double;
 	case PT_PTR:
 	case PT_SOCKADDR: /* a system call's: the pointer */
+	case PT_BUF_IN:
+	case PT_BUF_OUT:
+	case PT_SOCKADDR_OUT:
+	case PT_TIMESPEC:
+	case PT_STAT_OUT:
+	case PT_PIPE_FDS:
+	case PT_ARGV:
 		return &t_pointer;
 	case PT_STRING:
 		return &t_string;
@@ -87,6 +102,7 @@ struct writer {
 	struct value_out *o;
 	const struct proto_call *call;
 	bool json;
+	const char *shown; /* the value's text, when made already */
 };
 
 static void format(const struct writer *w, const struct ctype *type, const struct tagged_value *v)
@@ -206,7 +222,9 @@ static void put_register(const struct writer *w, uint8_t type, uint64_t x,
 static void put_value(const struct writer *w, uint8_t type, const struct tagged_value *v)
 {
 	uint64_t x;
-	if (v->tag == VALUE_STRING || v->tag == VALUE_STRING_CUT) {
+	if (w->shown) {
+		put_text(w, w->shown);
+	} else if (v->tag == VALUE_STRING || v->tag == VALUE_STRING_CUT) {
 		if (type == PT_STRING)
 			format(w, &t_string, v);
 		else
@@ -250,7 +268,16 @@ static void each_arg(const struct writer *w, const uint8_t *values, uint32_t len
 		have_previous = register_of(&v, &previous);
 		char name[16];
 		snprintf(name, sizeof(name), "arg%u", i + 1);
-		each(w, p ? p->args[i].name : name, type, &v, shown++);
+		struct writer copied = *w;
+		struct value_out text;
+		value_out_init_buffer(&text);
+		struct syscall_recorded r = {values, w->call->ret, len, w->call->ret_len,
+					     w->call->machine};
+		if (w->call->raw && have_previous &&
+		    syscall_value_text(&text, &r, i, type, previous))
+			copied.shown = value_out_text(&text);
+		each(&copied, p ? p->args[i].name : name, type, &v, shown++);
+		value_out_free(&text);
 	}
 }
 
@@ -266,7 +293,7 @@ static void arg_c(const struct writer *w, const char *name, uint8_t type,
 void proto_values_args_c(struct value_out *o, const struct proto_call *call, const uint8_t *values,
 			 uint32_t len)
 {
-	struct writer w = {o, call, false};
+	struct writer w = {o, call, false, NULL};
 	if (!values)
 		return;
 	each_arg(&w, values, len, arg_c);
@@ -289,7 +316,7 @@ static void arg_json(const struct writer *w, const char *name, uint8_t type,
 void proto_values_args_json(struct value_out *o, const struct proto_call *call,
 			    const uint8_t *values, uint32_t len)
 {
-	struct writer w = {o, call, true};
+	struct writer w = {o, call, true, NULL};
 	value_out_text_put(o, "[");
 	if (values)
 		each_arg(&w, values, len, arg_json);
@@ -361,7 +388,7 @@ static bool read_result(const struct proto_call *call, const uint8_t *values, ui
 void proto_values_return_c(struct value_out *o, const struct proto_call *call,
 			   const uint8_t *values, uint32_t len)
 {
-	struct writer w = {o, call, false};
+	struct writer w = {o, call, false, NULL};
 	struct result r;
 	if (!read_result(call, values, len, &r) || r.type == PT_VOID)
 		return;
@@ -387,7 +414,7 @@ void proto_values_return_c(struct value_out *o, const struct proto_call *call,
 void proto_values_return_json(struct value_out *o, const struct proto_call *call,
 			      const uint8_t *values, uint32_t len)
 {
-	struct writer w = {o, call, true};
+	struct writer w = {o, call, true, NULL};
 	struct result r;
 	if (!read_result(call, values, len, &r) || r.type == PT_VOID) {
 		value_out_text_put(o, "null");

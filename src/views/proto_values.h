@@ -7,8 +7,10 @@
  *
  * The values are the tagged values of EV_ARGS / EV_RETVAL (trace_format.h):
  * a library call's hold what its prototype says (strings and sockaddrs
- * copied), a system call's the raw registers, so that its strings show as
- * pointers.  Damaged values are written `?` (null in JSON).
+ * copied), a system call's the raw registers and what the kernel collector
+ * copied of what they point to (syscall_values.h: the JSON value is
+ * strace's text then), else the pointers.  Damaged values are written `?`
+ * (null in JSON).
  */
 #ifndef CALLTRACE_PROTO_VALUES_H
 #define CALLTRACE_PROTO_VALUES_H
@@ -22,6 +24,10 @@ struct proto_call {
 	const struct prototype *proto; /* NULL: an unknown system call (raw) */
 	bool raw;		       /* a system call: registers only */
 	uint32_t machine;	       /* ELF e_machine (0: x86-64) */
+	/* A system call's EV_RETVAL, for what was copied at its return (NULL
+	 * when not known: those arguments show as pointers). */
+	const uint8_t *ret;
+	uint32_t ret_len;
 };
 
 /* `"/etc/passwd", O_RDONLY|O_CLOEXEC` (a variadic function's end with

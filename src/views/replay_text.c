@@ -283,7 +283,7 @@ static const char *values_suffix(struct replay *rp, const struct symbol *sym, co
 		abort();
 	value_out_reset(o);
 	value_out_text_put(o, "(");
-	call_values_args_c(rp->values, o, sym, args, args_len);
+	call_values_args_c(rp->values, o, sym, args, args_len, ret, ret_len);
 	value_out_text_put(o, ")");
 	if (name_info(rp, sym) & NAME_HAS_PARAMS) /* P::get(int) const */
 		value_out_text_put(o, view_name_qualifiers(sym->name));

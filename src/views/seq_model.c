@@ -89,7 +89,7 @@ static char *call_text_with_args(struct seq_model *m, const struct walk_event *e
 	if (!m->values && !(m->values = call_values_new()))
 		return NULL;
 	value_out_init_buffer(&o);
-	call_values_args_c(m->values, &o, e->sym, e->args, e->args_len);
+	call_values_args_c(m->values, &o, e->sym, e->args, e->args_len, e->ret, e->ret_len);
 	const char *args = value_out_text(&o);
 	const char *paren = view_name_params(e->sym->name);
 	int name_len = paren ? (int)(paren - e->sym->name) : (int)strlen(e->sym->name);

@@ -71,7 +71,7 @@ static void expect_call(const struct proto_call *call, enum what what, const str
 
 static struct proto_call library(const char *name)
 {
-	struct proto_call call = {prototype_of_function(name), false, EM_X86_64};
+	struct proto_call call = {prototype_of_function(name), false, EM_X86_64, NULL, 0};
 	CHECK(call.proto != NULL, "%s has a prototype", name);
 	return call;
 }
@@ -282,7 +282,7 @@ static void test_pthread_and_others(void)
 
 static void test_syscalls(void)
 {
-	struct proto_call openat = {NULL, true, EM_X86_64};
+	struct proto_call openat = {NULL, true, EM_X86_64, NULL, 0};
 	syscall_name(EM_X86_64, 257, &openat.proto);
 	struct values a = {0}, r = {0}, ok = {0};
 	reg(&a, (uint64_t)-100);
@@ -303,7 +303,7 @@ static void test_syscalls(void)
 	       "\"flags\", \"type\": \"int\", \"value\": \"O_RDONLY|O_CLOEXEC\"}]");
 
 	/* close's descriptor is no directory's: -100 is a number. */
-	struct proto_call close_call = {NULL, true, EM_X86_64};
+	struct proto_call close_call = {NULL, true, EM_X86_64, NULL, 0};
 	syscall_name(EM_X86_64, 3, &close_call.proto);
 	struct values minus100 = {0};
 	reg(&minus100, (uint64_t)-100);
@@ -311,7 +311,7 @@ static void test_syscalls(void)
 	EXPECT(close_call, ARGS_JSON, &minus100,
 	       "[{\"name\": \"fd\", \"type\": \"int\", \"value\": -100}]");
 
-	struct proto_call connect = {NULL, true, EM_AARCH64};
+	struct proto_call connect = {NULL, true, EM_AARCH64, NULL, 0};
 	syscall_name(EM_AARCH64, 203, &connect.proto);
 	struct values c = {0};
 	reg(&c, 5);
@@ -319,7 +319,7 @@ static void test_syscalls(void)
 	reg(&c, 16);
 	EXPECT(connect, ARGS_C, &c, "5, 0x7ffd2000, 16"); /* no sockaddr bytes: the pointer */
 
-	struct proto_call unknown = {NULL, true, EM_X86_64};
+	struct proto_call unknown = {NULL, true, EM_X86_64, NULL, 0};
 	struct values u = {0}, nosys = {0}, big = {0};
 	for (int i = 0; i < 6; i++)
 		reg(&u, i == 1 ? 0x7ffd3000 : (uint64_t)i);
@@ -408,7 +408,7 @@ static void test_through_call_values(void)
 	reg(&u, 2);
 	struct value_out o;
 	value_out_init_buffer(&o);
-	call_values_args_c(cv, &o, &open, a.bytes, a.len);
+	call_values_args_c(cv, &o, &open, a.bytes, a.len, NULL, 0);
 	value_out_text_put(&o, " = ");
 	call_values_return_c(cv, &o, &open, r.bytes, r.len);
 	CHECK(strcmp(value_out_text(&o),
@@ -416,7 +416,7 @@ static void test_through_call_values(void)
 	      "open through call_values");
 	value_out_reset(&o);
 	call_values_set_machine(cv, EM_AARCH64);
-	call_values_args_c(cv, &o, &syscall, u.bytes, u.len);
+	call_values_args_c(cv, &o, &syscall, u.bytes, u.len, NULL, 0);
 	CHECK(strcmp(value_out_text(&o), "0x1, 0x2") == 0, "an unknown system call: raw hex");
 	value_out_reset(&o);
 	call_values_return_json(cv, &o, &open, r.bytes, r.len);

@@ -28,27 +28,28 @@ HEX = re.compile(r"0x[0-9a-f]+")
 LINE = re.compile(r"^\s*(?:[0-9.]+ [a-z]+)?\s*\[\s*(\d+)\] \| (.*)$")
 
 # The calls between the marks.  {name} is the program's value of name;
-# 0x_ stands for any address.  fork's subtree lists only the clone: the
+# 0x_ stands for any address.  A system call's arguments are what it was
+# given or filled in, as strace shows them.  fork's subtree lists only the clone: the
 # runtime's own handling of a fork (its session lock) makes system calls
 # there too.
 EXPECTED = """\
 do_read()
   open@libc.so.6("{dir}/in.txt", O_RDONLY) = {fd_in}
-    [syscall] openat(AT_FDCWD, 0x_, O_RDONLY) = {fd_in}
+    [syscall] openat(AT_FDCWD, "{dir}/in.txt", O_RDONLY) = {fd_in}
   read@libc.so.6({fd_in}, 0x_, 64) = {got}
-    [syscall] read({fd_in}, 0x_, 64) = {got}
+    [syscall] read({fd_in}, "some bytes\\n", 64) = {got}
   close@libc.so.6({fd_in}) = 0
     [syscall] close({fd_in}) = 0
 do_write()
   open@libc.so.6("{dir}/out.txt", O_WRONLY|O_CREAT|O_TRUNC, 0600) = {fd_out}
-    [syscall] openat(AT_FDCWD, 0x_, O_WRONLY|O_CREAT|O_TRUNC, 0600) = {fd_out}
+    [syscall] openat(AT_FDCWD, "{dir}/out.txt", O_WRONLY|O_CREAT|O_TRUNC, 0600) = {fd_out}
   write@libc.so.6({fd_out}, 0x_, {got}) = {put}
-    [syscall] write({fd_out}, 0x_, {got}) = {put}
+    [syscall] write({fd_out}, "some bytes\\n", {got}) = {put}
   close@libc.so.6({fd_out}) = 0
     [syscall] close({fd_out}) = 0
 do_sleep()
   nanosleep@libc.so.6(0x_, NULL) = 0
-    [syscall] clock_nanosleep(CLOCK_REALTIME, 0, 0x_, NULL) = 0
+    [syscall] clock_nanosleep(CLOCK_REALTIME, 0, {{tv_sec=0, tv_nsec=40000000}}, NULL) = 0
 do_alloc()
   malloc@libc.so.6(1048576) = 0x_
     [syscall] mmap(NULL, 1052672, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x_
@@ -59,21 +60,21 @@ do_connect()
   socket@libc.so.6(AF_INET, SOCK_STREAM, 0) = {fd_server}
     [syscall] socket(AF_INET, SOCK_STREAM, 0) = {fd_server}
   bind@libc.so.6({fd_server}, {{AF_INET, 127.0.0.1:0}}, 16) = 0
-    [syscall] bind({fd_server}, 0x_, 16) = 0
+    [syscall] bind({fd_server}, {{sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr("127.0.0.1")}}, 16) = 0
   listen@libc.so.6({fd_server}, 1) = 0
     [syscall] listen({fd_server}, 1) = 0
   getsockname@libc.so.6({fd_server}, 0x_, 0x_) = 0
-    [syscall] getsockname({fd_server}, 0x_, 0x_) = 0
+    [syscall] getsockname({fd_server}, {{sa_family=AF_INET, sin_port=htons({port}), sin_addr=inet_addr("127.0.0.1")}}, 0x_) = 0
   socket@libc.so.6(AF_INET, SOCK_STREAM, 0) = {fd_client}
     [syscall] socket(AF_INET, SOCK_STREAM, 0) = {fd_client}
   connect@libc.so.6({fd_client}, {{AF_INET, 127.0.0.1:{port}}}, 16) = 0
-    [syscall] connect({fd_client}, 0x_, 16) = 0
+    [syscall] connect({fd_client}, {{sa_family=AF_INET, sin_port=htons({port}), sin_addr=inet_addr("127.0.0.1")}}, 16) = 0
   accept@libc.so.6({fd_server}, NULL, NULL) = {fd_peer}
     [syscall] accept({fd_server}, NULL, NULL) = {fd_peer}
   send@libc.so.6({fd_client}, 0x_, 1, 0) = 1
-    [syscall] sendto({fd_client}, 0x_, 1, 0, NULL, 0) = 1
+    [syscall] sendto({fd_client}, "x", 1, 0, NULL, 0) = 1
   recv@libc.so.6({fd_peer}, 0x_, 1, 0) = 1
-    [syscall] recvfrom({fd_peer}, 0x_, 1, 0, NULL, NULL) = 1
+    [syscall] recvfrom({fd_peer}, "x", 1, 0, NULL, NULL) = 1
   close@libc.so.6({fd_peer}) = 0
     [syscall] close({fd_peer}) = 0
   close@libc.so.6({fd_client}) = 0

@@ -1,0 +1,115 @@
+/*
+ * syscall_bpf.c - load and attach the argument-copying BPF program (see
+ * syscall_bpf.h), with libbpf and the skeleton the build makes of
+ * bpf/syscall_args.bpf.c.  Built without libbpf (CALLTRACE_BPF undefined),
+ * it says so and the arguments are shown as pointers.
+ */
+#include "syscall_bpf.h"
+#include "perf_events.h"
+#include "syscall_capture.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CALLTRACE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "syscall_args.skel.h"
+
+struct syscall_bpf {
+	struct syscall_args *skel;
+};
+
+static int quiet_libbpf(enum libbpf_print_level level, const char *format, va_list args)
+{
+	(void)level;
+	(void)format;
+	(void)args;
+	return 0;
+}
+
+static int fill_maps(struct syscall_bpf *sb, struct perf_session *ps, uint32_t machine,
+		     const pid_t *tids, int ntids)
+{
+	struct capture_plan plan;
+	int plans = bpf_map__fd(sb->skel->maps.plans), traced = bpf_map__fd(sb->skel->maps.traced);
+	int out = bpf_map__fd(sb->skel->maps.out);
+	for (uint32_t nr = 0; nr < CAPTURE_NR_MAX; nr++)
+		if (syscall_capture_plan(machine, nr, &plan) &&
+		    bpf_map_update_elem(plans, &nr, &plan, BPF_ANY) < 0)
+			return -errno;
+	for (int cpu = 0; cpu < ps->nrings; cpu++) {
+		int fd = perf_session_open_output(ps, cpu);
+		if (fd >= 0 && bpf_map_update_elem(out, &cpu, &fd, BPF_ANY) < 0)
+			return -errno;
+	}
+	uint8_t one = 1;
+	for (int i = 0; i < ntids; i++) {
+		uint32_t tid = (uint32_t)tids[i];
+		if (bpf_map_update_elem(traced, &tid, &one, BPF_ANY) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,
+				      int ntids, char *why, size_t whylen)
+{
+	const char *what = "loading the BPF program";
+	if (getenv("CALLTRACE_NO_BPF")) {
+		snprintf(why, whylen, "CALLTRACE_NO_BPF is set");
+		return NULL;
+	}
+	libbpf_set_print(quiet_libbpf);
+	struct syscall_bpf *sb = calloc(1, sizeof(*sb));
+	int rc = -ENOMEM;
+	if (sb && (sb->skel = syscall_args__open()) != NULL) {
+		bpf_map__set_max_entries(sb->skel->maps.out, (uint32_t)ps->nrings);
+		rc = syscall_args__load(sb->skel);
+		if (rc == 0) {
+			what = "filling its maps";
+			rc = fill_maps(sb, ps, machine, tids, ntids);
+		}
+		if (rc == 0) {
+			what = "attaching it to the tracepoints";
+			rc = syscall_args__attach(sb->skel);
+		}
+	}
+	if (rc == 0)
+		return sb;
+	snprintf(why, whylen, "%s failed: %s%s", what, strerror(rc < 0 ? -rc : rc),
+		 rc == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
+	syscall_bpf_stop(sb);
+	return NULL;
+}
+
+void syscall_bpf_stop(struct syscall_bpf *sb)
+{
+	if (!sb)
+		return;
+	if (sb->skel)
+		syscall_args__destroy(sb->skel);
+	free(sb);
+}
+
+#else
+
+struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,
+				      int ntids, char *why, size_t whylen)
+{
+	(void)ps;
+	(void)machine;
+	(void)tids;
+	(void)ntids;
+	snprintf(why, whylen, "this calltrace was built without libbpf");
+	return NULL;
+}
+
+void syscall_bpf_stop(struct syscall_bpf *sb)
+{
+	(void)sb;
+}
+
+#endif

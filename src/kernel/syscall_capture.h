@@ -1,0 +1,84 @@
+/*
+ * syscall_capture.h - what the BPF program (bpf/syscall_args.bpf.c) copies
+ * of a traced thread's system call arguments, shared by the program, its
+ * loader (syscall_bpf.c) and the collector that writes it into the trace
+ * (syscall_capture.c).
+ *
+ * For each system call number a plan says, per argument, what to copy at
+ * the call (a path, the first bytes of a buffer, a struct) and what at the
+ * return (the data read, a struct filled).  The program sends one record
+ * per call and per return that copied anything, into the CPU's perf ring
+ * right before the tracepoint's own sample of it: a capture_head, then
+ * items (capture_item and its bytes).
+ */
+#ifndef CALLTRACE_SYSCALL_CAPTURE_H
+#define CALLTRACE_SYSCALL_CAPTURE_H
+
+#define CAPTURE_MAGIC 0xca11u /* first u16 of a record: no tracepoint id */
+#define CAPTURE_NR_MAX 512    /* plans for numbers below */
+#define CAPTURE_PATH_MAX 256  /* bytes of a path, its NUL included */
+#define CAPTURE_BUF_MAX 32    /* bytes of a buffer (strace's -s 32) */
+#define CAPTURE_STRUCT_MAX 160
+#define CAPTURE_ARGV_MAX 8	/* elements of an argv */
+#define CAPTURE_ELEMENT_MAX 64	/* bytes of one, its NUL included */
+#define CAPTURE_RECORD_MAX 1400 /* no item starts past (then 2047 bytes at most) */
+
+/* What to copy of an argument (capture_plan.enter[] / exit[]). */
+enum capture_kind {
+	CAP_NONE = 0,
+	CAP_PATH,     /* a NUL-terminated string */
+	CAP_BUF,      /* the first bytes; length: argument len_arg (call) or the return */
+	CAP_SOCKADDR, /* length: argument len_arg (call), or *(socklen_t *) of it (return) */
+	CAP_FIXED,    /* a struct of len_arg bytes */
+	CAP_ARGV,     /* a NULL-terminated array of strings */
+};
+
+struct capture_plan {
+	unsigned char enter[6], exit[6]; /* enum capture_kind */
+	unsigned char len_arg[6];	 /* argument giving the length, or a size */
+	unsigned char no_retry; /* an exec: the pointers are the new image's at the return */
+	unsigned char any;	/* anything copied at all */
+};
+
+enum capture_record_kind { CAPTURE_ENTER = 1, CAPTURE_EXIT = 2 };
+
+struct capture_head {
+	unsigned short magic; /* CAPTURE_MAGIC */
+	unsigned short kind;  /* enum capture_record_kind */
+	unsigned int nr;
+};
+
+/* An item's status. */
+enum capture_status {
+	CAPTURED = 0,  /* all of it */
+	CAPTURED_CUT,  /* the first bytes of more */
+	CAPTURE_FAULT, /* the memory could not be read (the pointer is the register) */
+	CAPTURED_MORE, /* an argv went on past CAPTURE_ARGV_MAX elements (no bytes) */
+};
+
+struct capture_item {
+	unsigned char arg;    /* 0..5 */
+	unsigned char kind;   /* enum capture_kind */
+	unsigned char status; /* enum capture_status */
+	unsigned char pad;
+	unsigned short len; /* bytes that follow */
+} __attribute__((packed));
+
+#ifndef __bpf__ /* the tool's side */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The plan of system call `nr` of `machine` from its built-in prototype;
+ * false when nothing of it is copied. */
+bool syscall_capture_plan(uint32_t machine, uint32_t nr, struct capture_plan *plan);
+
+/* The items of a record's body (after its capture_head) as the tagged
+ * values written after a system call's registers in EV_ARGS, or after its
+ * return in EV_RETVAL (trace_format.h): per item, VALUE_BYTES of 1 byte
+ * (SYSCALL_VALUE_ARG...) then the value.  Writes at most `room` bytes at
+ * `out`, whole pairs only; returns the bytes written. */
+uint32_t syscall_capture_values(uint8_t *out, uint32_t room, const uint8_t *items, uint32_t len);
+#endif
+
+#endif
