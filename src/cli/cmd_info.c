@@ -166,6 +166,15 @@ static void print_ring(const struct trace_reader *r, const struct walk_stats *st
 	       (uint64_t)h->ring_slots * h->ring_slot_size >> 10, h->ring_slots,
 	       h->ring_slot_size >> 10, h->ring_overwritten_windows, h->ring_overwritten_calls,
 	       st->entered_before);
+	if (r->ring_gaps)
+		printf("            %" PRIu64
+		       " of the windows overwritten lay between windows their "
+		       "thread kept (no slot was free to take them)\n",
+		       r->ring_gaps);
+	if (h->ring_private_windows)
+		printf("            %u threads found no slot of their own: their windows were "
+		       "written in memory, then into the ring\n",
+		       h->ring_private_windows);
 }
 
 static void print_image(const struct trace_reader *r, const struct trace_image *im,

@@ -64,7 +64,9 @@ struct trace_file_header {
 	uint64_t ring_table;		   /* file offset of struct trace_ring_table */
 	uint64_t ring_overwritten_windows; /* atomic: windows reused, their events gone */
 	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
-	char reserved[24];
+	uint32_t ring_private_windows;	   /* atomic: windows of threads that found no slot
+					      of their own, written in memory (see below) */
+	char reserved[20];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */
@@ -107,7 +109,7 @@ struct trace_ring_slot {
 	uint64_t stamp;	     /* when it was filled: table.next_stamp */
 	uint64_t calls;	     /* calls entered in its window */
 	uint32_t pid;	     /* of the process that wrote it */
-	uint32_t reserved;
+	uint32_t seq;	     /* its window's number in its thread (chunk seq) */
 };
 
 struct trace_ring_table {
