@@ -57,8 +57,6 @@ static void *busy_thread(void *arg)
 {
 	long n = (long)arg;
 	pthread_barrier_wait(&started);
-	if (rare_ends)
-		return NULL;
 	for (;;)
 		for (long i = 0; i < n; i++)
 			busy_work((int)i);
