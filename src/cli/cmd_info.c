@@ -22,8 +22,9 @@ static void info_usage(FILE *out)
 		     "resident set and context switches of the program (with the children it\n"
 		     "waited for) when `calltrace record` started it, each module's build-id,\n"
 		     "and anything lost or damaged.  For a ring (record --ring): its size,\n"
-		     "the windows and calls it overwrote, and the span of time each thread's\n"
-		     "kept calls cover.\n\n"
+		     "the windows and calls it overwrote (and how many of them lay between\n"
+		     "windows a thread kept), the threads that found no slot of their own,\n"
+		     "and the span of time each thread's kept calls cover.\n\n"
 		     "options:\n"
 		     "  -h, --help             this help\n");
 }

@@ -4,9 +4,16 @@
  *
  * trace_format.h ("A ring") gives the layout.  Every thread writes into a
  * slot of its own and, when its window is full, copies it into another
- * slot (a free one, else the oldest of the thread holding the most: its own
- * for the busiest thread), so that a thread keeps its most recent windows
- * and a thread that calls rarely is not pushed out by a busy one.  The slot
+ * slot.  The fairness rule (choose_victim): a free slot while there are
+ * any; else the oldest whole window of the thread that holds the most
+ * slots, counting the one it writes in and copies being made (so the
+ * busiest thread reuses its own); of threads holding as many, the one that
+ * wrote the most windows.  A thread that ended keeps its last window while
+ * such windows fill at most half the ring.  So every thread keeps its most
+ * recent windows and one that calls rarely is not pushed out by busy ones.
+ * A window no slot can take is begun again in place (counted overwritten);
+ * a thread that finds no slot of its own writes in memory and copies in
+ * (its calls since its last copy are lost if the process dies).  The slot
  * table is mapped MAP_SHARED by every process of the session; slots change
  * hands with a compare-and-swap on their state.  Nothing here allocates.
  */
