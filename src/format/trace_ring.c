@@ -258,8 +258,8 @@ static int gives_first(const struct ring_owner *a, const struct ring_owner *b)
  * many, the one that wrote the most windows, then the one whose oldest is
  * older.  The one window of a thread that ended is never taken while such
  * last windows fill at most half the ring: it cannot be made again.  -1:
- * none (every whole window is such a one). */
-static int64_t choose_victim(const struct trace_ring_table *t)
+ * none (every whole window is such a one); else *stamp is its window's. */
+static int64_t choose_victim(const struct trace_ring_table *t, uint64_t *stamp)
 {
 	struct ring_owner o[RING_OWNERS];
 	size_t n = count_owners(t, o), ended_last = 0;
@@ -273,7 +273,10 @@ static int64_t choose_victim(const struct trace_ring_table *t)
 		if (!best || gives_first(&o[j], best))
 			best = &o[j];
 	}
-	return best ? (int64_t)best->oldest : -1;
+	if (!best)
+		return -1;
+	*stamp = best->oldest_stamp;
+	return best->oldest;
 }
 
 /* Whether the writer of working slot `sl` is gone: its process ended
@@ -349,13 +352,20 @@ static int64_t take_slot(struct trace_session *s, uint32_t tid, uint32_t seq)
 	if (__atomic_fetch_add(&searches, 1, __ATOMIC_RELAXED) % 64 == 0)
 		trace_ring_reclaim(s, 0);
 	for (int tries = 0; tries < 64; tries++) {
-		int64_t v = choose_victim(t);
+		uint64_t stamp;
+		int64_t v = choose_victim(t, &stamp);
 		if (v < 0)
 			return -1;
 		struct trace_ring_slot *sl = &t->slot[v];
 		uint32_t kept = RING_KEPT;
 		if (__atomic_compare_exchange_n(&sl->state, &kept, RING_BUSY, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED)) {
+			/* Taken and filled again by another thread since it was
+			 * chosen: it holds that thread's newest window now. */
+			if (sl->stamp != stamp) {
+				__atomic_store_n(&sl->state, RING_KEPT, __ATOMIC_RELEASE);
+				continue;
+			}
 			__atomic_add_fetch(&s->header->ring_overwritten_windows, 1,
 					   __ATOMIC_RELAXED);
 			__atomic_add_fetch(&s->header->ring_overwritten_calls, sl->calls,
