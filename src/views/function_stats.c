@@ -89,6 +89,8 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	struct function_stats *s = stats_of(ctx, e->sym);
 	uint64_t offcpu = offcpu_inside(ctx, e);
 	s->calls++;
+	s->before += e->entered_before != 0;
+	s->unfinished += e->unfinished != 0;
 	if (--s->active == 0) {
 		s->total_ns += e->duration_ns;
 		s->oncpu_ns += e->duration_ns - offcpu;
