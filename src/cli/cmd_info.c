@@ -172,10 +172,10 @@ static void print_ring(const struct trace_reader *r, const struct walk_stats *st
 		       " of the windows overwritten lay between windows their "
 		       "thread kept (no slot was free to take them)\n",
 		       r->ring_gaps);
-	if (h->ring_private_windows)
+	if (h->ring_private_threads)
 		printf("            %u threads found no slot of their own: their windows were "
 		       "written in memory, then into the ring\n",
-		       h->ring_private_windows);
+		       h->ring_private_threads);
 }
 
 static void print_image(const struct trace_reader *r, const struct trace_image *im,

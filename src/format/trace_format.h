@@ -64,7 +64,7 @@ struct trace_file_header {
 	uint64_t ring_table;		   /* file offset of struct trace_ring_table */
 	uint64_t ring_overwritten_windows; /* atomic: windows reused, their events gone */
 	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
-	uint32_t ring_private_windows;	   /* atomic: windows of threads that found no slot
+	uint32_t ring_private_threads;	   /* atomic: windows of threads that found no slot
 					      of their own, written in memory (see below) */
 	char reserved[20];
 	/* Written by every process of the session: own cache line. */
@@ -95,7 +95,7 @@ _Static_assert(__builtin_offsetof(struct trace_file_header, next_offset) == 128,
  * A window no slot can take (a thread writes in each, or holds its last) is
  * begun again in place, counted the same: the one gap a thread's run of
  * windows can have.  A thread that finds no slot of its own writes its
- * window in memory and copies it in the same way (ring_private_windows).
+ * window in memory and copies it in the same way (ring_private_threads).
  * Each window begins with EV_OPEN_CALLS, the calls open when it began, so
  * that a reader whose first window is a later one knows what the exits in
  * it end.

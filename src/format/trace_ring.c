@@ -401,7 +401,7 @@ static uint32_t private_window(struct trace_session *s, struct trace_chunk **chu
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return 0;
-	__atomic_add_fetch(&s->header->ring_private_windows, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->header->ring_private_threads, 1, __ATOMIC_RELAXED);
 	*chunk = m;
 	*map = m;
 	*map_len = size;

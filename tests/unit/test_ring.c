@@ -171,8 +171,8 @@ static void test_crowd(const char *path)
 	      "%zu problems (%s), %llu missing", r->nproblems,
 	      r->nproblems ? r->problems[0].message : "",
 	      (unsigned long long)r->losses.missing_windows);
-	CHECK(r->header.ring_private_windows == 3, "%u threads wrote in memory",
-	      r->header.ring_private_windows);
+	CHECK(r->header.ring_private_threads == 3, "%u threads wrote in memory",
+	      r->header.ring_private_threads);
 	uint64_t kept = 0, ended = 0;
 	size_t writers = 0;
 	for (size_t i = 0; i < r->nthreads; i++) {
