@@ -64,8 +64,8 @@ struct trace_file_header {
 	uint64_t ring_table;		   /* file offset of struct trace_ring_table */
 	uint64_t ring_overwritten_windows; /* atomic: windows reused, their events gone */
 	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
-	uint32_t ring_private_threads;	   /* atomic: windows of threads that found no slot
-					      of their own, written in memory (see below) */
+	uint32_t ring_private_threads;	   /* atomic: threads that found no slot
+					      of their own, wrote in memory (see below) */
 	char reserved[20];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
