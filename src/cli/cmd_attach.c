@@ -434,8 +434,9 @@ static int attach_work(void *arg)
 		return 2;
 	}
 	if (o->ring && trace_session_make_ring(&s, o->ring) < 0) {
-		cli_error("cannot make %s a ring: %s", s.path, strerror(errno));
+		cli_error("cannot make %s a ring: %s", s.path, trace_ring_refusal(errno));
 		trace_session_close(&s);
+		unlink(s.path); /* made just now, and nothing in it */
 		return 2;
 	}
 	cli_say_placement(&s, o->output);

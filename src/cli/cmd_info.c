@@ -22,8 +22,9 @@ static void info_usage(FILE *out)
 		     "resident set and context switches of the program (with the children it\n"
 		     "waited for) when `calltrace record` started it, each module's build-id,\n"
 		     "and anything lost or damaged.  For a ring (record --ring): its size,\n"
-		     "the windows and calls it overwrote, and the span of time each thread's\n"
-		     "kept calls cover.\n\n"
+		     "the windows and calls it overwrote (and how many of them lay between\n"
+		     "windows a thread kept), the threads that found no slot of their own,\n"
+		     "and the span of time each thread's kept calls cover.\n\n"
 		     "options:\n"
 		     "  -h, --help             this help\n");
 }
@@ -166,6 +167,15 @@ static void print_ring(const struct trace_reader *r, const struct walk_stats *st
 	       (uint64_t)h->ring_slots * h->ring_slot_size >> 10, h->ring_slots,
 	       h->ring_slot_size >> 10, h->ring_overwritten_windows, h->ring_overwritten_calls,
 	       st->entered_before);
+	if (r->ring_gaps)
+		printf("            %" PRIu64
+		       " of the windows overwritten lay between windows their "
+		       "thread kept (no slot was free to take them)\n",
+		       r->ring_gaps);
+	if (h->ring_private_threads)
+		printf("            %u threads found no slot of their own: their windows were "
+		       "written in memory, then into the ring\n",
+		       h->ring_private_threads);
 }
 
 static void print_image(const struct trace_reader *r, const struct trace_image *im,

@@ -15,7 +15,9 @@ static void report_usage(FILE *out)
 		"over every thread and process of the trace.  Library calls are named with\n"
 		"their library (read@libc.so.6), system calls as [syscall] read, off-CPU\n"
 		"intervals as off-cpu:blocked or off-cpu:preempted; when the trace has\n"
-		"off-CPU intervals, an On-CPU column gives the total time less those inside.\n\n"
+		"off-CPU intervals, an On-CPU column gives the total time less those inside.\n"
+		"Under the table, a line for each function with calls entered before a\n"
+		"ring's kept calls (record --ring) or unfinished: their times are cut short.\n\n"
 		"options:\n" CLI_FILTER_HELP
 		"  -s, --sort KEY         total (default), self, calls, avg, min, max, name,\n"
 		"                         oncpu\n"

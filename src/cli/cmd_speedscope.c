@@ -13,7 +13,8 @@ static void speedscope_usage(FILE *out)
 		"Writes speedscope's file format: one evented profile per thread (\"O\" and\n"
 		"\"C\" events at nanosecond times that never go back), the functions as shared\n"
 		"frames with file and line.  Open it at speedscope's web page or app.\n"
-		"Written as the trace is read, the frame list at the end.\n\n"
+		"Written as the trace is read, the frame list at the end.  Calls entered\n"
+		"before a ring's kept calls (record --ring) have a frame of their own.\n\n"
 		"options:\n" CLI_FILTER_HELP
 		"  -o, --output FILE      write to FILE instead of standard output\n"
 		"  -h, --help             this help\n");

@@ -64,7 +64,9 @@ struct trace_file_header {
 	uint64_t ring_table;		   /* file offset of struct trace_ring_table */
 	uint64_t ring_overwritten_windows; /* atomic: windows reused, their events gone */
 	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
-	char reserved[24];
+	uint32_t ring_private_threads;	   /* atomic: threads that found no slot
+					      of their own, wrote in memory (see below) */
+	char reserved[20];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */
@@ -83,14 +85,20 @@ _Static_assert(__builtin_offsetof(struct trace_file_header, next_offset) == 128,
  * aligned, ring_slots chunks of ring_slot_size bytes each, every one an
  * event window (CHUNK_EVENTS) or nothing yet (CHUNK_SKIP).  A thread
  * writes into a slot of its own (RING_WORKING); a full window is copied
- * into a slot, a free one while there are any, else the oldest slot of the
- * thread that holds the most (its own, for the busiest thread): so every
- * thread keeps its most recent windows, and a thread that calls rarely
- * keeps its own.  The events of a reused slot are counted in the header
- * (ring_overwritten_*).  A thread's windows are then a run of its most
- * recent sequence numbers; each one begins with EV_OPEN_CALLS, the calls
- * open when it began, so that a reader whose first window is a later one
- * knows what the exits in it end.
+ * into a slot, a free one while there are any, else (the fairness rule)
+ * the oldest whole window of the thread that holds the most slots (whole,
+ * being written, being filled), of threads holding as many the one that
+ * wrote the most windows: so every thread keeps its most recent windows,
+ * and a thread that calls rarely keeps its own.  An ended thread's last
+ * window is not reused while such windows fill at most half the ring.  The
+ * events of a reused slot are counted in the header (ring_overwritten_*).
+ * A window no slot can take (a thread writes in each, or holds its last) is
+ * begun again in place, counted the same: the one gap a thread's run of
+ * windows can have.  A thread that finds no slot of its own writes its
+ * window in memory and copies it in the same way (ring_private_threads).
+ * Each window begins with EV_OPEN_CALLS, the calls open when it began, so
+ * that a reader whose first window is a later one knows what the exits in
+ * it end.
  */
 enum trace_ring_state {
 	RING_FREE = 0,	  /* never used */
@@ -107,7 +115,7 @@ struct trace_ring_slot {
 	uint64_t stamp;	     /* when it was filled: table.next_stamp */
 	uint64_t calls;	     /* calls entered in its window */
 	uint32_t pid;	     /* of the process that wrote it */
-	uint32_t reserved;
+	uint32_t seq;	     /* its window's number in its thread (chunk seq) */
 };
 
 struct trace_ring_table {

@@ -302,7 +302,9 @@ static void finish_threads(struct trace_reader *r)
 				trace_reader_problem(r, t->windows[w].offset,
 						     "thread %u: two event windows numbered %u",
 						     t->tid, seq);
-			else if (seq != before + 1) {
+			else if (seq != before + 1 && r->header.ring_slots) {
+				r->ring_gaps += seq - before - 1;
+			} else if (seq != before + 1) {
 				r->losses.missing_windows += seq - before - 1;
 				trace_reader_note_loss(r, t->windows[w].offset,
 						       "thread %u: %u event windows missing",

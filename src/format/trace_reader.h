@@ -131,6 +131,9 @@ struct trace_reader {
 	struct trace_kernel_pending *kernel_pending; /* while indexing */
 	size_t nkernel_pending, cap_kernel_pending;
 	uint64_t unwritten_bytes; /* claimed but never written space */
+	uint64_t ring_gaps;	  /* a ring's windows overwritten between two a thread
+				     kept (counted in header.ring_overwritten_*, so no
+				     loss): a thread's window when no slot could take it */
 	struct trace_losses losses;
 	uint32_t *thread_hash; /* (image, tid) -> index + 1 */
 	size_t thread_hash_size;

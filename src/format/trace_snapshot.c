@@ -6,7 +6,8 @@
  * Safe in a signal handler: no allocation, no lock, system calls only.  The
  * copy is made under NAME.snapshot-N.trace.part and given its name whole.  A
  * ring slot is copied only if its generation (trace_format.h) was even and
- * stayed the same meanwhile; otherwise the copy holds an empty chunk there.
+ * stayed the same meanwhile; otherwise it is copied again, and a slot that
+ * never stays still holds an empty chunk, its window counted overwritten.
  * A window being written while it is copied (another thread's) is read
  * twice, and kept as far as both reads agree, zeros after: a writer only
  * appends, so that is a whole prefix of its events and maybe the start of
@@ -17,12 +18,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define COPY_BLOCK (64u << 10)
+#define SLOT_TRIES 1000 /* copies of a slot being replaced, at most */
 
 static char copy_buffer[COPY_BLOCK], check_buffer[COPY_BLOCK];
 static int copy_busy;
@@ -69,25 +72,43 @@ static int trim_torn(int in, int out, uint64_t from, uint64_t to)
 	return 0;
 }
 
-/* Slot `i` into the copy, or an empty chunk where it changed meanwhile. */
-static int copy_slot(struct trace_session *s, int out, uint32_t i)
+/* Slot `i` into the copy, as it was at one moment: 0; 1 when it was being
+ * replaced all the while (then it may hold anything); -1 on an error. */
+static int try_copy_slot(struct trace_session *s, int out, uint32_t i)
 {
 	const struct trace_ring_slot *sl = &s->ring->slot[i];
 	uint64_t off = trace_ring_slot_offset(s, i);
 	uint32_t size = s->header->ring_slot_size;
 	uint32_t gen = __atomic_load_n(&sl->gen, __ATOMIC_ACQUIRE);
 	int working = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == RING_WORKING;
-	if (!(gen & 1) && copy_range(s->fd, out, off, off + size) < 0)
-		return -1;
-	if (!(gen & 1) && working &&
-	    trim_torn(s->fd, out, off + sizeof(struct trace_chunk), off + size) < 0)
+	if (gen & 1)
+		return 1;
+	if (copy_range(s->fd, out, off, off + size) < 0 ||
+	    (working && trim_torn(s->fd, out, off + sizeof(struct trace_chunk), off + size) < 0))
 		return -1;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (!(gen & 1) && __atomic_load_n(&sl->gen, __ATOMIC_RELAXED) == gen)
-		return 0;
+	return __atomic_load_n(&sl->gen, __ATOMIC_RELAXED) != gen;
+}
+
+/* Slot `i` into the copy.  A slot being replaced is tried again (a window
+ * is copied in no time) so that no thread's run of windows has a hole; one
+ * replaced all the while is an empty chunk in the copy, counted into
+ * `left_out` as overwritten (windows, calls). */
+static int copy_slot(struct trace_session *s, int out, uint32_t i, uint64_t left_out[2])
+{
+	for (int tries = 0; tries < SLOT_TRIES; tries++) {
+		int rc = try_copy_slot(s, out, i);
+		if (rc <= 0)
+			return rc;
+		sched_yield();
+	}
+	left_out[0]++;
+	left_out[1] += __atomic_load_n(&s->ring->slot[i].calls, __ATOMIC_RELAXED);
 	struct trace_chunk c;
-	trace_chunk_fill(&c, CHUNK_SKIP, size, s, 0);
-	return pwrite(out, &c, sizeof(c), (off_t)off) == (ssize_t)sizeof(c) ? 0 : -1;
+	trace_chunk_fill(&c, CHUNK_SKIP, s->header->ring_slot_size, s, 0);
+	return pwrite(out, &c, sizeof(c), (off_t)trace_ring_slot_offset(s, i)) == (ssize_t)sizeof(c)
+		   ? 0
+		   : -1;
 }
 
 /* Into `out`: NAME.snapshot-N.trace for a trace NAME.trace (or NAME), and
@@ -174,17 +195,21 @@ static int copy_trace(struct trace_session *s, int out)
 	}
 	if (copy_range(s->fd, out, 0, ring_from) < 0)
 		return -1;
+	uint64_t left_out[2] = {0, 0};
 	for (uint32_t i = 0; s->ring && i < s->ring->slots; i++)
-		if (copy_slot(s, out, i) < 0)
+		if (copy_slot(s, out, i, left_out) < 0)
 			return -1;
 	if (copy_range(s->fd, out, ring_to, end) < 0)
 		return -1;
-	/* The copy holds what was claimed when it began, no more. */
-	return pwrite(out, &end, sizeof(end),
-		      (off_t)offsetof(struct trace_file_header, next_offset)) ==
-		       (ssize_t)sizeof(end)
-		   ? 0
-		   : -1;
+	/* The copy holds what was claimed when it began, no more; the windows
+	 * it left out count as overwritten. */
+	struct trace_file_header h;
+	if (pread(out, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return -1;
+	h.next_offset = end;
+	h.ring_overwritten_windows += left_out[0];
+	h.ring_overwritten_calls += left_out[1];
+	return pwrite(out, &h, sizeof(h), 0) == (ssize_t)sizeof(h) ? 0 : -1;
 }
 
 int trace_session_snapshot(struct trace_session *s, char *out, size_t len)

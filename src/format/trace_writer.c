@@ -185,7 +185,7 @@ static int ring_refill(struct trace_stream *st, uint64_t tick)
 	} else {
 		trace_stream_close(st);
 		struct trace_chunk *c;
-		st->slot = trace_ring_open_window(s, st->tid, &c, &st->map, &st->map_len);
+		st->slot = trace_ring_open_window(s, st->tid, st->seq, &c, &st->map, &st->map_len);
 		if (!st->slot) {
 			st->lost++;
 			return -1;
@@ -194,7 +194,7 @@ static int ring_refill(struct trace_stream *st, uint64_t tick)
 	}
 	window_begin(st, st->chunk, s->window_size, tick);
 	write_open_calls(st);
-	trace_ring_change(s, st->slot - 1, 0);
+	trace_ring_window_begun(st);
 	return 0;
 }
 

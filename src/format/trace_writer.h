@@ -67,8 +67,12 @@ void trace_session_placement(const struct trace_session *s, const char *asked, c
 			     size_t len);
 /* Makes the session just created a ring of `size` bytes of event windows
  * (trace_format.h, "A ring"), before anything else is written to it.  0,
- * or -1 with errno (EINVAL: `size` is below TRACE_RING_MIN). */
+ * or -1 with errno (EINVAL: `size` is below TRACE_RING_MIN; ENOSPC: it is
+ * more than the file's filesystem has free). */
 int trace_session_make_ring(struct trace_session *s, uint64_t size);
+/* Why trace_session_make_ring failed with errno `err` (ENOSPC: the ring
+ * is larger than the free space of the file's filesystem). */
+const char *trace_ring_refusal(int err);
 #define TRACE_RING_MIN (64u << 10)
 #define TRACE_RING_MAX (1ull << 40)
 /* A ring's size as a user writes it: 1048576, 512K, 64M, 2G (KiB, MiB...
@@ -168,7 +172,8 @@ struct trace_stream {
 	uint32_t tid;
 	uint32_t lost;	       /* windows that could not be opened */
 	uint32_t window_calls; /* calls entered in the open window */
-	uint32_t slot;	       /* a ring's: the open window's slot + 1, or 0 */
+	uint32_t slot;	       /* a ring's: the open window's slot + 1, or 0, or
+				  TRACE_RING_PRIVATE (a window in memory) */
 	struct trace_session *session;
 	/* Called when an address gets its first id in a window (optional):
 	 * the runtime checks there that the address's module is recorded. */
@@ -177,6 +182,8 @@ struct trace_stream {
 	void *map;		   /* the window mapping */
 	size_t map_len;
 };
+
+#define TRACE_RING_PRIVATE UINT32_MAX
 
 /* Opens the stream's next window; 0, or -1 (then events are dropped). */
 int trace_stream_refill(struct trace_stream *st, uint64_t tick);

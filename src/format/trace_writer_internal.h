@@ -24,10 +24,15 @@ int trace_ring_map(struct trace_session *s);
 void trace_ring_unmap(struct trace_session *s);
 /* File offset of ring slot `slot`. */
 uint64_t trace_ring_slot_offset(const struct trace_session *s, uint32_t slot);
-/* A slot for thread `tid`'s new window, zero-filled, mapped: *chunk, *map,
- * *map_len set; the slot + 1, or 0 when there is none. */
-uint32_t trace_ring_open_window(struct trace_session *s, uint32_t tid, struct trace_chunk **chunk,
-				void **map, size_t *map_len);
+/* A slot for thread `tid`'s new window (number `seq`), zero-filled,
+ * mapped: *chunk, *map, *map_len set; the slot + 1; TRACE_RING_PRIVATE
+ * when no slot could be had (a window in memory, copied in when full); 0
+ * when not even that. */
+uint32_t trace_ring_open_window(struct trace_session *s, uint32_t tid, uint32_t seq,
+				struct trace_chunk **chunk, void **map, size_t *map_len);
+/* The next window of `st` has begun in its slot: its number noted, the
+ * slot's gen even again. */
+void trace_ring_window_begun(struct trace_stream *st);
 /* Copies the full window of `st` into another slot and starts the next one
  * in the same slot (its bytes zeroed); 0, or -1 when no slot could take it. */
 int trace_ring_copy_out(struct trace_stream *st);

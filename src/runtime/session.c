@@ -207,7 +207,8 @@ static void make_ring(void)
 			    "not a ring",
 			    text);
 	else if (trace_session_make_ring(&runtime_session, size) < 0)
-		runtime_say("cannot make the trace a ring: %s", strerror(errno));
+		runtime_say("cannot make the trace a ring: %s; it grows as usual",
+			    trace_ring_refusal(errno));
 }
 
 /* exit() or _exit() of any process of the session: its status goes into

@@ -23,7 +23,7 @@ static void quoted_text(FILE *out, const char *s)
 static void node(const struct callgraph *g, uint32_t i, FILE *out)
 {
 	const struct cg_node *n = &g->nodes[i];
-	char place[256], stats[128], color[16];
+	char place[256], stats[192], color[16];
 	fprintf(out, "    n%u [label=\"", i);
 	quoted_text(out, n->sym->name);
 	view_source_place(n->sym, place, sizeof(place));

@@ -81,6 +81,8 @@ static int fold_nodes(struct callgraph *g, const uint8_t *keep, uint32_t *map)
 		}
 		map[i] = o;
 		nodes[o].calls += old->calls;
+		nodes[o].before += old->before;
+		nodes[o].unfinished += old->unfinished;
 		nodes[o].total_ns += old->total_ns;
 		if (nodes[o].total_ns > g->max_total_ns) /* nested calls counted twice */
 			nodes[o].total_ns = g->max_total_ns;

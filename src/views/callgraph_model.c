@@ -125,6 +125,8 @@ static void on_leave(void *ctx, const struct walk_event *ev)
 	struct cg_frame *f = &g->stack[ev->depth];
 	struct cg_node *n = &g->nodes[f->node];
 	n->calls++;
+	n->before += ev->entered_before != 0;
+	n->unfinished += ev->unfinished != 0;
 	n->self_ns += ev->duration_ns > ev->child_ns ? ev->duration_ns - ev->child_ns : 0;
 	if (--n->active == 0) {
 		n->total_ns += ev->duration_ns;
@@ -161,9 +163,16 @@ int callgraph_status(const struct callgraph *g)
 const char *cg_node_stats(const struct cg_node *n, char *buf, size_t len)
 {
 	char total[32], self[32];
-	snprintf(buf, len, "%llu call%s, %s (self %s)", (unsigned long long)n->calls,
+	char before[64] = "", unfinished[48] = "";
+	if (n->before)
+		snprintf(before, sizeof(before), ", %llu entered before the kept calls",
+			 (unsigned long long)n->before);
+	if (n->unfinished)
+		snprintf(unfinished, sizeof(unfinished), ", %llu unfinished",
+			 (unsigned long long)n->unfinished);
+	snprintf(buf, len, "%llu call%s, %s (self %s)%s%s", (unsigned long long)n->calls,
 		 n->calls == 1 ? "" : "s", view_duration(n->total_ns, total, sizeof(total)),
-		 view_duration(n->self_ns, self, sizeof(self)));
+		 view_duration(n->self_ns, self, sizeof(self)), before, unfinished);
 	return buf;
 }
 

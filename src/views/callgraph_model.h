@@ -3,7 +3,8 @@
  * its writers (callgraph_dot.c, callgraph_svg.c): one node per function,
  * grouped by module, one edge per (caller, callee) pair with the number of
  * calls and their total time.  Times of recursive calls are counted once,
- * at the outermost call.
+ * at the outermost call.  A node counts its calls entered before a ring's
+ * kept calls and those unfinished: their times are cut short.
  */
 #ifndef CALLTRACE_CALLGRAPH_MODEL_H
 #define CALLTRACE_CALLGRAPH_MODEL_H
@@ -17,7 +18,9 @@ struct cg_node {
 	uint32_t module;    /* index into callgraph.modules */
 	uint32_t min_depth; /* shallowest depth it was called at */
 	uint64_t calls, total_ns, self_ns;
-	uint32_t active; /* calls of it open on the current stack */
+	uint64_t before;     /* calls entered before a ring's kept calls */
+	uint64_t unfinished; /* calls with no recorded end */
+	uint32_t active;     /* calls of it open on the current stack */
 };
 
 struct cg_edge {
@@ -50,7 +53,8 @@ struct callgraph {
 	uint32_t fold_max, folded_nodes, folded_edges, nother;
 };
 
-/* "name", "file.c:12" and "3 calls, 1.2 ms (self 0.4 ms)" of a node. */
+/* "3 calls, 1.2 ms (self 0.4 ms)" of a node, and after it ", 1 entered
+ * before the kept calls, 1 unfinished" when some were. */
 const char *cg_node_stats(const struct cg_node *n, char *buf, size_t len);
 /* "3 calls\n1.2 ms" of an edge, with `newline` between the two. */
 const char *cg_edge_label(const struct cg_edge *e, const char *newline, char *buf, size_t len);

@@ -83,7 +83,7 @@ static int run_dot(const struct callgraph *g, FILE *out)
 
 static double node_width(const struct cg_node *n)
 {
-	char place[256], stats[128];
+	char place[256], stats[192];
 	size_t len = strlen(n->sym->name);
 	size_t p = strlen(view_source_place(n->sym, place, sizeof(place)));
 	size_t s = strlen(cg_node_stats(n, stats, sizeof(stats)));
@@ -225,7 +225,7 @@ static void edge(const struct placed *pl, const struct cg_edge *e, FILE *out)
 static void node(const struct callgraph *g, const struct placed *p, const struct cg_node *n,
 		 FILE *out)
 {
-	char place[256], stats[128], color[16];
+	char place[256], stats[192], color[16];
 	size_t chars = (size_t)((p->w - 16) / CHAR_W);
 	fputs("<g class=\"node\"><title>", out);
 	view_xml_text(out, n->sym->name);

@@ -93,6 +93,8 @@ static void on_exit_event(void *ctx, const struct walk_event *e)
 	uint64_t offcpu = offcpu_inside(ctx, e);
 	s->calls++;
 	s->sum_ns += e->duration_ns;
+	s->before += e->entered_before != 0;
+	s->unfinished += e->unfinished != 0;
 	if (--s->active == 0) {
 		s->total_ns += e->duration_ns;
 		s->oncpu_ns += e->duration_ns - offcpu;

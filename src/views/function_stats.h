@@ -26,9 +26,11 @@ enum report_sort {
 struct function_stats {
 	const struct symbol *sym;
 	uint64_t calls, total_ns, self_ns, min_ns, max_ns;
-	uint64_t sum_ns;   /* every call's duration, inner recursive ones too */
-	uint64_t oncpu_ns; /* total_ns less the off-CPU intervals inside */
-	uint32_t active;   /* calls of it open right now (recursion) */
+	uint64_t sum_ns;     /* every call's duration, inner recursive ones too */
+	uint64_t oncpu_ns;   /* total_ns less the off-CPU intervals inside */
+	uint32_t active;     /* calls of it open right now (recursion) */
+	uint64_t before;     /* calls entered before a ring's kept calls */
+	uint64_t unfinished; /* calls with no recorded end */
 };
 
 struct function_table;

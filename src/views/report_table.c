@@ -10,7 +10,9 @@
  *   # syscall: 2 functions, 3 calls, self time 1.200 ms
  *
  * Rows that would show alike are told apart (view_names.c): an overload by
- * its parameter list, a same-named static function by its file.
+ * its parameter list, a same-named static function by its file.  Under the
+ * table, the functions with calls entered before a ring's kept calls or
+ * unfinished (their times are cut short) have a line each.
  */
 #include "text_views.h"
 #include "call_kind.h"
@@ -106,6 +108,31 @@ static void write_kind_line(FILE *out, struct function_stats *const *rows, size_
 		view_duration(self, buf, sizeof(buf)));
 }
 
+/* Under the table, a line for each function some of whose calls' times are
+ * cut short: entered before a ring's kept calls (their time counts from
+ * there), or unfinished (it ends at the thread's last event):
+ *
+ *   # main: 1 call entered before the kept calls, 1 unfinished
+ */
+static void write_cut_calls(FILE *out, struct function_stats *const *rows, size_t n,
+			    const unsigned char *how)
+{
+	char name[1024];
+	for (size_t i = 0; i < n; i++) {
+		const struct function_stats *s = rows[i];
+		if (!s->before && !s->unfinished)
+			continue;
+		fprintf(out, "# %s: ", view_name_told_apart(s->sym, how[i], name, sizeof(name)));
+		if (s->before)
+			fprintf(out, "%llu call%s entered before the kept calls%s",
+				(unsigned long long)s->before, s->before == 1 ? "" : "s",
+				s->unfinished ? ", " : "");
+		if (s->unfinished)
+			fprintf(out, "%llu unfinished", (unsigned long long)s->unfinished);
+		putc('\n', out);
+	}
+}
+
 void report_write(struct report *rp, FILE *out, const struct report_layout *layout)
 {
 	size_t n;
@@ -137,6 +164,7 @@ void report_write(struct report *rp, FILE *out, const struct report_layout *layo
 			write_row(out, rows[i], how[i], oncpu);
 		shown++;
 	}
+	write_cut_calls(out, rows, n, how);
 	free(how);
 	free(syms);
 	free(rows);

@@ -7,7 +7,9 @@
  * Library calls go to their library's lifeline ("libc.so.6"), system calls
  * and off-CPU intervals to the kernel's ("kernel"), however the program's
  * own functions are drawn; by default (modules when the calls ran in
- * several) a program that calls a library is drawn by modules.
+ * several) a program that calls a library is drawn by modules.  A call
+ * entered before a ring's kept calls says so in its message; one with no
+ * recorded end has a note "unfinished: f()" before its return.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +225,13 @@ static void on_call(void *ctx, const struct walk_event *e)
 	const struct symbol *from = e->depth ? m->stack[e->depth - 1] : NULL;
 	char *own = e->args ? call_text_with_args(m, e) : NULL;
 	const char *text = own ? own : call_text(m, e->sym);
+	if (e->entered_before && text) { /* a ring overwrote its enter */
+		char *marked = NULL;
+		if (asprintf(&marked, "%s (entered before the kept calls)", text) < 0)
+			marked = NULL;
+		free(own);
+		text = own = marked;
+	}
 	struct seq_msg *msg = from != &not_shown && text ? add_msg(m, SEQ_CALL) : NULL;
 	if (!msg) {
 		free(own);
@@ -239,11 +248,30 @@ static void on_call(void *ctx, const struct walk_event *e)
 	m->stack[e->depth] = e->sym;
 }
 
+/* A call with no recorded end: a note on its lifeline before the return
+ * drawn at the thread's end. */
+static void note_unfinished(struct seq_model *m, const struct symbol *s)
+{
+	struct seq_msg *msg = add_msg(m, SEQ_NOTE);
+	char *text = NULL;
+	const char *call = call_text(m, s);
+	if (msg && call && asprintf(&text, "unfinished: %s", call) < 0)
+		text = NULL;
+	if (!msg || !text) {
+		m->failed = 1;
+		return;
+	}
+	msg->from_sym = s;
+	msg->text = text;
+}
+
 static void on_leave(void *ctx, const struct walk_event *e)
 {
 	struct seq_model *m = ctx;
 	if (e->depth >= m->cap_stack || m->stack[e->depth] == &not_shown)
 		return;
+	if (e->unfinished)
+		note_unfinished(m, m->stack[e->depth]);
 	struct seq_msg *msg = add_msg(m, SEQ_RETURN);
 	if (!msg)
 		return;

@@ -5,7 +5,10 @@
  * distinct function) is written at the end, which JSON allows.  A library
  * call's frame is named with its library ("read@libc.so.6"), a system
  * call's after "[syscall] ", as replay names them; off-CPU intervals are
- * frames of their own ("off-cpu:blocked").
+ * frames of their own ("off-cpu:blocked").  Calls entered before a ring's
+ * kept calls have a frame of their own, "main (entered before the kept
+ * calls)"; an unfinished call cannot be told (its frame is chosen at its
+ * open event, before its end is known): it closes at the thread's end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,11 @@
 #include "../utils/array.h"
 #include "view_util.h"
 
+struct speedscope_frame {
+	const struct symbol *sym;
+	int before; /* of calls entered before a ring's kept calls */
+};
+
 struct speedscope_json {
 	FILE *out;
 	int failed;
@@ -21,14 +29,16 @@ struct speedscope_json {
 	const struct walk_thread *thread; /* the thread being walked */
 	int first_event;		  /* its profile has not started yet */
 	uint64_t first_at, last_at;
-	struct view_symtab frame_of;  /* symbol id -> frame index + 1 */
-	const struct symbol **frames; /* frame index -> symbol */
+	/* symbol id -> frame index + 1: of calls, of calls entered before a
+	 * ring's kept calls (a frame of their own, named so) */
+	struct view_symtab frame_of, before_frame_of;
+	struct speedscope_frame *frames; /* frame index -> what it shows */
 	size_t nframes, cap_frames;
 };
 
-static uint32_t frame_index(struct speedscope_json *sj, const struct symbol *s)
+static uint32_t frame_index(struct speedscope_json *sj, const struct symbol *s, int before)
 {
-	void **slot = view_symtab_slot(&sj->frame_of, s->id);
+	void **slot = view_symtab_slot(before ? &sj->before_frame_of : &sj->frame_of, s->id);
 	if (!slot) {
 		sj->failed = 1;
 		return 0;
@@ -39,7 +49,7 @@ static uint32_t frame_index(struct speedscope_json *sj, const struct symbol *s)
 		sj->failed = 1;
 		return 0;
 	}
-	sj->frames[sj->nframes] = s;
+	sj->frames[sj->nframes] = (struct speedscope_frame){s, before};
 	*slot = (void *)(uintptr_t)(sj->nframes + 1);
 	return (uint32_t)sj->nframes++;
 }
@@ -64,9 +74,9 @@ static void begin_profile(struct speedscope_json *sj)
 	fputs(",\"unit\":\"nanoseconds\",\"events\":[\n", sj->out);
 }
 
-static void event(struct speedscope_json *sj, char type, const struct symbol *s, uint64_t at)
+static void event(struct speedscope_json *sj, char type, const struct walk_event *e, uint64_t at)
 {
-	uint32_t frame = frame_index(sj, s);
+	uint32_t frame = frame_index(sj, e->sym, e->entered_before);
 	if (sj->first_event) {
 		begin_profile(sj);
 		sj->first_at = sj->last_at = at;
@@ -87,12 +97,12 @@ static void event(struct speedscope_json *sj, char type, const struct symbol *s,
 
 static void on_call(void *ctx, const struct walk_event *e)
 {
-	event(ctx, 'O', e->sym, e->start_ns);
+	event(ctx, 'O', e, e->start_ns);
 }
 
 static void on_leave(void *ctx, const struct walk_event *e)
 {
-	event(ctx, 'C', e->sym, e->end_ns);
+	event(ctx, 'C', e, e->end_ns);
 }
 
 static void end_thread(void *ctx, const struct walk_thread *t)
@@ -129,11 +139,14 @@ void speedscope_json_consumer(struct speedscope_json *sj, struct walk_consumer *
 	c->end_thread = end_thread;
 }
 
-static void write_frame(FILE *out, const struct symbol *s)
+static void write_frame(FILE *out, const struct speedscope_frame *f)
 {
-	char name[512];
+	const struct symbol *s = f->sym;
+	char name[512], marked[600];
+	snprintf(marked, sizeof(marked), "%s%s", view_kind_shown_name(s, name, sizeof(name)),
+		 f->before ? " (entered before the kept calls)" : "");
 	fputs("{\"name\":", out);
-	view_json_string(out, view_kind_shown_name(s, name, sizeof(name)));
+	view_json_string(out, marked);
 	if (s->file && *s->file) {
 		fputs(",\"file\":", out);
 		view_json_string(out, s->file);
@@ -149,7 +162,7 @@ int speedscope_json_finish(struct speedscope_json *sj)
 	for (size_t i = 0; i < sj->nframes; i++) {
 		if (i)
 			fputs(",\n", sj->out);
-		write_frame(sj->out, sj->frames[i]);
+		write_frame(sj->out, &sj->frames[i]);
 	}
 	fputs("\n]}}\n", sj->out);
 	return sj->failed ? -1 : 0;
@@ -160,6 +173,7 @@ void speedscope_json_free(struct speedscope_json *sj)
 	if (!sj)
 		return;
 	view_symtab_free(&sj->frame_of, NULL);
+	view_symtab_free(&sj->before_frame_of, NULL);
 	free(sj->frames);
 	free(sj);
 }

@@ -62,7 +62,8 @@ ct replay "$WORK/one.trace" >"$WORK/one.replay"
 tail -n 5 "$WORK/one.replay" | grep -q 'last_work();' || fail "one: the replay does not end with last_work"
 grep -q '} /\* main \*/ /\* entered before the kept calls, unfinished \*/' "$WORK/one.replay" ||
 	fail "one: main is not shown entered before the kept calls: $(tail -n 2 "$WORK/one.replay")"
-# The other views say it too: json, chrome, the flame chart's tooltip.
+# The other views say it too: json, chrome, the flame chart's tooltip,
+# seq, graph, report, speedscope.
 to_json one
 python3 - "$WORK/one.json" <<'PY' || fail "one: json does not mark main entered before the kept calls"
 import json, sys
@@ -77,6 +78,27 @@ grep -q '"name":"main".*"entered_before":true' "$WORK/one.chrome.json" ||
 ct flame -o "$WORK/one.svg" "$WORK/one.trace"
 grep -q '(entered before the kept calls) (unfinished)' "$WORK/one.svg" ||
 	fail "one: the flame chart does not mark main entered before the kept calls"
+# seq: the call's message and a note; graph: the node's counts.
+ct seq "$WORK/one.trace" >"$WORK/one.seq"
+grep -q 'label = "main() (entered before the kept calls)"' "$WORK/one.seq" &&
+	grep -q '^  \.\.\. unfinished: main() \.\.\.$' "$WORK/one.seq" ||
+	fail "one: seq does not mark main: $(grep -m2 'main' "$WORK/one.seq")"
+ct graph "$WORK/one.trace" >"$WORK/one.dot"
+grep -q 'label="main\\n[^"]*1 call, [^"]*, 1 entered before the kept calls, 1 unfinished"' "$WORK/one.dot" &&
+	grep -q 'label="crash_inner\\n[^"]*1 call, [^"]*), 1 unfinished"' "$WORK/one.dot" ||
+	fail "one: graph does not mark main and crash_inner: $(grep -E 'main|crash_inner' "$WORK/one.dot")"
+# report: a line under the table; speedscope: a frame of its own.
+grep -q '^# main: 1 call entered before the kept calls, 1 unfinished$' "$WORK/one.report" ||
+	fail "one: the report does not mark main: $(grep '^#' "$WORK/one.report")"
+grep -q '^# crash_inner: 1 unfinished$' "$WORK/one.report" ||
+	fail "one: the report does not mark crash_inner unfinished: $(grep '^#' "$WORK/one.report")"
+ct speedscope -o "$WORK/one.speedscope.json" "$WORK/one.trace"
+python3 - "$WORK/one.speedscope.json" <<'PY' || fail "one: speedscope does not mark main entered before the kept calls"
+import json, sys
+names = [f["name"] for f in json.load(open(sys.argv[1]))["shared"]["frames"]]
+sys.exit(0 if "main (entered before the kept calls)" in names and "main" not in names
+         and "last_work" in names else 1)
+PY
 
 # Four threads: three busy all the while, one that called 25 times at the start.
 record four --ring 256K --no-libcall "$WORK/ring_crash" $EARLY $LAST 4

@@ -2,8 +2,10 @@
  * test_ring.c - a ring (record --ring): the file keeps its size; a busy
  * thread reuses its own windows and leaves a rarely calling one's alone;
  * every call made is kept or counted overwritten; the calls open when the
- * first kept window began come back entered before it, in order; ring
- * sizes parse as users write them.
+ * first kept window began come back entered before it, in order; with
+ * more writers than slots, an ended thread's last window stays and the
+ * threads left without a slot record all the same; ring sizes parse as
+ * users write them.
  */
 #include "../../src/format/trace_reader.h"
 #include "../../src/format/trace_writer.h"
@@ -126,6 +128,73 @@ static void test_ring(const char *path)
 	trace_reader_close(r);
 }
 
+#define CROWD 18	  /* writers in a ring of 16 slots */
+#define CROWD_CALLS 40000 /* about 7 windows each */
+#define ENDED_CALLS 1000  /* one window */
+
+/* One thread calls and ends; then CROWD threads take every slot but its
+ * window and go round the ring together, one window at a time each: no
+ * slot is left to copy a full window into but the ended thread's (which
+ * stays), and three threads find no slot at all (written in memory). */
+static void write_crowd(const char *path)
+{
+	static struct trace_stream st[CROWD];
+	struct trace_session s;
+	CHECK(trace_session_create_replacing(&s, path, "prog", 4, 0) == 0, "create %s", path);
+	CHECK(trace_session_make_ring(&s, 256u << 10) == 0, "make_ring");
+	trace_session_new_image(&s, 4321);
+	trace_write_process(&s, PROCESS_START, 0, 1, 0, "/bin/prog", "prog", 4);
+	struct trace_stream ended;
+	trace_stream_init(&ended, &s, 100);
+	tick = trace_clock_tick();
+	leaves(&ended, 0x400500, ENDED_CALLS);
+	trace_stream_destroy(&ended);
+	for (int i = 0; i < CROWD; i++)
+		trace_stream_init(&st[i], &s, 200 + (uint32_t)i);
+	for (int round = 0; round < CROWD_CALLS / 100; round++)
+		for (int i = 0; i < CROWD; i++)
+			leaves(&st[i], 0x400600, 100);
+	for (int i = 0; i < CROWD; i++)
+		trace_stream_destroy(&st[i]);
+	trace_session_close(&s);
+}
+
+static void test_crowd(const char *path)
+{
+	write_crowd(path);
+	char err[256];
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	CHECK(r != NULL, "open: %s", err);
+	if (!r)
+		return;
+	CHECK(r->nproblems == 0 && r->losses.missing_windows == 0,
+	      "%zu problems (%s), %llu missing", r->nproblems,
+	      r->nproblems ? r->problems[0].message : "",
+	      (unsigned long long)r->losses.missing_windows);
+	CHECK(r->header.ring_private_threads == 3, "%u threads wrote in memory",
+	      r->header.ring_private_threads);
+	uint64_t kept = 0, ended = 0;
+	size_t writers = 0;
+	for (size_t i = 0; i < r->nthreads; i++) {
+		struct thread_count c;
+		count_thread(r, &r->threads[i], &c);
+		kept += c.enters - c.before;
+		if (r->threads[i].tid == 100)
+			ended = c.enters;
+		else
+			writers += c.enters > 0;
+	}
+	CHECK(ended == ENDED_CALLS, "the ended thread kept %llu of its %d calls",
+	      (unsigned long long)ended, ENDED_CALLS);
+	/* 16 slots, 19 threads ended: the first thread's window and 15 others. */
+	CHECK(writers == 15, "%zu of the %d crowding threads kept calls", writers, CROWD);
+	uint64_t made = ENDED_CALLS + (uint64_t)CROWD * CROWD_CALLS;
+	CHECK(kept + r->header.ring_overwritten_calls == made,
+	      "%llu kept + %llu overwritten != %llu made", (unsigned long long)kept,
+	      (unsigned long long)r->header.ring_overwritten_calls, (unsigned long long)made);
+	trace_reader_close(r);
+}
+
 /* A snapshot of the ring is a trace like it, taken while streams are open. */
 static void test_snapshot(const char *path)
 {
@@ -189,6 +258,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/ring.trace", dir);
 	snprintf(snap, sizeof(snap), "%s/snap.trace", dir);
 	test_ring(path);
+	test_crowd(path);
 	test_snapshot(snap);
 	test_sizes();
 	unlink(path);

@@ -2,22 +2,25 @@
  * ring_crash.c - calls for a long time, then crashes in a known function:
  * for the flight recorder (record --ring).
  *
- *   ring_crash EARLY LAST [THREADS]
+ *   ring_crash EARLY LAST [THREADS [ended]]
  *
  * main calls early_work() EARLY times, then last_work() LAST times, then
  * crash_outer() -> crash_inner(), which writes through NULL.  With THREADS
- * (4), three busy threads call busy_work() all the while and a fourth calls
- * rare_work() RARE_CALLS times, at the start, then waits for the crash.
+ * (4), THREADS - 1 busy threads call busy_work() all the while and one more
+ * calls rare_work() RARE_CALLS times, at the start, then waits for the
+ * crash (or, with "ended", returns: its thread ends).
  * Counts, not time: the calls are the same on any machine.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define RARE_CALLS 25
 
 static volatile int sink;
 static pthread_barrier_t started;
+static int rare_ends;
 
 __attribute__((noinline)) void early_work(int i)
 {
@@ -66,6 +69,8 @@ static void *rare_thread(void *arg)
 	for (int i = 0; i < RARE_CALLS; i++)
 		rare_work(i);
 	pthread_barrier_wait(&started);
+	if (rare_ends)
+		return NULL;
 	for (;;)
 		pthread_barrier_wait(&started); /* never again: waits for the crash */
 	return NULL;
@@ -77,6 +82,7 @@ int main(int argc, char **argv)
 		return 2;
 	long early = atol(argv[1]), last = atol(argv[2]);
 	int threads = argc > 3 ? atoi(argv[3]) : 0;
+	rare_ends = argc > 4 && strcmp(argv[4], "ended") == 0;
 	pthread_t t;
 	if (threads) {
 		pthread_barrier_init(&started, NULL, (unsigned)threads + 1);
