@@ -30,6 +30,23 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *format, va_li
 	return 0;
 }
 
+/* Sets the bits of `tids` in the program's array of traced threads. */
+static int set_traced(int traced, const pid_t *tids, int ntids)
+{
+	for (int i = 0; i < ntids; i++) {
+		uint32_t word = (uint32_t)tids[i] / 64;
+		uint64_t bits = 0;
+		if (word >= TRACED_WORDS)
+			continue; /* no such tid on Linux */
+		if (bpf_map_lookup_elem(traced, &word, &bits) < 0)
+			return -errno;
+		bits |= 1ull << ((uint32_t)tids[i] % 64);
+		if (bpf_map_update_elem(traced, &word, &bits, BPF_ANY) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 static int fill_maps(struct syscall_bpf *sb, struct perf_session *ps, uint32_t machine,
 		     const pid_t *tids, int ntids)
 {
@@ -45,13 +62,7 @@ static int fill_maps(struct syscall_bpf *sb, struct perf_session *ps, uint32_t m
 		if (fd >= 0 && bpf_map_update_elem(out, &cpu, &fd, BPF_ANY) < 0)
 			return -errno;
 	}
-	uint8_t one = 1;
-	for (int i = 0; i < ntids; i++) {
-		uint32_t tid = (uint32_t)tids[i];
-		if (bpf_map_update_elem(traced, &tid, &one, BPF_ANY) < 0)
-			return -errno;
-	}
-	return 0;
+	return set_traced(traced, tids, ntids);
 }
 
 struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,

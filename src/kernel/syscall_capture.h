@@ -22,6 +22,7 @@
 #define CAPTURE_ARGV_MAX 8	/* elements of an argv */
 #define CAPTURE_ELEMENT_MAX 64	/* bytes of one, its NUL included */
 #define CAPTURE_RECORD_MAX 1400 /* no item starts past (then 2047 bytes at most) */
+#define TRACED_WORDS 65536	/* the traced threads' bits: 2^22 tids (pid_max's limit) */
 
 /* What to copy of an argument (capture_plan.enter[] / exit[]). */
 enum capture_kind {
@@ -36,8 +37,12 @@ enum capture_kind {
 struct capture_plan {
 	unsigned char enter[6], exit[6]; /* enum capture_kind */
 	unsigned char len_arg[6];	 /* argument giving the length, or a size */
-	unsigned char no_retry; /* an exec: the pointers are the new image's at the return */
-	unsigned char any;	/* anything copied at all */
+	unsigned char no_retry;	   /* an exec: the pointers are the new image's at the return */
+	unsigned char at_enter;	   /* anything copied at the call */
+	unsigned char exit_copies; /* anything copied at the return */
+	/* Anything to do at the return: copies, or those of the call read
+	 * again where they failed (at_enter, unless no_retry). */
+	unsigned char at_exit;
 };
 
 enum capture_record_kind { CAPTURE_ENTER = 1, CAPTURE_EXIT = 2 };
