@@ -64,7 +64,11 @@ struct trace_file_header {
 	uint64_t ring_table;		   /* file offset of struct trace_ring_table */
 	uint64_t ring_overwritten_windows; /* atomic: windows reused, their events gone */
 	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
-	char reserved[24];
+	/* Kernel events (system calls, off-CPU intervals) the kernel's ring
+	 * buffers had no room for: the session's, of no thread (perf does not
+	 * say whose they were).  Written by the recorder at the end. */
+	uint64_t kernel_lost_events;
+	char reserved[16];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */

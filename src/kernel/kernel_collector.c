@@ -284,20 +284,13 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	return kc;
 }
 
-/* Lost events have no thread: they are counted on the first one seen. */
+/* Lost events have no thread (perf's record of them says none): they are
+ * the session's, counted in the trace's header. */
 static void write_losses(struct kernel_collector *kc)
 {
-	if (!kc->threads.lost || !kc->threads.first_tid)
-		return;
-	char count[32];
-	snprintf(count, sizeof(count), "%" PRIu64, kc->threads.lost);
-	struct trace_session *s = kc->session;
-	uint32_t image = s->image, pid = s->pid;
-	s->image = 0;
-	s->pid = kc->threads.first_pid;
-	trace_write_thread(s, kc->threads.first_tid, THREAD_LOST_CALLS, count);
-	s->image = image;
-	s->pid = pid;
+	if (kc->threads.lost)
+		__atomic_store_n(&kc->session->header->kernel_lost_events, kc->threads.lost,
+				 __ATOMIC_RELAXED);
 }
 
 void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t len)
@@ -315,7 +308,8 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 		char lost[64] = "";
 		if (kc->threads.lost)
 			snprintf(lost, sizeof(lost),
-				 ", %" PRIu64 " events lost (ring buffers full)", kc->threads.lost);
+				 ", %" PRIu64 " kernel events lost (ring buffers full)",
+				 kc->threads.lost);
 		snprintf(summary, len,
 			 "kernel: %" PRIu64 " system calls, %" PRIu64 " off-CPU intervals%s",
 			 kc->threads.syscalls, kc->threads.offcpu, lost);
