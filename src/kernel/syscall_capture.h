@@ -7,9 +7,10 @@
  * For each system call number a plan says, per argument, what to copy at
  * the call (a path, the first bytes of a buffer, a struct) and what at the
  * return (the data read, a struct filled).  The program sends one record
- * per call and per return that copied anything, into the CPU's perf ring
- * right before the tracepoint's own sample of it: a capture_head, then
- * items (capture_item and its bytes).
+ * per call and per return that copied anything, into the CPU's perf ring,
+ * in place of the tracepoint's own sample of it (one record, not two): a
+ * capture_head with what the sample would say (the arguments, or the
+ * return), then items (capture_item and its bytes).
  */
 #ifndef CALLTRACE_SYSCALL_CAPTURE_H
 #define CALLTRACE_SYSCALL_CAPTURE_H
@@ -51,7 +52,11 @@ struct capture_head {
 	unsigned short magic; /* CAPTURE_MAGIC */
 	unsigned short kind;  /* enum capture_record_kind */
 	unsigned int nr;
+	/* ENTER: the 6 argument registers; EXIT: the return, then the items
+	 * (at CAPTURE_BODY(kind) bytes from the head's start). */
+	unsigned long long regs[6];
 };
+#define CAPTURE_BODY(kind) (8u + 8u * ((kind) == CAPTURE_ENTER ? 6u : 1u))
 
 /* An item's status. */
 enum capture_status {

@@ -13,9 +13,15 @@
  * from the entry, but for the rare call whose copies at the entry failed
  * (a page not yet in memory), marked in the thread's task storage to be
  * read again at the return.  Each record goes to the CPU's perf ring
- * (`out`), right before the tracepoint's own sample, on the same clock.
- * The programs always return 1: a 0 would take the tracepoint's samples
- * away from every perf user of it.
+ * (`out`) in place of the tracepoint's own sample, on the same clock, with
+ * what the sample says (the arguments, or the return): the program then
+ * returns 0, which keeps the kernel from writing the sample (one record
+ * per call and return, not two).  That 0 keeps it from every perf user of
+ * the tracepoint, for the traced threads' calls that copy something
+ * only; any other call, or a record that could not be written, returns 1.
+ * In record's case (the events enabled by the program's exec), the first
+ * thread counts from its exec on (`exec_tid`): no record before the
+ * events do.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -203,15 +209,22 @@ __noinline __u32 capture(struct scratch *s, __u32 off, int what, unsigned long p
 	return off;
 }
 
-static __always_inline void send(void *ctx, unsigned char *buf, __u32 off, int kind, long nr)
+/* Sends the record (its items up to `off`) in place of the tracepoint's
+ * sample: 0 when it went (the sample is not written), else 1. */
+static __always_inline int send(void *ctx, unsigned char *buf, __u32 off, int kind)
 {
-	if (off <= sizeof(struct capture_head))
-		return;
+	if (off <= CAPTURE_BODY(kind))
+		return 1;
+	return bpf_perf_event_output(ctx, &out, BPF_F_CURRENT_CPU, buf, off & (SCRATCH - 1)) ? 1
+											     : 0;
+}
+
+static __always_inline void put_head(unsigned char *buf, int kind, __u32 nr)
+{
 	struct capture_head *h = (struct capture_head *)buf;
 	h->magic = CAPTURE_MAGIC;
 	h->kind = (unsigned short)kind;
-	h->nr = (unsigned int)nr;
-	bpf_perf_event_output(ctx, &out, BPF_F_CURRENT_CPU, buf, off & (SCRATCH - 1));
+	h->nr = nr;
 }
 
 /* Argument `la`, or the size `la` itself (6 and more); no variable
@@ -302,9 +315,10 @@ int on_enter(struct sys_enter_args *ctx)
 	unsigned char *buf = sc->buf;
 	unsigned long args[6];
 	unsigned int faulted = 0;
-	__u32 off = sizeof(struct capture_head);
+	struct capture_head *h = (struct capture_head *)buf;
+	__u32 off = CAPTURE_BODY(CAPTURE_ENTER);
 	for (int i = 0; i < 6; i++)
-		args[i] = ctx->args[i];
+		h->regs[i] = args[i] = ctx->args[i];
 	for (int i = 0; i < 6; i++) {
 		int kind = plan->enter[i];
 		if (!kind)
@@ -314,7 +328,8 @@ int on_enter(struct sys_enter_args *ctx)
 		if (off > before && buf[(before & OFF_MASK) + 2] == CAPTURE_FAULT)
 			faulted |= 1u << i;
 	}
-	send(ctx, buf, off, CAPTURE_ENTER, nr);
+	put_head(buf, CAPTURE_ENTER, nr);
+	int rc = send(ctx, buf, off, CAPTURE_ENTER);
 	if (faulted && !plan->no_retry) {
 		struct faulted *f = bpf_task_storage_get(&faults, bpf_get_current_task_btf(), 0,
 							 BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -323,7 +338,7 @@ int on_enter(struct sys_enter_args *ctx)
 			f->args = faulted;
 		}
 	}
-	return 1;
+	return rc;
 }
 
 /* The arguments whose copies at the call of `nr` failed (then forgotten). */
@@ -351,7 +366,8 @@ int on_exit(struct sys_exit_args *ctx)
 	unsigned long args[6];
 	args_at_exit(args);
 	long ret = ctx->ret;
-	__u32 off = sizeof(struct capture_head);
+	__u32 off = CAPTURE_BODY(CAPTURE_EXIT);
+	((struct capture_head *)sc->buf)->regs[0] = ret;
 	for (int i = 0; i < 6; i++) {
 		int kind = plan->exit[i];
 		__u8 la = plan->len_arg[i];
@@ -371,8 +387,23 @@ int on_exit(struct sys_exit_args *ctx)
 		}
 		off = capture(sc, off, i | kind << 8, args[i], len);
 	}
-	send(ctx, sc->buf, off, CAPTURE_EXIT, nr);
-	return 1;
+	put_head(sc->buf, CAPTURE_EXIT, nr);
+	return send(ctx, sc->buf, off, CAPTURE_EXIT);
+}
+
+/* The thread whose calls count from its next exec on (record: the child
+ * that execs the program once the events are open), set by the loader. */
+volatile __u32 exec_tid;
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task, int old_pid)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (exec_tid && tid == exec_tid) {
+		set_traced(tid, 1);
+		exec_tid = 0;
+	}
+	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
