@@ -390,6 +390,7 @@ int cli_describe_losses(const struct trace_reader *r, const struct walk_stats *s
 	add_loss(buf, len, l->lost_windows, "window lost", "windows lost", " (disk full?)");
 	add_loss(buf, len, l->missing_windows, "window missing", "windows missing", "");
 	add_loss(buf, len, l->lost_calls, "call not recorded", "calls not recorded", "");
+	add_loss(buf, len, l->lost_kernel_events, "kernel event lost", "kernel events lost", "");
 	add_loss(buf, len, l->corrupt, "corrupt region", "corrupt regions", "");
 	if (l->truncated_bytes)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%sfile truncated",

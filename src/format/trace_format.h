@@ -66,7 +66,12 @@ struct trace_file_header {
 	uint64_t ring_overwritten_calls;   /* atomic: calls entered in them */
 	uint32_t ring_private_threads;	   /* atomic: threads that found no slot
 					      of their own, wrote in memory (see below) */
-	char reserved[20];
+	uint32_t reserved_pad;		   /* 0 */
+	/* Kernel events (system calls, off-CPU intervals) the kernel's ring
+	 * buffers had no room for: the session's, of no thread (perf does not
+	 * say whose they were).  Written by the recorder at the end. */
+	uint64_t kernel_lost_events;
+	char reserved[8];
 	/* Written by every process of the session: own cache line. */
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */

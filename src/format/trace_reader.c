@@ -322,6 +322,13 @@ static void finish_threads(struct trace_reader *r)
 static void header_losses(struct trace_reader *r)
 {
 	uint64_t end = r->header.next_offset;
+	if (r->header.kernel_lost_events) {
+		r->losses.lost_kernel_events = r->header.kernel_lost_events;
+		trace_reader_note_loss(r, 0,
+				       "%llu kernel events lost: the kernel's ring buffers had no "
+				       "room for them (system calls, off-CPU intervals)",
+				       (unsigned long long)r->header.kernel_lost_events);
+	}
 	if (r->header.lost_windows) {
 		r->losses.lost_windows = r->header.lost_windows;
 		trace_reader_note_loss(

@@ -99,13 +99,14 @@ struct trace_crash {
 /* What the record is known to lack; all 0 for a whole trace.  Each also
  * has a line in trace_reader.problems. */
 struct trace_losses {
-	uint64_t lost_windows;	  /* the header's count of windows whose space could not be
-				     claimed (disk full?): their events were dropped */
-	uint64_t missing_windows; /* gaps in the threads' window sequences (kernel
-				     chunks' included) */
-	uint64_t lost_calls;	  /* calls the writer counted but could not record */
-	uint64_t corrupt;	  /* corrupt chunks, records and event windows */
-	uint64_t truncated_bytes; /* claimed space the file does not hold */
+	uint64_t lost_windows;	     /* the header's count of windows whose space could not be
+					claimed (disk full?): their events were dropped */
+	uint64_t missing_windows;    /* gaps in the threads' window sequences (kernel
+					chunks' included) */
+	uint64_t lost_calls;	     /* calls the writer counted but could not record */
+	uint64_t lost_kernel_events; /* the header's kernel_lost_events */
+	uint64_t corrupt;	     /* corrupt chunks, records and event windows */
+	uint64_t truncated_bytes;    /* claimed space the file does not hold */
 };
 
 struct trace_reader {

@@ -11,16 +11,15 @@
  * loses nothing of what was written.
  *
  * The BPF program's copies of a system call's arguments (syscall_bpf.h)
- * come in the ring right before the tracepoint's sample of the call or the
- * return they belong to: each waits in its ring's queue for that sample
- * and goes with it (dropped when the next sample is another's).
+ * come in the ring in place of the tracepoint's sample of the call or the
+ * return they belong to, with what the sample says: they are that enter
+ * or exit.
  */
 #include "kernel_collector.h"
 #include "kernel_events.h"
 #include "kernel_threads.h"
 #include "perf_events.h"
 #include "syscall_bpf.h"
-#include "syscall_capture.h"
 #include "../format/trace_writer.h"
 
 #include <errno.h>
@@ -41,7 +40,6 @@
 struct event_queue {
 	struct kernel_event *ev;
 	size_t head, n, cap;
-	struct kernel_event held; /* KEV_CAPTURE waiting, its items owned */
 };
 
 struct kernel_collector {
@@ -64,32 +62,14 @@ static uint64_t now_tick(const struct kernel_collector *kc)
 	return kc->clock.tsc ? trace_clock_tsc() : trace_clock_monotonic_ns();
 }
 
-/* Keeps the copies of a capture record (its items) for the next sample. */
-static void hold_capture(struct event_queue *q, const struct kernel_event *ev)
+/* Makes an event's copies (in the ring) its own. */
+static void own_capture(struct kernel_event *ev)
 {
-	uint32_t n = ev->capture_len - (uint32_t)sizeof(struct capture_head);
-	free(q->held.capture);
-	q->held = *ev;
-	q->held.kind = ev->args[0] == CAPTURE_ENTER ? KEV_SYS_ENTER : KEV_SYS_EXIT;
-	q->held.capture = malloc(n ? n : 1);
-	q->held.capture_len = n;
-	if (q->held.capture)
-		memcpy(q->held.capture, ev->capture + sizeof(struct capture_head), n);
-}
-
-/* Gives a system call's sample the copies held for it. */
-static void join_capture(struct event_queue *q, struct kernel_event *ev)
-{
-	if (ev->kind != KEV_SYS_ENTER && ev->kind != KEV_SYS_EXIT)
-		return;
-	if (q->held.capture && q->held.tid == ev->tid && q->held.nr == ev->nr &&
-	    q->held.kind == ev->kind) {
-		ev->capture = q->held.capture;
-		ev->capture_len = q->held.capture_len;
-		q->held.capture = NULL;
-	}
-	free(q->held.capture);
-	q->held.capture = NULL;
+	uint8_t *items = ev->capture_len ? malloc(ev->capture_len) : NULL;
+	if (items)
+		memcpy(items, ev->capture, ev->capture_len);
+	ev->capture = items;
+	ev->capture_len = items ? ev->capture_len : 0;
 }
 
 static void take_record(void *ctx, const void *record)
@@ -116,11 +96,8 @@ static void take_record(void *ctx, const void *record)
 	struct kernel_event *ev = &q->ev[q->n];
 	if (!perf_decode(&kc->clock, &kc->perf, record, ev))
 		return;
-	if (ev->kind == KEV_CAPTURE) {
-		hold_capture(q, ev);
-		return;
-	}
-	join_capture(q, ev);
+	if (ev->capture)
+		own_capture(ev);
 	q->n++;
 }
 
@@ -273,8 +250,8 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	}
 	if (w.syscalls) {
 		char why[256];
-		kc->bpf =
-		    syscall_bpf_start(&kc->perf, s->header->machine, tids, ntids, why, sizeof(why));
+		kc->bpf = syscall_bpf_start(&kc->perf, s->header->machine, tids, ntids,
+					    o->from_exec, why, sizeof(why));
 		if (!kc->bpf && o->note)
 			snprintf(o->note, o->note_len,
 				 "kernel: system call arguments shown as pointers: %s", why);
@@ -284,20 +261,13 @@ struct kernel_collector *kernel_collector_start(struct trace_session *s,
 	return kc;
 }
 
-/* Lost events have no thread: they are counted on the first one seen. */
+/* Lost events have no thread (perf's record of them says none): they are
+ * the session's, counted in the trace's header. */
 static void write_losses(struct kernel_collector *kc)
 {
-	if (!kc->threads.lost || !kc->threads.first_tid)
-		return;
-	char count[32];
-	snprintf(count, sizeof(count), "%" PRIu64, kc->threads.lost);
-	struct trace_session *s = kc->session;
-	uint32_t image = s->image, pid = s->pid;
-	s->image = 0;
-	s->pid = kc->threads.first_pid;
-	trace_write_thread(s, kc->threads.first_tid, THREAD_LOST_CALLS, count);
-	s->image = image;
-	s->pid = pid;
+	if (kc->threads.lost)
+		__atomic_store_n(&kc->session->header->kernel_lost_events, kc->threads.lost,
+				 __ATOMIC_RELAXED);
 }
 
 void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t len)
@@ -315,16 +285,15 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 		char lost[64] = "";
 		if (kc->threads.lost)
 			snprintf(lost, sizeof(lost),
-				 ", %" PRIu64 " events lost (ring buffers full)", kc->threads.lost);
+				 ", %" PRIu64 " kernel events lost (ring buffers full)",
+				 kc->threads.lost);
 		snprintf(summary, len,
 			 "kernel: %" PRIu64 " system calls, %" PRIu64 " off-CPU intervals%s",
 			 kc->threads.syscalls, kc->threads.offcpu, lost);
 	}
 	close(kc->stop_fd);
-	for (int i = 0; i < kc->perf.nrings; i++) {
+	for (int i = 0; i < kc->perf.nrings; i++)
 		free(kc->queues[i].ev);
-		free(kc->queues[i].held.capture);
-	}
 	free(kc->queues);
 	free(kc->fds);
 	perf_session_close(&kc->perf);

@@ -18,9 +18,7 @@ enum kernel_event_kind {
 	KEV_SWITCH_IN,
 	KEV_EXEC, /* the thread's process exec'd (pid = tid after it) */
 	KEV_THREAD_EXIT,
-	KEV_LOST,    /* args[0] events the ring had no room for */
-	KEV_CAPTURE, /* the BPF program's copies for the next enter or exit
-			(capture: a capture_head and its items) */
+	KEV_LOST, /* args[0] events the ring had no room for */
 };
 
 struct kernel_event {
@@ -30,8 +28,9 @@ struct kernel_event {
 	int32_t preempted; /* KEV_SWITCH_OUT */
 	int64_t nr;
 	uint64_t args[6];
-	/* KEV_CAPTURE: the record (in the ring, valid while it is read);
-	 * KEV_SYS_ENTER / EXIT: its items, owned (malloc), or NULL. */
+	/* KEV_SYS_ENTER / EXIT: the copies of its arguments (capture_item
+	 * and bytes), or NULL: from perf_decode, in the ring (valid while it
+	 * is read); in the collector's queues, owned (malloc). */
 	uint8_t *capture;
 	uint32_t capture_len;
 };

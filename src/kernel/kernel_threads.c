@@ -178,10 +178,6 @@ void kernel_threads_apply(struct kernel_threads *t, const struct kernel_event *e
 	struct kernel_thread *th = thread_of(t, ev->pid, ev->tid);
 	if (!th)
 		return;
-	if (!t->first_tid) {
-		t->first_pid = ev->pid;
-		t->first_tid = ev->tid;
-	}
 	if (own_work(th, ev))
 		return;
 	switch (ev->kind) {

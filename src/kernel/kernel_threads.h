@@ -25,8 +25,7 @@ struct kernel_thread {
 struct kernel_threads {
 	struct trace_session *session;
 	struct kernel_thread *buckets[KTHREAD_BUCKETS];
-	uint64_t lost;		       /* events the kernel could not hand over */
-	uint32_t first_pid, first_tid; /* the first thread seen (0: none yet) */
+	uint64_t lost; /* events the kernel could not hand over (of no thread) */
 	uint64_t syscalls, offcpu;
 	uint64_t unwritten; /* events of chunks the file had no room for */
 };

@@ -8,8 +8,10 @@
  * is { u32 pid, tid; u64 time; u32 size; raw[size] }, the raw fields being
  * the tracepoint's (see its format in tracefs): common_type (u16) at 0, id
  * (long) at 8, then args[6] (sys_enter) or ret (sys_exit) at 16.  The
- * BPF program's records (syscall_capture.h) are samples too, their raw
- * data beginning with CAPTURE_MAGIC where a tracepoint's has its id.
+ * BPF program's records (syscall_capture.h), written in place of a
+ * tracepoint's sample, are samples too, their raw data beginning with
+ * CAPTURE_MAGIC where a tracepoint's has its id: the same enter or exit,
+ * with the copies of its arguments.
  */
 #include "kernel_events.h"
 #include "perf_events.h"
@@ -44,21 +46,21 @@ static int decode_sample(const struct kernel_clock *c, const struct perf_session
 	memcpy(&id, p, sizeof(id));
 	memcpy(&raw_size, p + sizeof(id), 4);
 	const uint8_t *raw = p + sizeof(id) + 4;
-	if (raw_size < sizeof(struct capture_head) ||
-	    sizeof(*h) + sizeof(id) + 4 + raw_size > h->size)
+	if (raw_size < 24 || sizeof(*h) + sizeof(id) + 4 + raw_size > h->size)
 		return 0;
 	uint16_t type;
 	memcpy(&type, raw, 2);
-	if (type != CAPTURE_MAGIC && raw_size < 24)
-		return 0;
 	if (type == CAPTURE_MAGIC) {
 		struct capture_head head;
-		memcpy(&head, raw, sizeof(head));
-		ev->kind = KEV_CAPTURE;
+		memcpy(&head, raw, 8);
+		uint32_t body = CAPTURE_BODY(head.kind);
+		if (raw_size < body)
+			return 0;
+		ev->kind = head.kind == CAPTURE_ENTER ? KEV_SYS_ENTER : KEV_SYS_EXIT;
 		ev->nr = head.nr;
-		ev->args[0] = head.kind;
-		ev->capture = (uint8_t *)raw;
-		ev->capture_len = raw_size;
+		memcpy(ev->args, raw + 8, body - 8);
+		ev->capture = (uint8_t *)raw + body;
+		ev->capture_len = raw_size - body;
 	} else if (type == ps->sys_enter_id && raw_size >= 16 + 48) {
 		memcpy(&ev->nr, raw + 8, 8);
 		ev->kind = KEV_SYS_ENTER;

@@ -30,8 +30,25 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *format, va_li
 	return 0;
 }
 
+/* Sets the bits of `tids` in the program's array of traced threads. */
+static int set_traced(int traced, const pid_t *tids, int ntids)
+{
+	for (int i = 0; i < ntids; i++) {
+		uint32_t word = (uint32_t)tids[i] / 64;
+		uint64_t bits = 0;
+		if (word >= TRACED_WORDS)
+			continue; /* no such tid on Linux */
+		if (bpf_map_lookup_elem(traced, &word, &bits) < 0)
+			return -errno;
+		bits |= 1ull << ((uint32_t)tids[i] % 64);
+		if (bpf_map_update_elem(traced, &word, &bits, BPF_ANY) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 static int fill_maps(struct syscall_bpf *sb, struct perf_session *ps, uint32_t machine,
-		     const pid_t *tids, int ntids)
+		     const pid_t *tids, int ntids, int from_exec)
 {
 	struct capture_plan plan;
 	int plans = bpf_map__fd(sb->skel->maps.plans), traced = bpf_map__fd(sb->skel->maps.traced);
@@ -45,17 +62,17 @@ static int fill_maps(struct syscall_bpf *sb, struct perf_session *ps, uint32_t m
 		if (fd >= 0 && bpf_map_update_elem(out, &cpu, &fd, BPF_ANY) < 0)
 			return -errno;
 	}
-	uint8_t one = 1;
-	for (int i = 0; i < ntids; i++) {
-		uint32_t tid = (uint32_t)tids[i];
-		if (bpf_map_update_elem(traced, &tid, &one, BPF_ANY) < 0)
-			return -errno;
+	/* Its records replace the tracepoint's samples: none before the perf
+	 * events count (at the exec, when they are enabled by it). */
+	if (from_exec && ntids == 1) {
+		sb->skel->bss->exec_tid = (uint32_t)tids[0];
+		return 0;
 	}
-	return 0;
+	return set_traced(traced, tids, ntids);
 }
 
 struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,
-				      int ntids, char *why, size_t whylen)
+				      int ntids, int from_exec, char *why, size_t whylen)
 {
 	const char *what = "loading the BPF program";
 	if (getenv("CALLTRACE_NO_BPF")) {
@@ -70,7 +87,7 @@ struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine,
 		rc = syscall_args__load(sb->skel);
 		if (rc == 0) {
 			what = "filling its maps";
-			rc = fill_maps(sb, ps, machine, tids, ntids);
+			rc = fill_maps(sb, ps, machine, tids, ntids, from_exec);
 		}
 		if (rc == 0) {
 			what = "attaching it to the tracepoints";
@@ -97,9 +114,10 @@ void syscall_bpf_stop(struct syscall_bpf *sb)
 #else
 
 struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,
-				      int ntids, char *why, size_t whylen)
+				      int ntids, int from_exec, char *why, size_t whylen)
 {
 	(void)ps;
+	(void)from_exec;
 	(void)machine;
 	(void)tids;
 	(void)ntids;

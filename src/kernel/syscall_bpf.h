@@ -19,11 +19,13 @@ struct perf_session;
 struct syscall_bpf;
 
 /* Starts copying the arguments of the threads `tids` (and of those they
- * start) into the rings of `ps` (opened, with the system calls).  NULL,
+ * start) into the rings of `ps` (opened, with the system calls); with
+ * `from_exec`, from the exec of the one thread (when the events of `ps`
+ * are enabled by it).  NULL,
  * with one line in `why` saying why the arguments are shown as pointers,
  * when it cannot. */
 struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,
-				      int ntids, char *why, size_t whylen);
+				      int ntids, int from_exec, char *why, size_t whylen);
 /* Stops copying (before the rings are read for the last time). */
 void syscall_bpf_stop(struct syscall_bpf *sb);
 

@@ -44,19 +44,19 @@ static void plan_arg(struct capture_plan *plan, unsigned i, const struct proto_a
 bool syscall_capture_plan(uint32_t machine, uint32_t nr, struct capture_plan *plan)
 {
 	const struct prototype *p;
-	bool any = false;
 	memset(plan, 0, sizeof(*plan));
 	const char *name = syscall_name(machine, nr, &p);
 	if (!p)
 		return false;
 	for (unsigned i = 0; i < p->nargs && i < 6; i++) {
 		plan_arg(plan, i, &p->args[i], machine);
-		any |= plan->enter[i] || plan->exit[i];
+		plan->at_enter |= plan->enter[i] != CAP_NONE;
+		plan->exit_copies |= plan->exit[i] != CAP_NONE;
 	}
 	/* After an exec the pointers are the new image's: never read again. */
 	plan->no_retry = strncmp(name, "execve", 6) == 0;
-	plan->any = any;
-	return any;
+	plan->at_exit = plan->exit_copies || (plan->at_enter && !plan->no_retry);
+	return plan->at_enter || plan->exit_copies;
 }
 
 static uint8_t tag_of(const struct capture_item *it)

@@ -7,9 +7,10 @@
  * For each system call number a plan says, per argument, what to copy at
  * the call (a path, the first bytes of a buffer, a struct) and what at the
  * return (the data read, a struct filled).  The program sends one record
- * per call and per return that copied anything, into the CPU's perf ring
- * right before the tracepoint's own sample of it: a capture_head, then
- * items (capture_item and its bytes).
+ * per call and per return that copied anything, into the CPU's perf ring,
+ * in place of the tracepoint's own sample of it (one record, not two): a
+ * capture_head with what the sample would say (the arguments, or the
+ * return), then items (capture_item and its bytes).
  */
 #ifndef CALLTRACE_SYSCALL_CAPTURE_H
 #define CALLTRACE_SYSCALL_CAPTURE_H
@@ -22,6 +23,7 @@
 #define CAPTURE_ARGV_MAX 8	/* elements of an argv */
 #define CAPTURE_ELEMENT_MAX 64	/* bytes of one, its NUL included */
 #define CAPTURE_RECORD_MAX 1400 /* no item starts past (then 2047 bytes at most) */
+#define TRACED_WORDS 65536	/* the traced threads' bits: 2^22 tids (pid_max's limit) */
 
 /* What to copy of an argument (capture_plan.enter[] / exit[]). */
 enum capture_kind {
@@ -36,8 +38,12 @@ enum capture_kind {
 struct capture_plan {
 	unsigned char enter[6], exit[6]; /* enum capture_kind */
 	unsigned char len_arg[6];	 /* argument giving the length, or a size */
-	unsigned char no_retry; /* an exec: the pointers are the new image's at the return */
-	unsigned char any;	/* anything copied at all */
+	unsigned char no_retry;	   /* an exec: the pointers are the new image's at the return */
+	unsigned char at_enter;	   /* anything copied at the call */
+	unsigned char exit_copies; /* anything copied at the return */
+	/* Anything to do at the return: copies, or those of the call read
+	 * again where they failed (at_enter, unless no_retry). */
+	unsigned char at_exit;
 };
 
 enum capture_record_kind { CAPTURE_ENTER = 1, CAPTURE_EXIT = 2 };
@@ -46,7 +52,11 @@ struct capture_head {
 	unsigned short magic; /* CAPTURE_MAGIC */
 	unsigned short kind;  /* enum capture_record_kind */
 	unsigned int nr;
+	/* ENTER: the 6 argument registers; EXIT: the return, then the items
+	 * (at CAPTURE_BODY(kind) bytes from the head's start). */
+	unsigned long long regs[6];
 };
+#define CAPTURE_BODY(kind) (8u + 8u * ((kind) == CAPTURE_ENTER ? 6u : 1u))
 
 /* An item's status. */
 enum capture_status {

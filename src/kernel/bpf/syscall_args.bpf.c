@@ -4,12 +4,24 @@
  * structs: syscall_capture.h), for the kernel collector.
  *
  * Attached to raw_syscalls:sys_enter and sys_exit; filtered to the
- * session's threads by the map `traced` (the collector puts the first
- * ones in; a traced thread's children are added when it forks, before
- * they run; a thread is removed when it exits).  Each record goes to the
- * CPU's perf ring (`out`), right before the tracepoint's own sample, on
- * the same clock.  The programs always return 1: a 0 would take the
- * tracepoint's samples away from every perf user of it.
+ * session's threads by the array `traced`, a bit per thread id (the
+ * collector sets the first ones; a traced thread's children are added when
+ * it forks, before they run; a thread is removed when it exits).  A call
+ * that copies nothing at its entry (or at its return) ends there, at the
+ * look-up of its plan.  The return reads the call's arguments from the
+ * registers the call was made with (the task's pt_regs): nothing is kept
+ * from the entry, but for the rare call whose copies at the entry failed
+ * (a page not yet in memory), marked in the thread's task storage to be
+ * read again at the return.  Each record goes to the CPU's perf ring
+ * (`out`) in place of the tracepoint's own sample, on the same clock, with
+ * what the sample says (the arguments, or the return): the program then
+ * returns 0, which keeps the kernel from writing the sample (one record
+ * per call and return, not two).  That 0 keeps it from every perf user of
+ * the tracepoint, for the traced threads' calls that copy something
+ * only; any other call, or a record that could not be written, returns 1.
+ * In record's case (the events enabled by the program's exec), the first
+ * thread counts from its exec on (`exec_tid`): no record before the
+ * events do.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -26,6 +38,17 @@ struct task_struct {
 	int pid;
 } __attribute__((preserve_access_index));
 
+/* The registers a system call was made with, saved at its entry; they
+ * hold its arguments still at its exit (the return goes in ax / x0). */
+struct pt_regs___x86 {
+	unsigned long di, si, dx, r10, r8, r9;
+} __attribute__((preserve_access_index));
+
+struct pt_regs___arm64 {
+	unsigned long regs[31];
+	unsigned long orig_x0;
+} __attribute__((preserve_access_index));
+
 struct sys_enter_args {
 	unsigned long long common;
 	long id;
@@ -38,21 +61,23 @@ struct sys_exit_args {
 	long ret;
 };
 
-struct pending {
+/* A thread's call whose copies at the entry could not be read: they are
+ * read again at its return. */
+struct faulted {
 	unsigned int nr;
-	unsigned int faulted; /* bit per argument whose copy at the call failed */
-	unsigned long args[6];
+	unsigned int args; /* bit per argument */
 };
 
 struct scratch {
 	unsigned char buf[SCRATCH];
 };
 
+/* A bit per thread id (TRACED_WORDS * 64: Linux's largest pid_max). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACED_WORDS);
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u64);
 } traced SEC(".maps");
 
 struct {
@@ -63,11 +88,11 @@ struct {
 } plans SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, struct pending);
-} pendings SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct faulted);
+} faults SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -184,15 +209,22 @@ __noinline __u32 capture(struct scratch *s, __u32 off, int what, unsigned long p
 	return off;
 }
 
-static __always_inline void send(void *ctx, unsigned char *buf, __u32 off, int kind, long nr)
+/* Sends the record (its items up to `off`) in place of the tracepoint's
+ * sample: 0 when it went (the sample is not written), else 1. */
+static __always_inline int send(void *ctx, unsigned char *buf, __u32 off, int kind)
 {
-	if (off <= sizeof(struct capture_head))
-		return;
+	if (off <= CAPTURE_BODY(kind))
+		return 1;
+	return bpf_perf_event_output(ctx, &out, BPF_F_CURRENT_CPU, buf, off & (SCRATCH - 1)) ? 1
+											     : 0;
+}
+
+static __always_inline void put_head(unsigned char *buf, int kind, __u32 nr)
+{
 	struct capture_head *h = (struct capture_head *)buf;
 	h->magic = CAPTURE_MAGIC;
 	h->kind = (unsigned short)kind;
-	h->nr = (unsigned int)nr;
-	bpf_perf_event_output(ctx, &out, BPF_F_CURRENT_CPU, buf, off & (SCRATCH - 1));
+	h->nr = nr;
 }
 
 /* Argument `la`, or the size `la` itself (6 and more); no variable
@@ -220,99 +252,171 @@ static __always_inline struct scratch *scratch_buf(void)
 	return bpf_map_lookup_elem(&scratches, &zero);
 }
 
+/* Whether the current thread is one of the session's: a bit of an array,
+ * no hash. */
+static __always_inline __u64 *traced_word(__u32 tid)
+{
+	__u32 word = tid / 64;
+	return bpf_map_lookup_elem(&traced, &word);
+}
+
+static __always_inline int is_traced(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 *w = traced_word(tid);
+	return w && (*w >> (tid % 64) & 1);
+}
+
+/* Sets or clears `tid`'s bit.  An atomic add (BPF's oldest atomic) of the
+ * bit alone: another CPU may change the word's other bits meanwhile, and
+ * only this thread's fork or exit changes its own. */
+static __always_inline void set_traced(__u32 tid, int on)
+{
+	__u64 *w = traced_word(tid), bit = 1ull << (tid % 64);
+	if (w && !(*w & bit) == !!on)
+		__sync_fetch_and_add(w, on ? bit : -bit);
+}
+
+/* The call's arguments at its exit, from the registers it was made with
+ * (loads through the task's BTF pointer: no helper call per register). */
+static __always_inline void args_at_exit(unsigned long *args)
+{
+	long regs = bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (bpf_core_field_exists(struct pt_regs___x86, di)) {
+		struct pt_regs___x86 *r = (void *)regs;
+		args[0] = r->di;
+		args[1] = r->si;
+		args[2] = r->dx;
+		args[3] = r->r10;
+		args[4] = r->r8;
+		args[5] = r->r9;
+	} else {
+		struct pt_regs___arm64 *r = (void *)regs;
+		args[0] = r->orig_x0;
+		args[1] = r->regs[1];
+		args[2] = r->regs[2];
+		args[3] = r->regs[3];
+		args[4] = r->regs[4];
+		args[5] = r->regs[5];
+	}
+}
+
 SEC("tracepoint/raw_syscalls/sys_enter")
 int on_enter(struct sys_enter_args *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u32 nr = (__u32)ctx->id;
 	/* Most calls of most processes end at the first look-up: an array's. */
 	struct capture_plan *plan = bpf_map_lookup_elem(&plans, &nr);
-	if (!plan || !plan->any || !bpf_map_lookup_elem(&traced, &tid))
+	if (!plan || !plan->at_enter || !is_traced())
 		return 1;
 	struct scratch *sc = scratch_buf();
 	if (!sc)
 		return 1;
 	unsigned char *buf = sc->buf;
-	struct pending p = {.nr = nr};
-	__u32 off = sizeof(struct capture_head);
+	unsigned long args[6];
+	unsigned int faulted = 0;
+	struct capture_head *h = (struct capture_head *)buf;
+	__u32 off = CAPTURE_BODY(CAPTURE_ENTER);
 	for (int i = 0; i < 6; i++)
-		p.args[i] = ctx->args[i];
+		h->regs[i] = args[i] = ctx->args[i];
 	for (int i = 0; i < 6; i++) {
 		int kind = plan->enter[i];
-		__u8 la = plan->len_arg[i];
 		if (!kind)
 			continue;
 		__u32 before = off;
-		off = capture(sc, off, i | kind << 8, p.args[i], length_of(p.args, la));
+		off = capture(sc, off, i | kind << 8, args[i], length_of(args, plan->len_arg[i]));
 		if (off > before && buf[(before & OFF_MASK) + 2] == CAPTURE_FAULT)
-			p.faulted |= 1u << i;
+			faulted |= 1u << i;
 	}
-	send(ctx, buf, off, CAPTURE_ENTER, nr);
-	bpf_map_update_elem(&pendings, &tid, &p, BPF_ANY);
-	return 1;
+	put_head(buf, CAPTURE_ENTER, nr);
+	int rc = send(ctx, buf, off, CAPTURE_ENTER);
+	if (faulted && !plan->no_retry) {
+		struct faulted *f = bpf_task_storage_get(&faults, bpf_get_current_task_btf(), 0,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (f) {
+			f->nr = nr;
+			f->args = faulted;
+		}
+	}
+	return rc;
+}
+
+/* The arguments whose copies at the call of `nr` failed (then forgotten). */
+static __always_inline unsigned int faulted_at_enter(__u32 nr)
+{
+	struct faulted *f = bpf_task_storage_get(&faults, bpf_get_current_task_btf(), 0, 0);
+	if (!f || !f->args)
+		return 0;
+	unsigned int args = f->nr == nr ? f->args : 0;
+	f->args = 0;
+	return args;
 }
 
 SEC("tracepoint/raw_syscalls/sys_exit")
 int on_exit(struct sys_exit_args *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u32 id = (__u32)ctx->id;
-	struct capture_plan *id_plan = bpf_map_lookup_elem(&plans, &id);
-	if (!id_plan || !id_plan->any)
-		return 1;
-	struct pending *p = bpf_map_lookup_elem(&pendings, &tid);
-	if (!p)
-		return 1;
-	__u32 nr = p->nr;
+	__u32 nr = (__u32)ctx->id;
 	struct capture_plan *plan = bpf_map_lookup_elem(&plans, &nr);
-	struct scratch *sc = scratch_buf();
-	if (!plan || !sc || nr != (__u32)ctx->id) {
-		bpf_map_delete_elem(&pendings, &tid);
+	if (!plan || !plan->at_exit || !is_traced())
 		return 1;
-	}
+	unsigned int faulted = plan->at_enter && !plan->no_retry ? faulted_at_enter(nr) : 0;
+	struct scratch *sc = scratch_buf();
+	if (!sc || (!plan->exit_copies && !faulted))
+		return 1;
+	unsigned long args[6];
+	args_at_exit(args);
 	long ret = ctx->ret;
-	__u32 off = sizeof(struct capture_head);
+	__u32 off = CAPTURE_BODY(CAPTURE_EXIT);
+	((struct capture_head *)sc->buf)->regs[0] = ret;
 	for (int i = 0; i < 6; i++) {
 		int kind = plan->exit[i];
 		__u8 la = plan->len_arg[i];
 		__u64 len = ret;
-		if (!kind && (p->faulted & (1u << i)) && !plan->no_retry) {
+		if (!kind && (faulted & (1u << i))) {
 			/* The kernel has read it since: it is in memory now. */
 			kind = plan->enter[i];
-			len = length_of(p->args, la);
+			len = length_of(args, la);
 		} else if (!kind || ret < 0) {
 			continue;
 		} else if (kind == CAP_SOCKADDR && la < 6) {
 			__u32 n = 0;
-			bpf_probe_read_user(&n, sizeof(n), (const void *)length_of(p->args, la));
+			bpf_probe_read_user(&n, sizeof(n), (const void *)length_of(args, la));
 			len = n;
 		} else if (kind != CAP_BUF) {
 			len = la;
 		}
-		off = capture(sc, off, i | kind << 8, p->args[i], len);
+		off = capture(sc, off, i | kind << 8, args[i], len);
 	}
-	send(ctx, sc->buf, off, CAPTURE_EXIT, nr);
-	bpf_map_delete_elem(&pendings, &tid);
-	return 1;
+	put_head(sc->buf, CAPTURE_EXIT, nr);
+	return send(ctx, sc->buf, off, CAPTURE_EXIT);
+}
+
+/* The thread whose calls count from its next exec on (record: the child
+ * that execs the program once the events are open), set by the loader. */
+volatile __u32 exec_tid;
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task, int old_pid)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (exec_tid && tid == exec_tid) {
+		set_traced(tid, 1);
+		exec_tid = 0;
+	}
+	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (!bpf_map_lookup_elem(&traced, &tid))
-		return 0;
-	__u32 child_tid = (__u32)BPF_CORE_READ(child, pid);
-	__u8 one = 1;
-	bpf_map_update_elem(&traced, &child_tid, &one, BPF_ANY);
+	if (is_traced())
+		set_traced((__u32)BPF_CORE_READ(child, pid), 1);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_task_exit, struct task_struct *task)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	bpf_map_delete_elem(&traced, &tid);
-	bpf_map_delete_elem(&pendings, &tid);
+	set_traced((__u32)bpf_get_current_pid_tgid(), 0);
 	return 0;
 }
