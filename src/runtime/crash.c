@@ -118,6 +118,8 @@ static int is_stack_overflow(uint64_t address, uint64_t sp)
  * with their files and lines), and where to see more. */
 static void say_fatal(int sig, uint32_t tid, const siginfo_t *info, uint32_t flags)
 {
+	if (runtime_patch_write_counts)
+		runtime_patch_write_counts();
 	trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, 128 + sig, NULL, NULL, 0);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());

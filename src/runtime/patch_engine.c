@@ -512,6 +512,16 @@ static void say_verdicts(void)
 	runtime_say("in-process engine: %u functions marked, %u ran", c.marked, c.ran);
 }
 
+/* The image ends (exit, _exit, a fatal signal): what was done with its
+ * functions goes into the trace, for `calltrace info`. */
+void runtime_patch_write_counts(void)
+{
+	struct patch_lazy_counts c = runtime_patch_lazy_counts();
+	struct trace_function_counts f = {c.marked, c.ran, c.trapped, verdicts[PATCH_OK] - c.ran};
+	if (f.marked || f.at_start)
+		trace_write_functions(&runtime_session, &f);
+}
+
 /* After the program's exit handlers and destructors: every function that
  * ran is counted. */
 static int say_at_end;

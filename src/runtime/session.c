@@ -224,9 +224,12 @@ void runtime_write_exit(int status, void *unused)
 		t->gen = seen;
 	}
 	uint32_t gen = runtime_internal_begin(t);
-	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid())
+	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid()) {
+		if (runtime_patch_write_counts)
+			runtime_patch_write_counts();
 		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
 				    0);
+	}
 	runtime_internal_end(t, gen);
 }
 
