@@ -27,6 +27,7 @@
  */
 #include "runtime.h"
 #include "attach_abi.h"
+#include "../patch/address_table.h"
 #include "../patch/patch.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
@@ -77,68 +78,14 @@ struct patched_entry {
 	const struct func_plan *plan; /* the arguments its trampoline captures */
 };
 
-static struct patched_entry *table; /* open addressing, a power of two */
-static size_t table_size, table_used;
+static struct address_table table = {.entry_size = sizeof(struct patched_entry),
+				     .first_size = 4096};
 static struct patched_entry pending; /* the function being patched */
 
 /* How many bytes of an entry that displaces `displaced` a patch changes. */
 static size_t bytes_changed(size_t displaced)
 {
 	return displaced > PATCH_JUMP_LEN ? displaced : PATCH_JUMP_LEN;
-}
-
-static size_t slot_of(uint64_t address, size_t size)
-{
-	return (size_t)((address * 0x9e3779b97f4a7c15ull) >> 20) & (size - 1);
-}
-
-static struct patched_entry *table_find(uint64_t address)
-{
-	if (!table)
-		return NULL;
-	for (size_t i = slot_of(address, table_size);; i = (i + 1) & (table_size - 1)) {
-		if (table[i].address == address)
-			return &table[i];
-		if (table[i].address == 0)
-			return NULL;
-	}
-}
-
-static int table_grow(void)
-{
-	size_t size = table_size ? 2 * table_size : 4096;
-	struct patched_entry *t = mmap(NULL, size * sizeof(*t), PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return -1;
-	for (size_t i = 0; i < table_size; i++) {
-		if (!table[i].address)
-			continue;
-		size_t j = slot_of(table[i].address, size);
-		while (t[j].address)
-			j = (j + 1) & (size - 1);
-		t[j] = table[i];
-	}
-	if (table)
-		munmap(table, table_size * sizeof(*table));
-	table = t;
-	table_size = size;
-	return 0;
-}
-
-static struct patched_entry *table_add(uint64_t address)
-{
-	struct patched_entry *e = table_find(address);
-	if (e)
-		return e;
-	if (2 * (table_used + 1) > table_size && table_grow() < 0)
-		return NULL;
-	size_t i = slot_of(address, table_size);
-	while (table[i].address)
-		i = (i + 1) & (table_size - 1);
-	table_used++;
-	table[i].address = address;
-	return &table[i];
 }
 
 /* ---- patching and unpatching ---------------------------------------------- */
@@ -188,7 +135,7 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct fu
 	}
 	uint8_t now[PATCH_DISPLACED_MAX];
 	original_bytes(address, now, bytes_changed(displaced));
-	if (jump_again(table_find(address), now, displaced, plan))
+	if (jump_again(address_table_find(&table, address), now, displaced, plan))
 		return PATCH_OK;
 	pending.address = address;
 	pending.displaced = (uint8_t)displaced;
@@ -199,7 +146,8 @@ int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct fu
 
 void runtime_patch_attach_note(uint64_t address, uint64_t entry)
 {
-	struct patched_entry *e = pending.address == address ? table_add(address) : NULL;
+	struct patched_entry *e =
+	    pending.address == address ? address_table_add(&table, address) : NULL;
 	if (!e) {
 		runtime_say("cannot keep the original bytes of %#lx", (unsigned long)address);
 		return;
@@ -226,9 +174,9 @@ static int still_our_jump(uint64_t address, uint64_t entry)
 static uint32_t unpatch_all(void)
 {
 	uint32_t n = 0;
-	for (size_t i = 0; i < table_size; i++) {
-		struct patched_entry *e = &table[i];
-		if (!e->address || !e->jumped || runtime_patch_is_unwinder(e->address))
+	struct patched_entry *e;
+	for (size_t at = 0; (e = address_table_next(&table, &at));) {
+		if (!e->jumped || runtime_patch_is_unwinder(e->address))
 			continue;
 		e->jumped = 0;
 		if (still_our_jump(e->address, e->entry) &&

@@ -26,6 +26,7 @@
  * mark goes to the handler that was there before.
  */
 #include "runtime.h"
+#include "../patch/address_table.h"
 #include "../patch/patch.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
@@ -55,11 +56,10 @@ struct mark {
 	uint8_t written; /* the mark is in the code */
 };
 
-/* Open addressing, a power of two.  A grown table replaces the old one,
- * which stays mapped: a trap under the runtime's own lock reads without
- * it. */
-static struct mark *volatile table;
-static size_t table_size, table_used;
+/* A grown table leaves the old one mapped: a trap under the runtime's own
+ * lock reads without it. */
+static struct address_table marks = {
+    .entry_size = sizeof(struct mark), .first_size = 8192, .keep_old = 1};
 static size_t unwritten; /* marks noted but not written yet */
 static struct patch_lazy_counts counts;
 static int stopped; /* an attach's stop: no entry is patched any more */
@@ -130,64 +130,20 @@ __attribute__((constructor)) static void watch_forks(void)
 
 /* ---- the table -------------------------------------------------------------- */
 
-static size_t slot_of(uint64_t address, size_t size)
-{
-	return (size_t)((address * 0x9e3779b97f4a7c15ull) >> 24) & (size - 1);
-}
-
-static struct mark *find(struct mark *t, size_t size, uint64_t address)
-{
-	if (!t)
-		return NULL;
-	for (size_t i = slot_of(address, size);; i = (i + 1) & (size - 1)) {
-		if (t[i].address == address)
-			return &t[i];
-		if (t[i].address == 0)
-			return NULL;
-	}
-}
-
-static int grow(void)
-{
-	size_t size = table_size ? 2 * table_size : 8192;
-	struct mark *t = mmap(NULL, size * sizeof(*t), PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return -1;
-	for (size_t i = 0; i < table_size; i++) {
-		if (!table[i].address)
-			continue;
-		size_t j = slot_of(table[i].address, size);
-		while (t[j].address)
-			j = (j + 1) & (size - 1);
-		t[j] = table[i];
-	}
-	__atomic_store_n(&table_size, size, __ATOMIC_RELEASE);
-	__atomic_store_n(&table, t, __ATOMIC_RELEASE);
-	return 0;
-}
-
 static int still_there(const struct mark *m);
 
 int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
 		       int by_hooks)
 {
 	lock(thread_id());
-	struct mark *m = find(table, table_size, address);
-	int rc = 0;
+	struct mark *m = address_table_find(&marks, address);
 	if (m && m->written && m->state != GIVEN_UP && still_there(m)) {
 		unlock(); /* marked or patched already */
 		return 0;
 	}
-	if (!m && 2 * (table_used + 1) > table_size && grow() < 0)
-		rc = -1;
-	if (rc == 0 && !m) {
-		size_t i = slot_of(address, table_size);
-		while (table[i].address)
-			i = (i + 1) & (table_size - 1);
-		m = &table[i];
-		table_used++;
-	}
+	if (!m)
+		m = address_table_add(&marks, address);
+	int rc = m ? 0 : -1;
 	if (m) {
 		*m = (struct mark){.address = address,
 				   .plan = plan,
@@ -237,15 +193,16 @@ void runtime_patch_marks_write(void)
 	install_trap();
 	lock(thread_id());
 	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = 0; i < table_size; i++)
-		if (table[i].address && !table[i].written) {
-			lo = table[i].address < lo ? table[i].address : lo;
-			hi = table[i].address > hi ? table[i].address : hi;
+	struct mark *m;
+	size_t at = 0;
+	while ((m = address_table_next(&marks, &at)))
+		if (!m->written) {
+			lo = m->address < lo ? m->address : lo;
+			hi = m->address > hi ? m->address : hi;
 		}
 	int opened = hi >= lo && patch_code_writable(lo, hi, 1) == 0;
-	for (size_t i = 0; i < table_size; i++) {
-		struct mark *m = &table[i];
-		if (!m->address || m->written)
+	for (at = 0; (m = address_table_next(&marks, &at));) {
+		if (m->written)
 			continue;
 		if (opened)
 			*(volatile uint8_t *)m->address = MARK;
@@ -288,7 +245,7 @@ static void take_out_for_now(struct mark *m)
 static void mark_again(void)
 {
 	for (unsigned i = 0; i < ntaken_out; i++) {
-		struct mark *m = find(table, table_size, taken_out[i]);
+		struct mark *m = address_table_find(&marks, taken_out[i]);
 		if (m && m->state == MARKED)
 			patch_write_byte(m->address, MARK);
 	}
@@ -361,7 +318,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 	pid_t self = thread_id();
 	if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == self) {
 		/* The runtime's own work under the lock called a marked function. */
-		struct mark *m = find(table, table_size, pc);
+		struct mark *m = address_table_find(&marks, pc);
 		if (!m)
 			return *(volatile uint8_t *)pc == MARK ? 0 : pc;
 		if (m->state == TRAPPED)
@@ -371,7 +328,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		return pc;
 	}
 	lock(self);
-	struct mark *m = find(table, table_size, pc);
+	struct mark *m = address_table_find(&marks, pc);
 	uint64_t resume = 0;
 	if (m && m->state == MARKED && *(volatile uint8_t *)pc == MARK) {
 		if (stopped)
@@ -456,7 +413,7 @@ struct patch_lazy_counts runtime_patch_lazy_counts(void)
 
 int runtime_patch_original_byte(uint64_t address)
 {
-	struct mark *m = find(table, table_size, address);
+	struct mark *m = address_table_find(&marks, address);
 	return m && m->written && m->state != GIVEN_UP ? m->original : -1;
 }
 
@@ -469,9 +426,9 @@ uint32_t runtime_patch_marks_remove(void)
 {
 	uint32_t n = 0;
 	lock(thread_id());
-	for (size_t i = 0; i < table_size; i++) {
-		struct mark *m = &table[i];
-		if (!m->address || !m->written || m->state == GIVEN_UP)
+	struct mark *m;
+	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
+		if (!m->written || m->state == GIVEN_UP)
 			continue;
 		if (*(volatile uint8_t *)m->address == MARK &&
 		    patch_write_byte(m->address, m->original) == 0)
@@ -485,9 +442,10 @@ uint32_t runtime_patch_marks_remove(void)
 void runtime_patch_marks_forget(void)
 {
 	lock(thread_id());
-	for (size_t i = 0; i < table_size; i++)
-		if (table[i].address && table[i].state == GIVEN_UP)
-			table[i].written = 0;
+	struct mark *m;
+	for (size_t at = 0; (m = address_table_next(&marks, &at));)
+		if (m->state == GIVEN_UP)
+			m->written = 0;
 	memset(&counts, 0, sizeof(counts));
 	stopped = 0;
 	unlock();
