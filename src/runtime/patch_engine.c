@@ -159,6 +159,7 @@ struct module_job {
 	struct elf_file_facts facts;
 	uint32_t matched[2]; /* functions whose names -F, -N match */
 	uint32_t listed;     /* functions marked or patched */
+	uint64_t lo, hi;     /* where they lie */
 };
 
 static int never_patched(const struct elf_function *f, const struct module_job *m)
@@ -284,6 +285,8 @@ static void patch_function(const struct elf_function *f, void *ctx)
 		return;
 	uint64_t address = m->bias + f->address;
 	m->listed++;
+	m->lo = address < m->lo ? address : m->lo;
+	m->hi = address + f->size > m->hi ? address + f->size : m->hi;
 	if (m->at_start) {
 		patched_at_start++;
 		verdicts[runtime_patch_entry(address, (size_t)f->size, (size_t)f->padding, plan,
@@ -318,20 +321,23 @@ static int lazy_module(const char *path)
 	return 1;
 }
 
-static void patch_module(const char *path, uint64_t bias, uint64_t entry, int record_calls)
+/* Patches or marks the chosen functions of a module; where they lie. */
+static struct module_job patch_module(const char *path, uint64_t bias, uint64_t entry,
+				      int record_calls)
 {
 	struct module_job job = {.path = path,
 				 .bias = bias,
 				 .entry = entry,
 				 .record_calls = record_calls,
-				 .at_start = runtime_attach_mode || !lazy_module(path)};
+				 .at_start = runtime_attach_mode || !lazy_module(path),
+				 .lo = UINT64_MAX};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
 		runtime_patch_libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
 	if (runtime_module_functions(path, patch_function, &job, &job.facts) < 0) {
 		runtime_debug("cannot read the functions of %s", path);
-		return;
+		return job;
 	}
 	if (entry)
 		program_by_hooks = job.facts.instrumented && runtime_hooks_are_ours();
@@ -344,34 +350,43 @@ static void patch_module(const char *path, uint64_t bias, uint64_t entry, int re
 	    job.at_start ? verdicts[PATCH_OK] - before : job.listed, path, (unsigned long)bias,
 	    job.facts.instrumented && runtime_hooks_are_ours() ? " (its hooks record its calls)"
 							       : "");
+	return job;
 }
 
 /* ---- which modules ------------------------------------------------------- */
 
 #define MAX_PATCHED_MODULES 1024
-static uint64_t patched_bias[MAX_PATCHED_MODULES];
+static struct patched_module {
+	uint64_t bias;
+	uint64_t lo, hi; /* where its functions lie */
+} patched[MAX_PATCHED_MODULES];
 static uint32_t npatched;
 
 static int already_patched(uint64_t bias)
 {
 	for (uint32_t i = 0; i < npatched; i++)
-		if (patched_bias[i] == bias)
+		if (patched[i].bias == bias)
 			return 1;
 	return 0;
 }
 
-/* Forgets the modules no longer loaded: another one may come at their
- * address, and must be patched then. */
+/* Forgets the modules no longer loaded, and their marks: another one may
+ * come at their address, and must be patched then, its code not taken for
+ * theirs. */
 static void forget_unloaded(void)
 {
 	for (uint32_t i = 0; i < npatched;) {
 		const struct link_map *l = _r_debug.r_map;
-		while (l && l->l_addr != patched_bias[i])
+		while (l && l->l_addr != patched[i].bias)
 			l = l->l_next;
-		if (l)
+		if (l) {
 			i++;
-		else
-			patched_bias[i] = patched_bias[--npatched];
+			continue;
+		}
+		uint32_t n = runtime_patch_marks_drop(patched[i].lo, patched[i].hi);
+		runtime_debug("a module at %#lx unloaded: %u marks forgotten",
+			      (unsigned long)patched[i].bias, n);
+		patched[i] = patched[--npatched];
 	}
 }
 
@@ -409,9 +424,9 @@ static void patch_new_modules(void)
 		int record_calls = calls_chosen(path, first);
 		if (!record_calls && !runtime_args_on)
 			continue;
-		patched_bias[npatched++] = l->l_addr;
 		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
-		patch_module(path, l->l_addr, entry, record_calls);
+		struct module_job job = patch_module(path, l->l_addr, entry, record_calls);
+		patched[npatched++] = (struct patched_module){l->l_addr, job.lo, job.hi};
 	}
 	runtime_patch_marks_write();
 	patch_code_seal();

@@ -439,6 +439,26 @@ uint32_t runtime_patch_marks_remove(void)
 	return n;
 }
 
+struct span {
+	uint64_t lo, hi;
+};
+
+static int in_span(void *entry, void *ctx)
+{
+	const struct mark *m = entry;
+	const struct span *s = ctx;
+	return m->address >= s->lo && m->address < s->hi;
+}
+
+uint32_t runtime_patch_marks_drop(uint64_t lo, uint64_t hi)
+{
+	struct span s = {lo, hi};
+	lock(thread_id());
+	uint32_t n = (uint32_t)address_table_remove_if(&marks, in_span, &s);
+	unlock();
+	return n;
+}
+
 void runtime_patch_marks_forget(void)
 {
 	lock(thread_id());

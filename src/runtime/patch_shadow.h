@@ -43,6 +43,10 @@ int runtime_patch_original_byte(uint64_t address);
 void runtime_patch_marks_stop(void);
 uint32_t runtime_patch_marks_remove(void);
 void runtime_patch_marks_forget(void);
+/* A module unloaded: the marks (and entries patched) of functions in
+ * [lo, hi) are forgotten, so that code mapped there later is not taken for
+ * theirs.  How many. */
+uint32_t runtime_patch_marks_drop(uint64_t lo, uint64_t hi);
 /* Whether the marks' SIGTRAP handler is in place; the program's SIGTRAP
  * handler set (act) or read (old) while it is: kept aside, for the traps
  * that are not marks (0). */
