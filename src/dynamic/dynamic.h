@@ -22,10 +22,10 @@ struct dynamic_options {
 	regex_t *only;		/* -F at record time: functions to instrument */
 	regex_t *hide;		/* -N at record time: functions not to instrument */
 	const char *only_text, *hide_text; /* -F, -N as given (name_match.h) */
-	int follow_forks;	/* -f (default on) */
-	int capture_args;	/* --args: record arguments and return values */
-	regex_t *args_only;	/* --args=REGEX: of the functions matching only */
-	uint32_t max_depth;	/* -D: calls deeper are not written; 0 = all */
+	int follow_forks;		   /* -f (default on) */
+	int capture_args;		   /* --args: record arguments and return values */
+	regex_t *args_only;		   /* --args=REGEX: of the functions matching only */
+	uint32_t max_depth;		   /* -D: calls deeper are not written; 0 = all */
 	int verbose;
 };
 
@@ -56,6 +56,7 @@ struct inprocess_options {
 	uint64_t duration_ns;	 /* 0 = until Ctrl-C or the process ends */
 	const char *runtime;	 /* libcalltrace.so */
 	const char *module;	 /* --module REGEX as given, or NULL */
+	int no_own_libraries;	 /* --no-own-libraries: the program alone, and --module's */
 	const char *only, *hide; /* -F, -N as given, or NULL */
 	int follow_forks;	 /* children forked meanwhile record too */
 	int capture_args;	 /* --args */

@@ -255,6 +255,8 @@ static size_t settings_block(const struct attach_run *a, const char *trace, char
 				  {"CALLTRACE_OUTPUT", trace},
 				  {"CALLTRACE_PATCH", "1"},
 				  {"CALLTRACE_PATCH_MODULES", a->o->module},
+				  {"CALLTRACE_PATCH_OWN", a->o->no_own_libraries ? "0" : "1"},
+				  {"CALLTRACE_PATCH_VERBOSE", a->o->verbose ? "1" : NULL},
 				  {"CALLTRACE_PATCH_ONLY", a->o->only},
 				  {"CALLTRACE_PATCH_HIDE", a->o->hide},
 				  {"CALLTRACE_FOLLOW_FORKS", a->o->follow_forks ? NULL : "0"},
@@ -320,14 +322,34 @@ static void say_patched(const struct attach_run *a)
 		     i->patched, i->functions, i->reused, i->thread_inside, i->returns_inside);
 }
 
+/* The runtime's lines at the start (which modules it records, and why):
+ * each said after "calltrace: ". */
+static void say_runtime_lines(const struct attach_run *a)
+{
+	static char lines[sizeof(((struct attach_info *)0)->message) * 32];
+	size_t len = a->info.said_lines_len < sizeof(lines) ? a->info.said_lines_len : 0;
+	struct iovec local = {lines, len};
+	struct iovec remote = {(void *)(uintptr_t)a->info.said_lines, len};
+	if (!len || process_vm_readv(a->p.pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		return;
+	for (size_t at = 0; at < len;) {
+		size_t n = strcspn(lines + at, "\n");
+		n = at + n < len ? n : len - at;
+		say_verbose(1, "%.*s", (int)n, lines + at);
+		at += n + 1;
+	}
+}
+
 /* At the start: every chosen entry patched at once (not at its first
  * call as when record starts the program: a running process's threads may
  * block the trap a mark needs); the details at the detach (say_patched). */
 static void say_marked(const struct attach_run *a)
 {
-	if (a->o->verbose)
-		engine_error("in-process engine: %u of %u functions patched at the attach",
-			     a->info.patched, a->info.functions);
+	if (!a->o->verbose)
+		return;
+	say_runtime_lines(a);
+	engine_error("in-process engine: %u of %u functions patched at the attach", a->info.patched,
+		     a->info.functions);
 }
 
 static int inject_and_start(struct attach_run *a, const char *trace, int fd)

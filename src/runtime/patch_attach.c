@@ -305,6 +305,7 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	int saved = errno;
 	info->message[0] = '\0';
 	runtime_said[0] = '\0';
+	runtime_said_lines_len = 0;
 	if (!runtime_attach_mode && runtime_session.fd >= 0) {
 		snprintf(info->message, sizeof(info->message), "it records already, into %.200s",
 			 runtime_session.path);
@@ -336,6 +337,8 @@ RUNTIME_EXPORT int calltrace_attach_start(const char *block, const uint64_t *bus
 	runtime_attach_watch_tool();
 	int rc = runtime_attach_session_open();
 	count_functions();
+	info->said_lines = (uint64_t)(uintptr_t)runtime_said_lines;
+	info->said_lines_len = runtime_said_lines_len;
 	info->image = runtime_session.image;
 	info->recording = rc == 0;
 	if (rc < 0)

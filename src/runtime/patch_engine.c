@@ -606,7 +606,7 @@ void runtime_patch_init(void)
 	if (runtime_attach_mode)
 		runtime_patch_watch_unwinder();
 	patch_code_seal();
-	if (verbose)
+	if (verbose && !runtime_attach_mode) /* an attach says what it patched */
 		say_marked();
 	say_at_end = verbose && !runtime_attach_mode;
 }

@@ -178,8 +178,12 @@ void runtime_env_override(const char *block);
  * brought into a running process, and records only between an attach's
  * start and its stop, into the session the tool created. */
 extern int runtime_attach_mode;
-/* Attach mode: the runtime's last line, kept for the tool, not written. */
+/* Attach mode: the runtime's last line, kept for the tool, not written;
+ * and its lines since the attach's start, one after the other, each ended
+ * by a newline (as many as fit), for the tool's --verbose. */
 extern char runtime_said[256];
+extern char runtime_said_lines[8192];
+extern uint32_t runtime_said_lines_len;
 /* tool_watch.c: the attach's calltrace, watched from its start to its
  * finish (CALLTRACE_ATTACH_TOOL); whether it is gone, recording then
  * stopped. */

@@ -47,6 +47,20 @@ static char session_env[PATH_MAX + 64];
 static uint32_t generation = 2;
 static int stopped_for_good;
 char runtime_said[256];
+char runtime_said_lines[8192];
+uint32_t runtime_said_lines_len;
+
+/* Attach mode: a line kept for the tool. */
+static void keep_for_tool(const char *line)
+{
+	snprintf(runtime_said, sizeof(runtime_said), "%s", line);
+	size_t len = strlen(line), at = runtime_said_lines_len;
+	if (at + len + 1 > sizeof(runtime_said_lines))
+		return;
+	memcpy(runtime_said_lines + at, line, len);
+	runtime_said_lines[at + len] = '\n';
+	runtime_said_lines_len = (uint32_t)(at + len + 1);
+}
 
 /* One line on stderr, `prefix` first; no malloc, one write. */
 static void say_line(const char *prefix, const char *fmt, va_list ap)
@@ -56,7 +70,7 @@ static void say_line(const char *prefix, const char *fmt, va_list ap)
 	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
 	size_t len = strlen(buf);
 	if (runtime_attach_mode) { /* the tool says it: the process's stderr is its own */
-		snprintf(runtime_said, sizeof(runtime_said), "%s", buf + strlen(prefix));
+		keep_for_tool(buf + strlen(prefix));
 		return;
 	}
 	buf[len] = '\n';
