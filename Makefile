@@ -54,7 +54,8 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 # and attach the place of a fault in a trampoline.
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c \
 		src/patch/special_functions.c src/patch/trampoline_site.c src/patch/name_match.c
-ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
+ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c) \
+		$(wildcard src/ptrace/*.c src/attach/*.c) \
 		$(wildcard src/kernel/*.c) \
 		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)
@@ -112,6 +113,9 @@ $(BUILD)/dw/%.o: %.c
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
+
+# Attach's tool side stands on the ptrace engine's headers.
+$(BUILD)/obj/src/attach/%.o: CFLAGS += -Isrc/ptrace
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)

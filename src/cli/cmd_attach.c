@@ -7,7 +7,7 @@
  */
 #include "cli.h"
 #include "record.h"
-#include "../dynamic/dynamic.h"
+#include "../ptrace/dynamic.h"
 
 #include <errno.h>
 #include <fcntl.h>

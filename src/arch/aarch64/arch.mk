@@ -18,5 +18,5 @@ ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
 # engine's whole list, the patching core (but the name matching the
 # views' filters use too), the ptrace engine.
 ARCH_NOT_BUILT    = $(PATCH_SRC) $(filter-out src/patch/name_match.c,$(CORE_SRC)) \
-		    $(wildcard src/dynamic/*.c) \
+		    $(wildcard src/ptrace/*.c src/attach/*.c) \
 		    tests/unit/test_insn_info.c
