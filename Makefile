@@ -114,9 +114,6 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
 
-# Attach's tool side stands on the ptrace engine's headers.
-$(BUILD)/obj/src/attach/%.o: CFLAGS += -Isrc/ptrace
-
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete

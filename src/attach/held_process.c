@@ -5,7 +5,7 @@
  * meanwhile.  Nothing here changes the process's code or registers.
  */
 #include "inject.h"
-#include "engine.h"
+#include "../ptrace/engine.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
-#include "crash_note.h"
+#include "../ptrace/crash_note.h"
 
 #define INJECT_REQUEUE_MAX 8
 

@@ -23,10 +23,10 @@
  * trace file, and every thread is let go.  The runtime stays loaded: calls
  * still running return through it.
  */
-#include "dynamic.h"
-#include "engine.h"
+#include "../ptrace/dynamic.h"
+#include "../ptrace/engine.h"
 #include "inject.h"
-#include "elf_image.h"
+#include "../ptrace/elf_image.h"
 #include "../runtime/attach_abi.h"
 
 #include <dlfcn.h>

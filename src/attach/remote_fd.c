@@ -10,7 +10,7 @@
  * thread receives it, and its socket is closed again.
  */
 #include "inject.h"
-#include "engine.h"
+#include "../ptrace/engine.h"
 
 #include <errno.h>
 #include <stddef.h>

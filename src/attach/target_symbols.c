@@ -6,7 +6,7 @@
  * namespace is read right).
  */
 #include "inject.h"
-#include "elf_image.h"
+#include "../ptrace/elf_image.h"
 
 #include <stdio.h>
 #include <string.h>
