@@ -34,16 +34,12 @@ TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
-PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
-		src/runtime/patch_lazy.c src/runtime/patch_signals.c \
-		src/runtime/patch_stubs.S \
-		src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
-		src/runtime/libcall_values.c src/runtime/libcall_resolve.c src/symbols/prototypes.c src/symbols/prototypes_table.c \
-		src/runtime/libcall_stubs.S \
-		src/runtime/crash_site.c src/runtime/own_modules.c src/runtime/module_functions.c \
+PATCH_SRC    := $(wildcard src/runtime/inprocess/*.c src/runtime/inprocess/*.S) \
+		$(wildcard src/runtime/libcall/*.c src/runtime/libcall/*.S) \
+		src/symbols/prototypes.c src/symbols/prototypes_table.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
 			src/patch/special_functions.c src/patch/name_match.c,$(wildcard src/patch/*.c))
-RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
+RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*/*.c)) \
 		src/format/trace_writer.c src/format/trace_session.c src/format/trace_records_write.c \
 		src/format/trace_ring.c src/format/trace_ring_count.c src/format/trace_snapshot.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c src/format/own_work.c \
@@ -89,7 +85,8 @@ all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 # Loops stay loops (-fno-tree-loop-distribute-patterns): a memcpy the
 # compiler made up could be a patched function of the program's.
 RT_CFLAGS = $(filter-out -fsanitize=% -finstrument-functions,$(CFLAGS)) -O2 -fPIC \
-	-fvisibility=hidden -ftls-model=initial-exec $(RT_NO_LIBC_LOOPS) -Iinclude
+	-fvisibility=hidden -ftls-model=initial-exec $(RT_NO_LIBC_LOOPS) -Iinclude \
+	-Isrc/runtime $(addprefix -Isrc/runtime/,core filters args inprocess libcall session)
 # gcc: no hooks, loops kept; clang has neither option (and no hooks unless
 # asked): -fno-builtin keeps it from turning loops into library calls.
 ifeq ($(shell $(CC) --version 2>/dev/null | grep -c clang),0)
@@ -113,6 +110,9 @@ $(BUILD)/dw/%.o: %.c
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
+
+# The in-process engine's trampoline record, as attach reads it.
+$(BUILD)/obj/src/attach/%.o: CFLAGS += -Isrc/runtime
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)

@@ -12,7 +12,7 @@
 #include "../format/trace_writer.h"
 #include "../patch/trampoline_site.h"
 #include "../runtime/attach_abi.h"
-#include "../runtime/patch_record.h"
+#include "../runtime/inprocess/patch_record.h"
 
 #include <sys/uio.h>
 
