@@ -85,8 +85,7 @@ all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 # Loops stay loops (-fno-tree-loop-distribute-patterns): a memcpy the
 # compiler made up could be a patched function of the program's.
 RT_CFLAGS = $(filter-out -fsanitize=% -finstrument-functions,$(CFLAGS)) -O2 -fPIC \
-	-fvisibility=hidden -ftls-model=initial-exec $(RT_NO_LIBC_LOOPS) -Iinclude \
-	-Isrc/runtime $(addprefix -Isrc/runtime/,core filters args inprocess libcall session)
+	-fvisibility=hidden -ftls-model=initial-exec $(RT_NO_LIBC_LOOPS) -Iinclude
 # gcc: no hooks, loops kept; clang has neither option (and no hooks unless
 # asked): -fno-builtin keeps it from turning loops into library calls.
 ifeq ($(shell $(CC) --version 2>/dev/null | grep -c clang),0)
@@ -110,9 +109,6 @@ $(BUILD)/dw/%.o: %.c
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -Iinclude -c $< -o $@
-
-# The in-process engine's trampoline record, as attach reads it.
-$(BUILD)/obj/src/attach/%.o: CFLAGS += -Isrc/runtime
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)

@@ -20,9 +20,9 @@
  * build keeps as loops): its functions may be patched themselves, and a
  * call of one from here would be recorded as the program's.
  */
-#include "runtime.h"
-#include "../arch/arch.h"
-#include "../format/value_encode.h"
+#include "../runtime.h"
+#include "../../arch/arch.h"
+#include "../../format/value_encode.h"
 
 #include <sys/mman.h>
 

@@ -10,7 +10,7 @@
  * enters a program only when arguments are captured.  Plans live in
  * memory of the runtime's own, for as long as the process.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <dlfcn.h>
 #include <regex.h>

@@ -17,7 +17,7 @@
  * CALLTRACE_LIBCALL      "0": no library calls (libcall_slots.c; also
  *                        CALLTRACE_LIBCALL_NESTED, CALLTRACE_LIBCALL_ARGS)
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * time (an enter dropped drops everything inside it and its exit), and the
  * loss is written into the trace as a thread record.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <stdio.h>
 

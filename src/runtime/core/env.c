@@ -11,7 +11,7 @@
  * its settings from the block the tool hands it (runtime_env_override), never
  * from the process's environment, which stays as it was.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -15,8 +15,8 @@
  * which writes them first.  A handler that runs before the mark is set
  * writes its calls whole before the hook reads the stream.
  */
-#include "runtime.h"
-#include "time_filter.h"
+#include "../runtime.h"
+#include "../filters/time_filter.h"
 
 #include <errno.h>
 

@@ -20,8 +20,8 @@
  * into: its hooks are the C library's empty ones); a program without them
  * by the in-process engine (patch_engine.c), when CALLTRACE_PATCH is on.
  */
-#include "runtime.h"
-#include "../patch/elf_functions.h"
+#include "../runtime.h"
+#include "../../patch/elf_functions.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>

@@ -10,9 +10,9 @@
  * EV_UNWIND event).  The hooks remember a stack pointer for every open call;
  * the target's is in the jmp_buf (arch/<cpu>/arch.h: arch_jmpbuf_sp).
  */
-#include "runtime.h"
-#include "../arch/arch.h"
-#include "time_filter.h"
+#include "../runtime.h"
+#include "../../arch/arch.h"
+#include "../filters/time_filter.h"
 
 #include <dlfcn.h>
 #include <errno.h>

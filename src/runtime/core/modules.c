@@ -15,7 +15,7 @@
  * and the runtime's work must not show up as its calls.  Paths are kept
  * once each in pages of their own.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -3,8 +3,8 @@
  * record (src/format/own_work.h): `calltrace record` and `attach` set
  * CALLTRACE_KERNEL=1 when they record the kernel's events.
  */
-#include "runtime.h"
-#include "../format/own_work.h"
+#include "../runtime.h"
+#include "../../format/own_work.h"
 
 #include <string.h>
 

@@ -15,9 +15,9 @@
  * Nothing here calls the C library on the way of a read: its functions may
  * be patched, and a call of one would be recorded as the program's.
  */
-#include "runtime.h"
-#include "../arch/arch.h"
-#include "../utils/stack_overflow.h"
+#include "../runtime.h"
+#include "../../arch/arch.h"
+#include "../../utils/stack_overflow.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -12,7 +12,7 @@
  * (deferred.c), and an alternate signal stack when it has none, so that a
  * stack overflow still leaves a crash record (crash.c).
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>

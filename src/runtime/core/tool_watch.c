@@ -12,8 +12,8 @@
  * process that holds every thread stopped may put them back.  The GOT
  * slots of library calls go back at once (one store each).
  */
-#include "runtime.h"
-#include "libcall.h"
+#include "../runtime.h"
+#include "../libcall/libcall.h"
 
 #include <fcntl.h>
 #include <poll.h>

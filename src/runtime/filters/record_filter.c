@@ -15,9 +15,9 @@
  * thread may be running a signal handler (name_match_safe_now): matching
  * allocates, and the handler may have interrupted malloc.
  */
-#include "runtime.h"
-#include "../patch/elf_functions.h"
-#include "../patch/name_match.h"
+#include "../runtime.h"
+#include "../../patch/elf_functions.h"
+#include "../../patch/name_match.h"
 
 #include <link.h>
 #include <regex.h>

@@ -7,7 +7,7 @@
 #define CALLTRACE_TIME_FILTER_H
 
 #include <stdint.h>
-#include "runtime.h"
+#include "../runtime.h"
 
 /* Nonzero while the filter is on: every call then takes the hooks' checked
  * path, which hands it to runtime_time_filter_event. */

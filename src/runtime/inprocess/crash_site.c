@@ -12,9 +12,9 @@
  * of the tracer's code.  Nothing here calls the C library: it runs in the
  * crash handler.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "patch_record.h"
-#include "../patch/trampoline_site.h"
+#include "../../patch/trampoline_site.h"
 
 static uint64_t trampoline_at(void *ctx, uint64_t address)
 {

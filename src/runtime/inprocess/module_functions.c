@@ -6,9 +6,9 @@
  * `bash` a script starts) takes it from there (src/patch/function_cache.c).
  * Without the folder, each process lists its modules itself.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "module_functions.h"
-#include "../patch/function_cache.h"
+#include "../../patch/function_cache.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
 #ifndef CALLTRACE_RUNTIME_MODULE_FUNCTIONS_H
 #define CALLTRACE_RUNTIME_MODULE_FUNCTIONS_H
 
-#include "../patch/elf_functions.h"
+#include "../../patch/elf_functions.h"
 
 /* elf_functions_each, through the session's cache of function lists
  * (CALLTRACE_FUNCTION_CACHE: a folder); -v says where the list came from. */

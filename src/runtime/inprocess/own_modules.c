@@ -21,7 +21,7 @@
  *
  * Nothing here calls malloc.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "own_modules.h"
 
 #include <elf.h>

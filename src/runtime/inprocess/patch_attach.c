@@ -25,13 +25,13 @@
  * image of the session; it lists itself in a page shared with its parent,
  * where the tool finds it at the detach (attach_abi.h).
  */
-#include "runtime.h"
-#include "attach_abi.h"
-#include "../patch/address_table.h"
-#include "../patch/patch.h"
+#include "../runtime.h"
+#include "../attach_abi.h"
+#include "../../patch/address_table.h"
+#include "../../patch/patch.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
-#include "libcall.h"
+#include "../libcall/libcall.h"
 
 #include <errno.h>
 #include <pthread.h>

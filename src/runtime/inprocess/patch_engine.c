@@ -27,11 +27,11 @@
  * and the frames it left are dropped when the exception is caught
  * (patch_shadow.c).
  */
-#include "runtime.h"
-#include "../patch/elf_functions.h"
-#include "../patch/name_match.h"
-#include "../patch/patch.h"
-#include "../patch/special_functions.h"
+#include "../runtime.h"
+#include "../../patch/elf_functions.h"
+#include "../../patch/name_match.h"
+#include "../../patch/patch.h"
+#include "../../patch/special_functions.h"
 #include "module_functions.h"
 #include "own_modules.h"
 #include "patch_record.h"

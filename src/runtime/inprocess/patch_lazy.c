@@ -25,9 +25,9 @@
  * (the kernel kills a process whose trap is blocked); a trap that is not a
  * mark goes to the handler that was there before.
  */
-#include "runtime.h"
-#include "../patch/address_table.h"
-#include "../patch/patch.h"
+#include "../runtime.h"
+#include "../../patch/address_table.h"
+#include "../../patch/patch.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
 

@@ -9,7 +9,7 @@
 #define CALLTRACE_PATCH_RECORD_H
 
 #include <stdint.h>
-#include "../patch/patch.h"
+#include "../../patch/patch.h"
 
 struct func_plan;
 

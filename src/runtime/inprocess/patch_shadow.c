@@ -7,10 +7,10 @@
  * return addresses back before it reads the stack, and the frames it left
  * end when the exception is caught).
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
-#include "libcall.h"
+#include "../libcall/libcall.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #define CALLTRACE_PATCH_SHADOW_H
 
 #include <stdint.h>
-#include "../patch/patch.h"
+#include "../../patch/patch.h"
 
 struct func_plan;
 

@@ -11,7 +11,7 @@
  * These take over the C library's when the runtime is preloaded (calltrace
  * record); an attached process keeps the C library's.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "patch_shadow.h"
 
 #include <dlfcn.h>

@@ -8,9 +8,9 @@
  * is used; the sites they load live in read-write pages.  Nothing is ever
  * unmapped: a call may still be on its way through.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "libcall.h"
-#include "own_modules.h"
+#include "../inprocess/own_modules.h"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -14,10 +14,10 @@
  * trampoline goes back.  A dlopen's return hooks the traced modules it brought; a dlsym's returns a
  * trampoline for the function found.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "libcall.h"
-#include "patch_shadow.h"
-#include "../symbols/prototypes.h"
+#include "../inprocess/patch_shadow.h"
+#include "../../symbols/prototypes.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  * slot holds the function itself and calls of other threads would pass
  * unrecorded.  IFUNCs come out resolved, as from the dynamic linker.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "libcall.h"
 
 #include <dlfcn.h>

@@ -18,11 +18,11 @@
  * read-only after relocation (RELRO: full RELRO's .got.plt, every .got) is
  * made writable for the write and read-only again.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "libcall.h"
-#include "own_modules.h"
-#include "../patch/special_functions.h"
-#include "../symbols/prototypes.h"
+#include "../inprocess/own_modules.h"
+#include "../../patch/special_functions.h"
+#include "../../symbols/prototypes.h"
 
 #include <dlfcn.h>
 #include <elf.h>

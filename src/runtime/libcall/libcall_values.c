@@ -12,10 +12,10 @@
  * Memory behind pointers is read by readable.c, which never faults, and
  * nothing here calls the C library.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "libcall.h"
-#include "../format/event_encode.h"
-#include "../symbols/prototypes.h"
+#include "../../format/event_encode.h"
+#include "../../symbols/prototypes.h"
 
 #include <errno.h>
 

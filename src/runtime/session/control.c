@@ -12,9 +12,9 @@
  * the recording goes on; for a ring (record --ring), a plain signal does
  * that instead of switching recording.
  */
-#include "runtime.h"
+#include "../runtime.h"
 #include "calltrace.h"
-#include "../utils/control_signal.h"
+#include "../../utils/control_signal.h"
 
 #include <errno.h>
 #include <limits.h>

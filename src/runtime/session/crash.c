@@ -18,10 +18,10 @@
  * a file system that cannot reserve space).  Then the window is replaced by
  * anonymous memory, recording stops, and the program goes on.
  */
-#include "runtime.h"
-#include "../arch/arch.h"
-#include "time_filter.h"
-#include "../utils/stack_overflow.h"
+#include "../runtime.h"
+#include "../../arch/arch.h"
+#include "../filters/time_filter.h"
+#include "../../utils/stack_overflow.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -19,7 +19,7 @@
  * CALLTRACE_JSON_END=keep|remove:<absolute JSON path> (as CALLTRACE_SESSION
  * does), since any of them may be the last out.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <limits.h>
 #include <stdio.h>

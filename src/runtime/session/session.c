@@ -14,11 +14,11 @@
  * it again; the process's environment, signal handlers and exit are left
  * alone.
  */
-#include "runtime.h"
-#include "time_filter.h"
+#include "../runtime.h"
+#include "../filters/time_filter.h"
 #include "calltrace.h"
-#include "libcall.h"
-#include "../arch/arch.h"
+#include "../libcall/libcall.h"
+#include "../../arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>

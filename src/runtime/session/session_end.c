@@ -15,7 +15,7 @@
  * A process killed outright (kill -9) ends without a word: the binary
  * trace stays, whole up to that moment, for `calltrace json` to read.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <errno.h>
 #include <limits.h>

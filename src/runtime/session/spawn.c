@@ -14,7 +14,7 @@
  * allocated (a vfork child shares its parent's heap): the new list lives
  * on the stack, and points at the runtime's own strings.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -13,7 +13,7 @@
  * with an empty environment, so that it is neither preloaded nor recorded
  * into the session.  The caller waits for it.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>

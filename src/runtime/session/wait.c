@@ -8,7 +8,7 @@
  * waitpid, wait, wait3, wait4 and waitid are wrapped; the real ones are
  * looked up at start.
  */
-#include "runtime.h"
+#include "../runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>
