@@ -156,3 +156,8 @@ void runtime_args_thread_end(struct thread_state *t)
 		munmap(t->args, sizeof(struct args_pending));
 	t->args = NULL;
 }
+
+/* What the record path (core/) calls of this, once arguments are on. */
+const struct runtime_args_pending runtime_args_lent = {
+    runtime_args_pending_for, runtime_args_write_pending, runtime_args_drop_pending,
+    runtime_args_thread_end};

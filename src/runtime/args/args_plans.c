@@ -32,6 +32,7 @@ static uint8_t *arena, *arena_end;
 void runtime_args_init(void)
 {
 	const char *on = runtime_getenv("CALLTRACE_CAPTURE_ARGS");
+	runtime_args_pending = &runtime_args_lent;
 	if (filter_set) /* an earlier attach's */
 		regfree(&filter);
 	filter_set = 0;

@@ -16,7 +16,6 @@
  * writes its calls whole before the hook reads the stream.
  */
 #include "../runtime.h"
-#include "../filters/time_filter.h"
 
 #include <errno.h>
 
@@ -32,15 +31,18 @@ static void notice_new_generation(struct thread_state *t, uint32_t seen)
 	if (unlikely(t->session_epoch != RUNTIME_LOAD(runtime_session_epoch))) {
 		uint32_t busy = runtime_internal_begin(t);
 		runtime_thread_rejoin(t); /* attached again: a new session */
-		runtime_time_filter_reset(t);
+		if (runtime_time_filter)
+			runtime_time_filter->reset(t);
 		runtime_internal_end(t, busy);
 	}
 	uint32_t start_gen = RUNTIME_LOAD(runtime_start_gen);
 	if (t->start_gen != start_gen || seen == RUNTIME_GEN_STALE) {
 		uint64_t tick = trace_clock_tick();
-		runtime_time_filter_flush(t, 0, tick); /* those long enough end here too */
+		if (runtime_time_filter) /* those long enough end here too */
+			runtime_time_filter->flush(t, 0, tick);
 		trace_stream_pause(&t->stream, tick);
-		runtime_time_filter_reset(t);
+		if (runtime_time_filter)
+			runtime_time_filter->reset(t);
 		t->start_gen = start_gen;
 	}
 	uint32_t epoch = RUNTIME_LOAD(runtime_module_epoch);
@@ -74,18 +76,18 @@ static int entered(const struct thread_state *t, uint32_t depth)
 	return t->stream.depth == depth + 1;
 }
 
-/* Record-time filters (record_filter.c): a call they leave out is counted
+/* Record-time filters (filters/record_filter.c): a call they leave out is counted
  * as open with no function, and its exit dropped. */
 static int filters_allow(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
 {
 	struct trace_stream *st = &t->stream;
 	if (kind == HOOK_ENTER) {
-		if (runtime_filter_enter(t, fn))
+		if (runtime_record_filter->enter(t, fn))
 			return 1;
 		trace_stream_skip_enter(st, sp);
 		return 0;
 	}
-	runtime_filter_exit(t, fn);
+	runtime_record_filter->exit(t, fn);
 	uint32_t top = st->depth - 1;
 	if (st->depth == 0 || top >= st->open_cap || st->open_calls[top].address != 0)
 		return 1;
@@ -114,7 +116,7 @@ int runtime_record_event(struct thread_state *t, uint64_t fn, enum hook_kind kin
 			 uint64_t sp)
 {
 	if (unlikely(runtime_time_filter_on))
-		return runtime_time_filter_event(t, fn, kind, tick, sp);
+		return runtime_time_filter->event(t, fn, kind, tick, sp);
 	return runtime_record_now(t, fn, kind, tick, sp);
 }
 
@@ -159,7 +161,7 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 		goto out;
 	/* Attached, at a full window: is the calltrace that attached still there? */
 	if (unlikely(runtime_attach_mode) && t->stream.pos >= t->stream.limit &&
-	    runtime_attach_tool_gone())
+	    runtime_tool_gone && runtime_tool_gone())
 		goto out;
 	/* Read once the clock is set up (the first call of a process starts
 	 * it), before the calls a handler left aside are written. */
@@ -176,14 +178,15 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	seen = state;
 	runtime_deferred_flush(t);
 	uint32_t depth = t->stream.depth;
-	uint32_t values = kind == HOOK_ENTER ? runtime_args_pending_for(t, fn) : 0;
+	const struct runtime_args_pending *args = t->args ? runtime_args_pending : NULL;
+	uint32_t values = kind == HOOK_ENTER && args ? args->pending_for(t, fn) : 0;
 	if (values) { /* the enter and its arguments go in one window */
 		sp = t->args->slot;
 		trace_stream_make_room(&t->stream, values + EV_MAX_BYTES, tick);
 	}
 	counted = runtime_record_event(t, fn, kind, tick, sp);
 	if (values && entered(t, depth)) /* written, not held back */
-		runtime_args_write_pending(t);
+		args->write(t);
 	runtime_deferred_flush(t); /* a handler may have come meanwhile */
 	update_fast_depth(t);
 	if (t->dropped)
@@ -191,7 +194,8 @@ static __attribute__((noinline)) int hook_slow(struct thread_state *t, uint64_t 
 	if (unlikely(runtime_session.broken))
 		runtime_stop_for_good(trace_session_broken_reason(&runtime_session));
 out:
-	runtime_args_drop_pending(t);
+	if (t->args && runtime_args_pending)
+		runtime_args_pending->drop(t);
 	SIGNAL_FENCE();
 	t->gen = seen;
 	errno = saved_errno;

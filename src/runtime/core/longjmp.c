@@ -12,7 +12,6 @@
  */
 #include "../runtime.h"
 #include "../../arch/arch.h"
-#include "../filters/time_filter.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -70,7 +69,7 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	if (runtime_patch_unwind)
 		runtime_patch_unwind(target);
 	if (trace_stream_jump_stays_inside(st, target) &&
-	    runtime_time_filter_jump_stays_inside(target))
+	    (!runtime_time_filter_on || runtime_time_filter->jump_stays_inside(target)))
 		return; /* it leaves no call */
 	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (t->gen == RUNTIME_GEN_BUSY) {
@@ -93,7 +92,8 @@ static void end_abandoned_calls(const struct __jmp_buf_tag *env)
 	 * made earlier and left aside go in first. */
 	runtime_deferred_flush(t);
 	uint64_t tick = trace_clock_tick();
-	runtime_time_filter_unwind(t, target, tick); /* the calls it held back */
+	if (runtime_time_filter) /* the calls it held back */
+		runtime_time_filter->unwind(t, target, tick);
 	trace_stream_unwind_to(st, target, tick, runtime_max_depth);
 	t->gen = state;
 	errno = saved_errno;

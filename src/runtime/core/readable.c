@@ -104,7 +104,7 @@ static void refresh(void)
 	__atomic_add_fetch(&table_version, 1, __ATOMIC_ACQ_REL);
 	table_epoch = RUNTIME_LOAD(runtime_module_epoch);
 	read_table();
-	guard_works = runtime_crash_guard_installed();
+	guard_works = runtime_crash_guard && runtime_crash_guard();
 	__atomic_add_fetch(&table_version, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
 }

@@ -126,7 +126,8 @@ static void thread_end(void *state)
 	trace_stream_destroy(&t->stream);
 	deferred_queue_take_back(t);
 	altstack_take_back(t);
-	runtime_args_thread_end(t);
+	if (runtime_args_pending)
+		runtime_args_pending->thread_end(t);
 	trace_own_end();
 	t->gen = gen;
 }

@@ -25,7 +25,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int runtime_filters_on;
 static regex_t only_re, hide_re;
 static int only_set, hide_set;
 static const char *only_text, *hide_text; /* the patterns (name_match.h) */
@@ -58,9 +57,12 @@ static int compile(const char *name, regex_t *re, const char **text)
 	return 0;
 }
 
+static const struct runtime_record_filter lent = {runtime_filter_enter, runtime_filter_exit};
+
 void runtime_filter_init(void)
 {
 	name_match_prepare(); /* before any signal handler can need it */
+	runtime_record_filter = &lent;
 	if (runtime_image_patched()) {
 		/* The in-process engine patches every function but -N's
 		 * (patch_engine.c); -F keeps the calls made while a matching

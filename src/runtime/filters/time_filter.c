@@ -46,7 +46,6 @@ struct pending_stack {
 	uint32_t given;		    /* the outermost open calls whose enters went through */
 };
 
-int runtime_time_filter_on;
 static uint64_t min_ticks; /* DUR in the clock's ticks */
 static __thread struct pending_stack pending __attribute__((tls_model("initial-exec")));
 
@@ -77,9 +76,14 @@ static uint64_t parse_ns(const char *s)
 	return 0;
 }
 
+static const struct runtime_time_filter lent = {
+    runtime_time_filter_event, runtime_time_filter_flush, runtime_time_filter_reset,
+    runtime_time_filter_jump_stays_inside, runtime_time_filter_unwind};
+
 void runtime_time_filter_init(void)
 {
 	const char *v = runtime_getenv("CALLTRACE_TIME_FILTER");
+	runtime_time_filter = &lent;
 	runtime_time_filter_on = 0;
 	if (!v || !*v)
 		return;

@@ -9,10 +9,6 @@
 #include <stdint.h>
 #include "../runtime.h"
 
-/* Nonzero while the filter is on: every call then takes the hooks' checked
- * path, which hands it to runtime_time_filter_event. */
-extern int runtime_time_filter_on;
-
 /* Reads CALLTRACE_TIME_FILTER (once the session's clock is known). */
 void runtime_time_filter_init(void);
 /* One event: an enter is held back, an exit decides whether its call (and
@@ -35,10 +31,5 @@ void runtime_time_filter_unwind(struct thread_state *t, uint64_t sp, uint64_t ti
 /* In a fork child: the calls held back were entered in the parent, and are
  * counted as the writer counts those (never written in the child). */
 void runtime_time_filter_fork_child(struct thread_state *t);
-
-/* hooks.c: one event, past the time filter (the record-time filters, the
- * depth limit and the writer); 1 when an enter was counted. */
-int runtime_record_now(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
-		       uint64_t sp);
 
 #endif

@@ -221,6 +221,7 @@ int runtime_crash_guard_installed(void)
 
 void runtime_crash_handler_install(void)
 {
+	runtime_crash_guard = runtime_crash_guard_installed;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_fatal_signal;

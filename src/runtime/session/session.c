@@ -33,70 +33,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct runtime_config runtime_config;
-struct trace_session runtime_session = {.fd = -1};
-volatile uint32_t runtime_state = 1; /* not 0, so the first hook initialises */
-volatile uint32_t runtime_start_gen;
-volatile uint32_t runtime_module_epoch;
-uint32_t runtime_max_depth = UINT32_MAX;
-uint32_t runtime_fast_depth = 0;
-
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
 static int init_phase;
 static char session_env[PATH_MAX + 64];
-static uint32_t generation = 2;
-static int stopped_for_good;
-char runtime_said[256];
-char runtime_said_lines[8192];
-uint32_t runtime_said_lines_len;
-
-/* Attach mode: a line kept for the tool. */
-static void keep_for_tool(const char *line)
-{
-	snprintf(runtime_said, sizeof(runtime_said), "%s", line);
-	size_t len = strlen(line), at = runtime_said_lines_len;
-	if (at + len + 1 > sizeof(runtime_said_lines))
-		return;
-	memcpy(runtime_said_lines + at, line, len);
-	runtime_said_lines[at + len] = '\n';
-	runtime_said_lines_len = (uint32_t)(at + len + 1);
-}
-
-/* One line on stderr, `prefix` first; no malloc, one write. */
-static void say_line(const char *prefix, const char *fmt, va_list ap)
-{
-	char buf[2 * PATH_MAX + 256];
-	int n = snprintf(buf, sizeof(buf), "%s", prefix);
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
-	size_t len = strlen(buf);
-	if (runtime_attach_mode) { /* the tool says it: the process's stderr is its own */
-		keep_for_tool(buf + strlen(prefix));
-		return;
-	}
-	buf[len] = '\n';
-	ssize_t unused = write(2, buf, len + 1);
-	(void)unused;
-}
-
-void runtime_say(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say_line("calltrace: ", fmt, ap);
-	va_end(ap);
-}
-
-void runtime_debug(const char *fmt, ...)
-{
-	if (!runtime_config.debug)
-		return;
-	char prefix[32];
-	snprintf(prefix, sizeof(prefix), "calltrace[%d]: ", (int)getpid());
-	va_list ap;
-	va_start(ap, fmt);
-	say_line(prefix, fmt, ap);
-	va_end(ap);
-}
 
 /* The process's command line, arguments NUL-separated. */
 static size_t read_cmdline(char *buf, size_t len)
@@ -273,7 +212,7 @@ void runtime_fork_parent(void)
 static void leave_child_unrecorded(void)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	stopped_for_good = 1;
+	runtime_stopped_for_good = 1;
 	runtime_crash_handler_remove();
 }
 
@@ -393,8 +332,8 @@ int runtime_init(void)
 	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	int ok = init_once() == 0;
 	runtime_internal_end(&runtime_thread, gen);
-	__atomic_store_n(&runtime_start_gen, generation, __ATOMIC_RELEASE);
-	__atomic_store_n(&runtime_state, ok && !runtime_config.start_off ? generation : 0,
+	__atomic_store_n(&runtime_start_gen, runtime_generation, __ATOMIC_RELEASE);
+	__atomic_store_n(&runtime_state, ok && !runtime_config.start_off ? runtime_generation : 0,
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&init_phase, ok ? INIT_DONE : INIT_FAILED, __ATOMIC_RELEASE);
 	return ok ? 0 : -1;
@@ -416,14 +355,11 @@ __attribute__((constructor(101))) static void runtime_constructor(void)
 
 /* ---- attached to a running process (patch_attach.c) --------------------- */
 
-int runtime_attach_mode;
-volatile uint32_t runtime_session_epoch;
-
 int runtime_attach_session_open(void)
 {
 	runtime_attach_mode = 1;
 	__atomic_add_fetch(&runtime_session_epoch, 1, __ATOMIC_ACQ_REL);
-	stopped_for_good = 0;
+	runtime_stopped_for_good = 0;
 	int expected = INIT_FAILED;
 	__atomic_compare_exchange_n(&init_phase, &expected, INIT_NONE, 0, __ATOMIC_ACQ_REL,
 				    __ATOMIC_ACQUIRE);
@@ -454,29 +390,11 @@ void runtime_attach_session_close(void)
 
 /* ---- the public API (include/calltrace.h) ------------------------------- */
 
-void runtime_state_bump(void)
-{
-	uint32_t next = __atomic_add_fetch(&generation, 2, __ATOMIC_ACQ_REL);
-	uint32_t state = __atomic_load_n(&runtime_state, __ATOMIC_ACQUIRE);
-	while (state != 0 && state != 1 &&
-	       !__atomic_compare_exchange_n(&runtime_state, &state, next, 0, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE))
-		;
-}
-
-void runtime_stop_for_good(const char *why)
-{
-	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	if (__atomic_exchange_n(&stopped_for_good, 1, __ATOMIC_ACQ_REL))
-		return;
-	runtime_say("%s: %s; recording stopped, the program goes on", runtime_session.path, why);
-}
-
 RUNTIME_EXPORT void calltrace_start(void)
 {
-	if (runtime_init() < 0 || stopped_for_good)
+	if (runtime_init() < 0 || runtime_stopped_for_good)
 		return;
-	uint32_t next = __atomic_add_fetch(&generation, 2, __ATOMIC_ACQ_REL);
+	uint32_t next = __atomic_add_fetch(&runtime_generation, 2, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&runtime_start_gen, next, __ATOMIC_RELEASE);
 	__atomic_store_n(&runtime_state, next, __ATOMIC_RELEASE);
 }

@@ -30,6 +30,7 @@ static int tool_fd = -1;
 void runtime_attach_watch_tool(void)
 {
 	runtime_attach_unwatch_tool();
+	runtime_tool_gone = runtime_attach_tool_gone;
 	const char *pid = runtime_getenv("CALLTRACE_ATTACH_TOOL");
 	if (pid && *pid)
 		tool_fd = (int)syscall(SYS_pidfd_open, atoi(pid), 0);
