@@ -1,6 +1,6 @@
 /*
  * crash_note.c - the crash records the tool writes, in the runtime's format
- * (src/runtime/crash.c), for processes with no crash handler of the
+ * (src/runtime/session/crash.c), for processes with no crash handler of the
  * runtime's: those of the ptrace engine, and those `attach` came into with
  * the in-process engine.  A fatal signal a thread is about to get is noted
  * at its delivery stop (its siginfo, where the thread was, whether the

@@ -8,7 +8,7 @@
  * tracer, which would die and leave its breakpoints to kill the program.
  * The SIGBUS handler here replaces that window (or the session header)
  * with anonymous memory and marks the session broken, as the runtime does
- * in the program (src/runtime/crash.c); a claim of new space that fails
+ * in the program (src/runtime/session/crash.c); a claim of new space that fails
  * marks it broken as well (trace_writer.c).  The event loop then asks
  * trace_guard_lost() after each event.
  */
