@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # patch_unload.sh - the in-process engine forgets the marks of a module
-# that is unloaded (tests/programs/patch/unload): plugin A is loaded, its
+# that is unloaded (tests/programs/plugins_reuse/main.c with the plugins of
+# tests/programs/patch/unload): plugin A is loaded, its
 # entry called (patched at its first call), and unloaded with the entry of
 # alpha_unused still marked; plugin B, of the same size, is loaded at the
 # same address and runs an int3 of its own where alpha_unused began, for
@@ -15,7 +16,8 @@ for plugin in unload_a unload_b; do
 	gcc -std=gnu11 -g -O0 -fPIC -shared "$src/$plugin.c" -o "$WORK/$plugin.so" ||
 		fail "cannot build $plugin.so"
 done
-gcc -std=gnu11 -g -O0 -o "$WORK/unload" "$src/main.c" -ldl || fail "cannot compile unload"
+gcc -std=gnu11 -g -O0 -o "$WORK/unload" "$PROGRAMS/plugins_reuse/main.c" -ldl ||
+	fail "cannot compile plugins_reuse/main.c"
 # The int3 of B lies where A's unused function began.
 a_unused=$(nm "$WORK/unload_a.so" | awk '$3 == "alpha_unused" { print $1 }')
 b_trap=$(objdump -d "$WORK/unload_b.so" | awk '/<bravo_entry>:/ { f = 1 } f && /\tint3/ { sub(":", "", $1); print $1; exit }')

@@ -1,5 +1,6 @@
-/* unload_a.c - the first plugin (see main.c): alpha_entry, then, 64 bytes
- * on, alpha_unused, which is never called (its entry stays marked). */
+/* unload_a.c - the first plugin (tests/programs/plugins_reuse/main.c loads
+ * it): alpha_entry, then, 64 bytes on, alpha_unused, which is never called
+ * (its entry stays marked). */
 
 __attribute__((aligned(64), noinline)) int alpha_entry(int x)
 {
