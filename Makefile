@@ -35,6 +35,7 @@ FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
 PATCH_SRC    := $(wildcard src/runtime/inprocess/*.c src/runtime/inprocess/*.S) \
+		src/runtime/session/attach_session.c \
 		$(wildcard src/runtime/libcall/*.c src/runtime/libcall/*.S) \
 		src/symbols/prototypes.c src/symbols/prototypes_table.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
