@@ -184,10 +184,15 @@ static const char *grouped(uint32_t n, char *buf, size_t len)
 	return buf;
 }
 
-/* "functions: 4,222 marked, 312 ran (patched), 5 through their trap" */
+/* "functions: 4,222 marked, 312 ran (patched), 5 through their trap";
+ * an attach marks none: "functions: 1,204 patched at start". */
 static void print_functions(const struct trace_function_counts *f)
 {
 	char a[16], b[16];
+	if (!f->marked && !f->ran) {
+		printf("    functions: %s patched at start\n", grouped(f->at_start, a, sizeof(a)));
+		return;
+	}
 	printf("    functions: %s marked, %s ran (patched)", grouped(f->marked, a, sizeof(a)),
 	       grouped(f->ran, b, sizeof(b)));
 	if (f->trapped)

@@ -220,8 +220,8 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
-/* The image ends: the counts of its functions marked and patched go into
- * the trace (a PROCESS_FUNCTIONS record). */
+/* The image ends (or an attach stops): the counts of its functions marked
+ * and patched go into the trace (a PROCESS_FUNCTIONS record). */
 void runtime_patch_write_counts(void) __attribute__((weak));
 /* image.c: whether this process image is recorded (`first`: it creates
  * the session; else the image and pid that CALLTRACE_SESSION names), by

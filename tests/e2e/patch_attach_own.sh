@@ -3,12 +3,12 @@
 # records the program's own libraries as `record` does
 # (tests/programs/patch/attach_own: a busy program whose work is in
 # libown.so, beside it): own_tick and own_tock are recorded as the
-# program's functions, every own_tick with one own_tock inside, and -v says
+# program's functions, every own_tick with one own_tock inside; -v says
 # which modules and why (libown.so beside the program, the C library a
-# system library).  With --no-own-libraries the library is left to the
-# library-call boundary: own_tick is a library call, own_tock not seen, and
-# -v says so (library calls recorded there).  The process ends as
-# untraced.
+# system library), and info the entries patched as -v does.  With
+# --no-own-libraries the library is left to the library-call boundary:
+# own_tick is a library call, own_tock not seen, and -v says so (library
+# calls recorded there).  The process ends as untraced.
 source "$(dirname "$0")/lib.sh"
 setup
 trap 'if [ -n "${TARGET_PID:-}" ]; then kill -KILL "$TARGET_PID" 2>/dev/null || true; fi; rm -rf "$WORK"' EXIT
@@ -54,6 +54,12 @@ says own "in-process engine: $WORK/app/libown.so recorded (the program's own lib
 says own "in-process engine: $WORK/app/attach_own recorded (the program)"
 libc=$(grep -o "in-process engine: [^ ]*/libc\.so\.6 not recorded (a system library: the calls into it are library calls)" "$WORK/own.err" || true)
 [ -n "$libc" ] || fail "own: -v does not say the C library is not recorded: $(grep 'libc' "$WORK/own.err")"
+# info gives the entries the attach patched, as -v says them.
+patched=$(sed -n 's/^calltrace: in-process engine: \([0-9]*\) of [0-9]* functions patched at the attach$/\1/p' "$WORK/own.err")
+[ -n "$patched" ] && [ "$patched" -ge 4 ] || fail "own: -v says $patched functions patched at the attach"
+ct info "$WORK/own.trace" >"$WORK/own.info"
+grep -qx "    functions: $patched patched at start" "$WORK/own.info" ||
+	fail "own: info says $(grep functions: "$WORK/own.info" || echo nothing), -v $patched patched"
 read -r tick ticks < <(calls own | grep '^own_tick ') || fail "own: no own_tick in: $(cat "$WORK/own.report")"
 read -r tock tocks < <(calls own | grep '^own_tock ') || fail "own: no own_tock in: $(cat "$WORK/own.report")"
 [ "$ticks" -gt 0 ] || fail "own: $ticks calls of own_tick"

@@ -209,6 +209,7 @@ RUNTIME_EXPORT int calltrace_attach_stop(void)
 	if (children) /* before the tool reads the list (fork_child) */
 		__atomic_store_n(&children->stopped, 1, __ATOMIC_SEQ_CST);
 	end_recording();
+	runtime_patch_write_counts(); /* for `calltrace info`: the entries patched */
 	errno = saved;
 	return 0;
 }
