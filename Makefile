@@ -34,16 +34,13 @@ TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine (and capstone) goes into libcalltrace.so
 # only: a program that links the runtime is instrumented already.
-PATCH_SRC    := src/runtime/patch_engine.c src/runtime/patch_shadow.c src/runtime/patch_attach.c \
-		src/runtime/patch_lazy.c src/runtime/patch_signals.c \
-		src/runtime/patch_stubs.S \
-		src/runtime/libcall_slots.c src/runtime/libcall_code.c src/runtime/libcall_record.c \
-		src/runtime/libcall_values.c src/runtime/libcall_resolve.c src/symbols/prototypes.c src/symbols/prototypes_table.c \
-		src/runtime/libcall_stubs.S \
-		src/runtime/crash_site.c src/runtime/own_modules.c src/runtime/module_functions.c \
+PATCH_SRC    := $(wildcard src/runtime/inprocess/*.c src/runtime/inprocess/*.S) \
+		src/runtime/session/attach_session.c \
+		$(wildcard src/runtime/libcall/*.c src/runtime/libcall/*.S) \
+		src/symbols/prototypes.c src/symbols/prototypes_table.c \
 		$(filter-out src/patch/elf_functions.c src/patch/eh_frame_functions.c src/patch/insn_info.c \
 			src/patch/special_functions.c src/patch/name_match.c,$(wildcard src/patch/*.c))
-RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
+RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*/*.c)) \
 		src/format/trace_writer.c src/format/trace_session.c src/format/trace_records_write.c \
 		src/format/trace_ring.c src/format/trace_ring_count.c src/format/trace_snapshot.c src/format/trace_file.c src/format/trace_clock.c \
 		src/format/value_encode.c src/format/own_work.c \
@@ -54,7 +51,8 @@ RUNTIME_SRC  := $(filter-out $(PATCH_SRC),$(wildcard src/runtime/*.c)) \
 # and attach the place of a fault in a trampoline.
 CORE_SRC     := src/patch/decoder.c src/patch/insn_info.c src/patch/relocate.c src/patch/verdicts.c \
 		src/patch/special_functions.c src/patch/trampoline_site.c src/patch/name_match.c
-ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c src/dynamic/*.c) \
+ANALYSIS_SRC := $(FORMAT_SRC) $(wildcard src/symbols/*.c src/analysis/*.c src/views/*.c) \
+		$(wildcard src/ptrace/*.c src/attach/*.c) \
 		$(wildcard src/kernel/*.c) \
 		$(CORE_SRC)
 CLI_SRC      := $(wildcard src/cli/*.c)

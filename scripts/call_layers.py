@@ -2,7 +2,7 @@
 """call_layers.py - which source file calls which, from the built objects.
 
 Reads the object files of one directory of the build (e.g.
-build/obj/src/dynamic) with `nm`: a file A "calls" a file B when A's object
+build/obj/src/ptrace) with `nm`: a file A "calls" a file B when A's object
 leaves undefined a symbol that B's object defines.  Prints that graph, the
 cycles in it (each strongly connected component of more than one file, and
 the edges that close it), and the files in layers (a file's layer is one
@@ -144,7 +144,7 @@ def report(edges, quiet):
 
 def main():
     ap = argparse.ArgumentParser(description="File-to-file call graph of a build directory, and its cycles.")
-    ap.add_argument("objdir", help="directory of .o files, e.g. build/obj/src/dynamic")
+    ap.add_argument("objdir", help="directory of .o files, e.g. build/obj/src/ptrace")
     ap.add_argument("--only", help="comma-separated file names (no .o) to keep")
     ap.add_argument("--quiet", action="store_true", help="print the cycles only")
     args = ap.parse_args()

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "../analysis/progress.h"
 #include "../analysis/walker.h"
-#include "../dynamic/dynamic.h"
+#include "../ptrace/dynamic.h"
 #include "../format/trace_reader.h"
 #include "../symbols/symbols.h"
 

@@ -7,7 +7,7 @@
  */
 #include "cli.h"
 #include "record.h"
-#include "../dynamic/dynamic.h"
+#include "../ptrace/dynamic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +32,7 @@
 #define OPT_NEST_LIBCALL 0x1106
 #define OPT_RING 0x1107
 #define OPT_TIME_FILTER 0x1108
+#define OPT_NO_OWN_LIBRARIES 0x1109
 
 enum attach_engine { ATTACH_AUTO, ATTACH_PATCH, ATTACH_PTRACE };
 
@@ -42,6 +43,7 @@ struct attach_options {
 	const char *module, *only, *hide; /* as given, for the in-process engine */
 	const char *args_filter;	  /* --args=REGEX as given */
 	int syscalls, sched;		  /* --syscalls, --sched */
+	int no_own_libraries;		  /* --no-own-libraries */
 	uint64_t ring;			  /* --ring SIZE; 0: the trace grows */
 };
 
@@ -71,6 +73,11 @@ static void attach_usage(FILE *out)
 		"  -d, --duration DUR     stop after DUR (e.g. 500ms, 5s, 1m; a bare number\n"
 		"                         is seconds)\n"
 		"      --module REGEX     also instrument shared libraries matching REGEX\n"
+		"      --no-own-libraries the in-process engine records the program alone (and\n"
+		"                         --module's libraries).  Default: also the shared\n"
+		"                         libraries and plugins that are the program's own,\n"
+		"                         those outside /lib, /usr/lib, /usr/local/lib and the\n"
+		"                         folders below them (-v says which, and why)\n"
 		"  -F, --filter REGEX     record only the calls of functions matching REGEX and\n"
 		"                         what they call\n"
 		"  -N, --notrace REGEX    do not instrument functions matching REGEX\n"
@@ -182,6 +189,9 @@ static int parse_option(struct attach_options *o, int opt)
 	case OPT_SYSCALLS:
 		o->syscalls = 1;
 		return 0;
+	case OPT_NO_OWN_LIBRARIES:
+		o->no_own_libraries = 1;
+		return 0;
 	case OPT_SCHED:
 		o->sched = 1;
 		return 0;
@@ -232,6 +242,7 @@ static int parse_options(struct attach_options *o, int argc, char **argv)
 	    {"nest-libcall", required_argument, 0, OPT_NEST_LIBCALL},
 	    {"ring", required_argument, 0, OPT_RING},
 	    {"time-filter", required_argument, 0, OPT_TIME_FILTER},
+	    {"no-own-libraries", no_argument, 0, OPT_NO_OWN_LIBRARIES},
 	    CLI_DYNAMIC_LONGOPTS,
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
@@ -334,6 +345,7 @@ static struct inprocess_options inprocess_options(const struct attach_options *o
 					  .duration_ns = o->engine.dyn.duration_ns,
 					  .runtime = runtime,
 					  .module = o->module,
+					  .no_own_libraries = o->no_own_libraries,
 					  .only = o->only,
 					  .hide = o->hide,
 					  .follow_forks = o->engine.dyn.follow_forks,

@@ -21,10 +21,11 @@ static void info_usage(FILE *out)
 		     "time off the CPU, in total and per thread), the CPU time, largest\n"
 		     "resident set and context switches of the program (with the children it\n"
 		     "waited for) when `calltrace record` started it, each module's build-id,\n"
-		     "and anything lost or damaged.  For a ring (record --ring): its size,\n"
-		     "the windows and calls it overwrote (and how many of them lay between\n"
-		     "windows a thread kept), the threads that found no slot of their own,\n"
-		     "and the span of time each thread's kept calls cover.\n\n"
+		     "how many functions the in-process engine marked and how many of them\n"
+		     "ran (were patched), and anything lost or damaged.  For a ring (record\n"
+		     "--ring): its size, the windows and calls it overwrote (and how many of\n"
+		     "them lay between windows a thread kept), the threads that found no slot\n"
+		     "of their own, and the span of time each thread's kept calls cover.\n\n"
 		     "options:\n"
 		     "  -h, --help             this help\n");
 }
@@ -178,6 +179,40 @@ static void print_ring(const struct trace_reader *r, const struct walk_stats *st
 		       h->ring_private_threads);
 }
 
+/* "4,222": a count with its thousands apart. */
+static const char *grouped(uint32_t n, char *buf, size_t len)
+{
+	char digits[16];
+	int nd = snprintf(digits, sizeof(digits), "%u", n);
+	size_t o = 0;
+	for (int i = 0; i < nd && o + 2 < len; i++) {
+		if (i && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* "functions: 4,222 marked, 312 ran (patched), 5 through their trap";
+ * an attach marks none: "functions: 1,204 patched at start". */
+static void print_functions(const struct trace_function_counts *f)
+{
+	char a[16], b[16];
+	if (!f->marked && !f->ran) {
+		printf("    functions: %s patched at start\n", grouped(f->at_start, a, sizeof(a)));
+		return;
+	}
+	printf("    functions: %s marked, %s ran (patched)", grouped(f->marked, a, sizeof(a)),
+	       grouped(f->ran, b, sizeof(b)));
+	if (f->trapped)
+		printf(", %s through %s trap", grouped(f->trapped, a, sizeof(a)),
+		       f->trapped == 1 ? "its" : "their");
+	if (f->at_start)
+		printf("; %s patched at start", grouped(f->at_start, a, sizeof(a)));
+	putchar('\n');
+}
+
 static void print_image(const struct trace_reader *r, const struct trace_image *im,
 			const struct info_walk *w)
 {
@@ -205,6 +240,8 @@ static void print_image(const struct trace_reader *r, const struct trace_image *
 	}
 	if (im->has_usage)
 		print_usage("    usage:   ", &im->usage);
+	if (im->has_functions)
+		print_functions(&im->functions);
 	for (size_t m = 0; m < im->nmodules; m++)
 		print_module(&im->modules[m]);
 }

@@ -8,7 +8,7 @@
  */
 #include "cli.h"
 #include "record.h"
-#include "../dynamic/dynamic.h"
+#include "../ptrace/dynamic.h"
 #include "../arch/arch.h"
 
 #include <errno.h>

@@ -161,10 +161,12 @@ struct trace_chunk {
 
 /* CHUNK_PROCESS: how an image began or ended. */
 enum trace_process_event {
-	PROCESS_START = 1, /* first process of the session */
-	PROCESS_FORK = 2,  /* child of parent_image */
-	PROCESS_EXEC = 3,  /* new image in an existing pid */
-	PROCESS_EXIT = 4,  /* status = exit code, or 128+signal */
+	PROCESS_START = 1,     /* first process of the session */
+	PROCESS_FORK = 2,      /* child of parent_image */
+	PROCESS_EXEC = 3,      /* new image in an existing pid */
+	PROCESS_EXIT = 4,      /* status = exit code, or 128+signal */
+	PROCESS_FUNCTIONS = 5, /* struct trace_function_counts after the
+				  (empty) strings: the in-process engine's */
 };
 
 struct trace_process_record {
@@ -185,6 +187,17 @@ struct trace_process_usage {
 	uint64_t user_us, system_us; /* CPU time */
 	uint64_t max_rss_kib;	     /* largest resident set */
 	uint64_t voluntary_switches, involuntary_switches;
+};
+
+/* A PROCESS_FUNCTIONS record: what the in-process engine did with the
+ * functions of the image, written by the runtime at the image's end (exit,
+ * _exit, a fatal signal); a later one of the image replaces an earlier.
+ * Readers from before it skip the event. */
+struct trace_function_counts {
+	uint32_t marked;   /* entries marked, to be patched at their first call */
+	uint32_t ran;	   /* of them, called: patched (or recorded through their mark) */
+	uint32_t trapped;  /* of those, recorded through their mark: too short for a jump */
+	uint32_t at_start; /* entries patched at start, not marked (the C library's, attach) */
 };
 
 /* CHUNK_MODULE: a loaded or unloaded ELF object. */

@@ -55,6 +55,8 @@ struct trace_image {
 	int32_t exit_status;
 	int has_usage; /* usage: from the exit record, when the recorder had it */
 	struct trace_process_usage usage;
+	int has_functions; /* functions: from a PROCESS_FUNCTIONS record */
+	struct trace_function_counts functions;
 	uint64_t start_ns;
 	char *exe;
 	char *command; /* arguments joined with spaces */

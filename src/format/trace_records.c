@@ -153,6 +153,18 @@ static void read_usage(struct trace_image *im, const uint8_t *p, size_t len)
 	im->has_usage = 1;
 }
 
+/* The in-process engine's counts of the image's functions; a record too
+ * short for them is one of a later writer's own kind, left alone. */
+static void read_functions(struct trace_reader *r, const struct trace_chunk *c, const uint8_t *p,
+			   size_t len)
+{
+	struct trace_image *im = trace_reader_image_get(r, c->image, c->pid);
+	if (len < sizeof(im->functions))
+		return;
+	memcpy(&im->functions, p, sizeof(im->functions));
+	im->has_functions = 1;
+}
+
 void trace_read_process(struct trace_reader *r, uint64_t off, const struct trace_chunk *c,
 			const uint8_t *p, size_t len)
 {
@@ -162,6 +174,11 @@ void trace_read_process(struct trace_reader *r, uint64_t off, const struct trace
 	memcpy(&rec, p, sizeof(rec));
 	if ((uint64_t)rec.exe_len + rec.command_len > len - sizeof(rec))
 		goto bad;
+	size_t strings_end = sizeof(rec) + rec.exe_len + rec.command_len;
+	if (rec.event == PROCESS_FUNCTIONS) {
+		read_functions(r, c, p + strings_end, len - strings_end);
+		return;
+	}
 	if (rec.event < PROCESS_START || rec.event > PROCESS_EXIT)
 		return; /* written by a later calltrace: not for this reader */
 	if (rec.event == PROCESS_EXIT) {
@@ -175,8 +192,7 @@ void trace_read_process(struct trace_reader *r, uint64_t off, const struct trace
 		if (im) {
 			im->has_exit = 1;
 			im->exit_status = rec.status;
-			read_usage(im, p + sizeof(rec) + rec.exe_len + rec.command_len,
-				   len - sizeof(rec) - rec.exe_len - rec.command_len);
+			read_usage(im, p + strings_end, len - strings_end);
 		}
 		return;
 	}

@@ -72,12 +72,24 @@ int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent
 	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 3);
 }
 
+/* A process record without strings, `extra` after it. */
+static int write_process_extra(struct trace_session *s, uint32_t event, int32_t status,
+			       const void *extra, size_t len)
+{
+	struct trace_process_record r = {event, 0, 0, status, 0, 0};
+	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)extra, len}};
+	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 2);
+}
+
 int trace_write_exit_usage(struct trace_session *s, int32_t status,
 			   const struct trace_process_usage *usage)
 {
-	struct trace_process_record r = {PROCESS_EXIT, 0, 0, status, 0, 0};
-	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)usage, sizeof(*usage)}};
-	return write_chunk(s, CHUNK_PROCESS, s->pid, parts, 2);
+	return write_process_extra(s, PROCESS_EXIT, status, usage, sizeof(*usage));
+}
+
+int trace_write_functions(struct trace_session *s, const struct trace_function_counts *counts)
+{
+	return write_process_extra(s, PROCESS_FUNCTIONS, 0, counts, sizeof(*counts));
 }
 
 int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status)

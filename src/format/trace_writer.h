@@ -122,6 +122,8 @@ int trace_write_process(struct trace_session *s, uint32_t event, uint32_t parent
 /* An exit record carrying what the process used (struct trace_process_usage). */
 int trace_write_exit_usage(struct trace_session *s, int32_t status,
 			   const struct trace_process_usage *usage);
+/* The in-process engine's counts of functions (PROCESS_FUNCTIONS). */
+int trace_write_functions(struct trace_session *s, const struct trace_function_counts *counts);
 /* The exit status of another process of the session (a child its parent
  * reaped), for the last image of `pid`. */
 int trace_write_exit_of(struct trace_session *s, uint32_t pid, int32_t status);

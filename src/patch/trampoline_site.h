@@ -1,8 +1,8 @@
 /*
  * trampoline_site.h - the program's function a fault in the in-process
  * engine's code for the entry of a call is charged to: one lookup, made by
- * the runtime's crash handler inside the process (src/runtime/crash_site.c)
- * and by `calltrace attach` from outside it (src/dynamic/attach_crash_site.c),
+ * the runtime's crash handler inside the process (src/runtime/inprocess/crash_site.c)
+ * and by `calltrace attach` from outside it (src/attach/attach_crash.c),
  * each reading the memory its own way.
  */
 #ifndef CALLTRACE_PATCH_TRAMPOLINE_SITE_H

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#define ATTACH_ABI_VERSION 5
+#define ATTACH_ABI_VERSION 6
 #define ATTACH_SETTINGS_MAX 16384
 #define ATTACH_BUSY_MAX 4096
 #define ATTACH_CHILDREN_MAX 1000
@@ -57,6 +57,11 @@ struct attach_info {
 	uint64_t code_regions, code_region_count;
 	uint64_t enter_stub, enter_stub_end;
 	int32_t entering_offset;
+	/* The runtime's lines since the last start (which modules it records
+	 * and why, with CALLTRACE_PATCH_VERBOSE), each ended by a newline: where
+	 * they are and how many bytes. */
+	uint64_t said_lines;
+	uint32_t said_lines_len;
 };
 
 /* The processes forked while recording, which record too (fork children of

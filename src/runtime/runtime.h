@@ -132,13 +132,13 @@ struct runtime_config {
 extern struct runtime_config runtime_config;
 extern struct trace_session runtime_session;
 
-/* session.c */
+/* session/session.c */
 /* CALLTRACE_SESSION=... as this image inherited it, and as it gives it
  * to its children; or NULL. */
 const char *runtime_session_inherited(void);
 const char *runtime_session_published(void);
 int runtime_init(void); /* idempotent; 0 when recording can go on */
-/* Makes every thread's next hook take the slow path (keeps recording off
+/* core/state.c: makes every thread's next hook take the slow path (keeps recording off
  * when it is off). */
 void runtime_state_bump(void);
 /* Recording stops for good in this process (the trace cannot grow); says
@@ -174,13 +174,17 @@ void runtime_own_work_init(void);
 /* From now on the CALLTRACE_* settings come only from `block` ("NAME=value"
  * strings, each NUL-ended, then an empty one), not from the environment. */
 void runtime_env_override(const char *block);
-/* session.c, for `calltrace attach` (patch_attach.c): the runtime was
+/* core/state.c, for `calltrace attach` (session/attach_session.c): the runtime was
  * brought into a running process, and records only between an attach's
  * start and its stop, into the session the tool created. */
 extern int runtime_attach_mode;
-/* Attach mode: the runtime's last line, kept for the tool, not written. */
+/* Attach mode: the runtime's last line, kept for the tool, not written;
+ * and its lines since the attach's start, one after the other, each ended
+ * by a newline (as many as fit), for the tool's --verbose. */
 extern char runtime_said[256];
-/* tool_watch.c: the attach's calltrace, watched from its start to its
+extern char runtime_said_lines[8192];
+extern uint32_t runtime_said_lines_len;
+/* session/tool_watch.c: the attach's calltrace, watched from its start to its
  * finish (CALLTRACE_ATTACH_TOOL); whether it is gone, recording then
  * stopped. */
 void runtime_attach_watch_tool(void);
@@ -216,6 +220,9 @@ void runtime_longjmp_init(void);
 void runtime_patch_init(void) __attribute__((weak));
 void runtime_patch_unwind(uint64_t sp) __attribute__((weak));
 void runtime_patch_modules_changed(void);
+/* The image ends (or an attach stops): the counts of its functions marked
+ * and patched go into the trace (a PROCESS_FUNCTIONS record). */
+void runtime_patch_write_counts(void) __attribute__((weak));
 /* image.c: whether this process image is recorded (`first`: it creates
  * the session; else the image and pid that CALLTRACE_SESSION names), by
  * CALLTRACE_NO_FOLLOW and CALLTRACE_PROGRAMS. */
@@ -232,7 +239,6 @@ int runtime_image_has_hooks(void);
 int runtime_image_patched(void);
 /* record_filter.c: CALLTRACE_FILTER (-F), CALLTRACE_NOTRACE (-N) */
 enum { FILTER_ONLY = 1, FILTER_HIDE = 2 };
-extern int runtime_filters_on;
 void runtime_filter_init(void);
 /* Whether the enter of `fn` is written (else it is counted, not written). */
 int runtime_filter_enter(struct thread_state *t, uint64_t fn);
@@ -282,12 +288,19 @@ void runtime_patch_forget(void);
 int runtime_patch_is_unwinder(uint64_t address);
 /* The counts of each enum patch_verdict since the last runtime_patch_forget. */
 const uint32_t *runtime_patch_verdicts(void);
-/* patch_attach.c: in an attached process, whether the first `displaced`
+/* inprocess/patch_attach.c: in an attached process, whether the first `displaced`
  * bytes at `address` may be rewritten now (no thread stands inside them,
  * no return address points into them): -1 to patch (their original bytes
  * noted), else the verdict (PATCH_OK: its earlier trampoline, capturing the
  * arguments of `plan`, took it again). */
 int runtime_patch_attach_vet(uint64_t address, size_t displaced, const struct func_plan *plan);
+/* What the tool reads back (attach_abi.h). */
+extern struct attach_info calltrace_attach_info;
+/* Where the threads stand, as the tool handed it over at the start. */
+void runtime_patch_attach_busy(const uint64_t *busy, uint32_t n);
+/* Puts the entries back, but the unwinder's (a thread may still throw
+ * through a call whose return goes through the runtime); how many. */
+uint32_t runtime_patch_attach_unpatch(void);
 /* The function at `address` now jumps to its trampoline at `entry`. */
 void runtime_patch_attach_note(uint64_t address, uint64_t entry);
 /* control.c: CALLTRACE_SIGNAL */
@@ -303,6 +316,54 @@ const char *runtime_json_end(void);
  * of the session out writes the JSON call tree when one was asked for. */
 void runtime_session_end(void);
 void runtime_session_end_init(void); /* reads CALLTRACE_JSON_END */
+
+/* ---- core/state.c: what the layers share, at the bottom ------------------ */
+
+/* The generation runtime_state takes at the next start, and whether
+ * recording stopped for good (a broken trace file, --no-follow). */
+extern uint32_t runtime_generation;
+extern int runtime_stopped_for_good;
+/* Record-time filters (-F, -N) on: every call takes the checked path. */
+extern int runtime_filters_on;
+/* The time filter on: every call then takes the hooks' checked path, which
+ * hands it to the time filter's event. */
+extern int runtime_time_filter_on;
+/* hooks.c: one event, past the time filter (the record-time filters, the
+ * depth limit and the writer); 1 when an enter was counted. */
+int runtime_record_now(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+		       uint64_t sp);
+
+/* What the layers above the record path (core/) lend it, each set when its
+ * layer starts, before the first event it concerns; NULL until then.  So
+ * core/ calls nothing above it but the session's start (runtime_init: a
+ * process's first event starts it, before any constructor may have run). */
+struct runtime_record_filter { /* filters/record_filter.c */
+	/* Whether the enter of `fn` is written (else it is counted, not written). */
+	int (*enter)(struct thread_state *t, uint64_t fn);
+	void (*exit)(struct thread_state *t, uint64_t fn);
+};
+struct runtime_time_filter { /* filters/time_filter.c (time_filter.h says what each does) */
+	int (*event)(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t tick,
+		     uint64_t sp);
+	void (*flush)(struct thread_state *t, int all, uint64_t tick);
+	void (*reset)(struct thread_state *t);
+	int (*jump_stays_inside)(uint64_t sp);
+	void (*unwind)(struct thread_state *t, uint64_t sp, uint64_t tick);
+};
+struct runtime_args_pending { /* args/args_capture.c: the arguments of a call being entered */
+	uint32_t (*pending_for)(const struct thread_state *t, uint64_t function);
+	void (*write)(struct thread_state *t);
+	void (*drop)(struct thread_state *t);
+	void (*thread_end)(struct thread_state *t);
+};
+extern const struct runtime_record_filter *runtime_record_filter;
+extern const struct runtime_time_filter *runtime_time_filter;
+extern const struct runtime_args_pending *runtime_args_pending;
+extern const struct runtime_args_pending runtime_args_lent; /* args/args_capture.c */
+/* session/crash.c's runtime_crash_guard_installed, once its handler is;
+ * session/tool_watch.c's runtime_attach_tool_gone, once it watches. */
+extern int (*runtime_crash_guard)(void);
+extern int (*runtime_tool_gone)(void);
 /* session.c: writes the process's exit status (an on_exit handler). */
 void runtime_write_exit(int status, void *unused);
 /* tool.c: the calltrace tool, found at start (NULL: not found), and run

@@ -1,5 +1,5 @@
 /*
- * control_signal.h - what the runtime (src/runtime/control.c) and
+ * control_signal.h - what the runtime (src/runtime/session/control.c) and
  * `calltrace ctl` agree on about CALLTRACE_SIGNAL: how a signal is named,
  * and what a queued signal's value asks for.
  *

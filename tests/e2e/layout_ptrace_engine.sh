@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # layout_ptrace_engine.sh - the ptrace engine's files call each other in one
 # direction: in the graph "file A calls a function defined in file B", read
-# from the built objects of src/dynamic by scripts/call_layers.py, there is
+# from the built objects of src/ptrace by scripts/call_layers.py, there is
 # no cycle.  The script itself is checked first on two objects made to call
 # each other (it must name that cycle) and on a chain (no cycle).  No
 # tracing: it reads the build.
@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 setup
 LAYERS=$ROOT/scripts/call_layers.py
-OBJ=$BUILD/obj/src/dynamic
+OBJ=$BUILD/obj/src/ptrace
 [ -d "$OBJ" ] || fail "no objects in $OBJ: build first"
 
 # The checker sees a cycle when there is one, and none in a chain.
@@ -39,24 +39,24 @@ if [ "$rc" != 2 ] || [ "$(wc -l <"$WORK/none.err")" != 1 ]; then
 	fail "call_layers.py on a missing directory: exit $rc, $(cat "$WORK/none.err")"
 fi
 
-# Every source file of src/dynamic, each with an object no older than it.
+# Every source file of src/ptrace, each with an object no older than it.
 names=()
-for src in "$ROOT"/src/dynamic/*.c; do
+for src in "$ROOT"/src/ptrace/*.c; do
 	name=$(basename "$src" .c)
-	[ -f "$OBJ/$name.o" ] || fail "no object for src/dynamic/$name.c: build first"
+	[ -f "$OBJ/$name.o" ] || fail "no object for src/ptrace/$name.c: build first"
 	if [ "$src" -nt "$OBJ/$name.o" ]; then
 		fail "$OBJ/$name.o is older than its source: build first"
 	fi
 	names+=("$name")
 done
-[ ${#names[@]} -ge 20 ] || fail "only ${#names[@]} files in src/dynamic"
+[ ${#names[@]} -ge 20 ] || fail "only ${#names[@]} files in src/ptrace"
 only=$(
 	IFS=,
 	echo "${names[*]}"
 )
 rc=0
 python3 "$LAYERS" --only "$only" "$OBJ" >"$WORK/dynamic.out" || rc=$?
-[ "$rc" = 0 ] || fail "src/dynamic calls in a circle: $(sed -n '/^cycle/,$p' "$WORK/dynamic.out")"
+[ "$rc" = 0 ] || fail "src/ptrace calls in a circle: $(sed -n '/^cycle/,$p' "$WORK/dynamic.out")"
 # The graph is real: the engine's known calls are in it.
 for edge in 'event_loop -> return_trap: entry_hit return_hit' 'follow -> processes:' \
 	'modules -> breakpoints: bp_forget_module' 'unwind_watch -> return_trap:'; do

@@ -5,7 +5,8 @@
 # function of the trace), every call recorded; a function one byte long
 # with no padding after it (too short for the jump) keeps its mark and is
 # recorded through its trap, every call.  A program started with SIGTRAP
-# blocked runs as untraced, every call recorded.
+# blocked runs as untraced, every call recorded.  `info` gives the counts
+# -v says, from the trace (written at the exit, and at a crash).
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -28,6 +29,9 @@ run_plain few "$WORK/first_call" few
 record few --engine patch -v "$WORK/first_call" few
 same_as_plain few
 counts few >"$WORK/few.counts"
+info_functions() {
+	ct info "$WORK/$1.trace" | grep '^    functions:' || true
+}
 expect_text "few: calls" - "$WORK/few.counts" <<'COUNTS'
 few 1
 main 1
@@ -41,6 +45,8 @@ read -r marked ran < <(marked_ran few) || fail "few: -v does not say what was ma
 [ "$ran" = 5 ] || fail "few: $ran functions ran (patched), 5 expected"
 grep -qx "calltrace: in-process engine: 5 of $marked functions patched" "$WORK/few.err" ||
 	fail "few: $(grep 'functions patched' "$WORK/few.err")"
+[ "$(info_functions few)" = "    functions: $marked marked, 5 ran (patched)" ] ||
+	fail "few: info says '$(info_functions few)', -v $marked marked and 5 ran"
 
 run_plain short "$WORK/first_call" short
 record short --engine patch -v "$WORK/first_call" short
@@ -56,6 +62,20 @@ read -r marked ran < <(marked_ran short) || fail "short: -v says nothing of mark
 [ "$ran" = 4 ] || fail "short: $ran functions ran, 4 expected"
 grep -qx "calltrace: in-process engine: 4 of $marked functions patched; 1 through its trap (too short to hold a jump)" "$WORK/short.err" ||
 	fail "short: $(grep 'functions patched' "$WORK/short.err")"
+[ "$(info_functions short)" = "    functions: $marked marked, 4 ran (patched), 1 through its trap" ] ||
+	fail "short: info says '$(info_functions short)'"
+
+# A crash: the counts are written by the handler of the fatal signal
+# (main, prelude, prelude_leaf, crash_outer, crash_inner ran).
+gcc -std=gnu11 -g -O0 -o "$WORK/crash" "$PROGRAMS/crash.c" || fail "cannot compile crash"
+RC=0
+"$CALLTRACE" record -o "$WORK/segv.trace" --engine patch -v "$WORK/crash" segv \
+	>"$WORK/segv.out" 2>"$WORK/segv.err" || RC=$?
+[ "$RC" = 139 ] || fail "crash segv: exit $RC, 139 expected"
+marked=$(sed -n 's/^calltrace: in-process engine: \([0-9]*\) functions marked (.*/\1/p' "$WORK/segv.err")
+[ -n "$marked" ] || fail "crash segv: -v says nothing of marks: $(grep engine "$WORK/segv.err")"
+[ "$(info_functions segv)" = "    functions: $marked marked, 5 ran (patched)" ] ||
+	fail "crash segv: info says '$(info_functions segv)', $marked marked and 5 ran expected"
 
 # Started with SIGTRAP blocked (a parent's mask, a posix_spawn's): the
 # marks' traps must still reach the runtime, the program run as untraced.

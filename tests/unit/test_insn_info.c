@@ -6,8 +6,8 @@
  * relocated by patch_relocate (a call pushing its original return address,
  * a short jcc widened, a %rip operand fixed up).
  */
-#include "../../src/dynamic/insn_emulate.h"
-#include "../../src/dynamic/jump_patch.h"
+#include "../../src/ptrace/insn_emulate.h"
+#include "../../src/ptrace/jump_patch.h"
 #include "../../src/patch/insn_info.h"
 #include "../../src/patch/patch.h"
 

@@ -2,8 +2,8 @@
 # x86_64/arch.mk).  Cross-built from another machine with Debian's
 # gcc-aarch64-linux-gnu into build-aarch64/.  The in-process engine is
 # built with this folder's relocation and stubs in place of x86-64's
-# (src/patch/decoder.c, relocate.c, src/runtime/patch_stubs.S); library
-# calls (src/runtime/libcall_*) and the ptrace engine (attach's tool side)
+# (src/patch/decoder.c, relocate.c, src/runtime/inprocess/patch_stubs.S);
+# library calls (src/runtime/libcall/) and the ptrace engine (attach's tool side)
 # are x86-64 only for now: no_libcalls.c and no_engines.c say so.
 ifneq ($(shell uname -m),aarch64)
 ifeq ($(origin CC),default)
@@ -19,8 +19,9 @@ ARCH_PATCH_SRC   := src/arch/aarch64/relocate.c src/arch/aarch64/patch_stubs.S \
 		    src/arch/aarch64/no_libcalls.c src/arch/aarch64/vfork.S
 ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
 # Expanded where the Makefile uses it, after its lists: x86-64's decoding,
-# relocation and stubs, the library calls, the ptrace engine.
+# relocation and stubs, the library calls, the ptrace engine and attach's
+# tool side.
 ARCH_NOT_BUILT    = src/patch/decoder.c src/patch/relocate.c src/patch/insn_info.c \
-		    src/runtime/patch_stubs.S $(wildcard src/runtime/libcall_*) \
-		    $(wildcard src/dynamic/*.c) \
+		    src/runtime/inprocess/patch_stubs.S $(wildcard src/runtime/libcall/*) \
+		    $(wildcard src/ptrace/*.c src/attach/*.c) \
 		    tests/unit/test_insn_info.c

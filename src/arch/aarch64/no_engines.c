@@ -1,10 +1,10 @@
 /*
  * no_engines.c (aarch64) - the entry points of the engines outside the
- * process (src/dynamic/: the ptrace engine, attach's tool side), which are
- * x86-64 only for now: each says so in one line and fails.
+ * process (src/ptrace/: the ptrace engine; src/attach/: attach's tool
+ * side), which are x86-64 only for now: each says so in one line and fails.
  * -finstrument-functions programs are recorded by the runtime as anywhere.
  */
-#include "../../dynamic/dynamic.h"
+#include "../../ptrace/dynamic.h"
 #include "arch.h"
 
 #include <stdio.h>

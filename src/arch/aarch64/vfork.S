@@ -1,5 +1,5 @@
 /*
- * vfork.S (aarch64) - the runtime's vfork (src/runtime/vfork.c): the thread
+ * vfork.S (aarch64) - the runtime's vfork (src/runtime/session/vfork.c): the thread
  * is made the runtime's for the child, then the parent gets back the
  * generation it had, kept in x9 across the system call (clone with
  * CLONE_VM | CLONE_VFORK, as the C library makes it).  The return address

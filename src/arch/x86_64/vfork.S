@@ -1,5 +1,5 @@
 /*
- * vfork.S (x86-64) - the runtime's vfork (src/runtime/vfork.c): the thread
+ * vfork.S (x86-64) - the runtime's vfork (src/runtime/session/vfork.c): the thread
  * is made the runtime's for the child, then the parent gets back the
  * generation it had, kept in %esi across the system call.  The return
  * address is kept in %rdi, as the C library's vfork does: the child may

@@ -1,0 +1,105 @@
+/*
+ * state.c - what every layer of the runtime shares, at the bottom: the
+ * settings, the session's trace file, whether and in which generation it
+ * records, and the runtime's messages (on stderr, or kept for the tool
+ * that attached).  Also what the layers above the record path lend it
+ * when they start (runtime.h: runtime_record_filter and the others), so
+ * that nothing here or in core/ calls up but the session's start.
+ */
+#include "../runtime.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct runtime_config runtime_config;
+struct trace_session runtime_session = {.fd = -1};
+volatile uint32_t runtime_state = 1; /* not 0, so the first hook initialises */
+volatile uint32_t runtime_start_gen;
+volatile uint32_t runtime_module_epoch;
+uint32_t runtime_max_depth = UINT32_MAX;
+uint32_t runtime_fast_depth = 0;
+
+int runtime_attach_mode;
+volatile uint32_t runtime_session_epoch;
+uint32_t runtime_generation = 2;
+int runtime_stopped_for_good;
+char runtime_said[256];
+char runtime_said_lines[8192];
+uint32_t runtime_said_lines_len;
+
+/* Attach mode: a line kept for the tool. */
+static void keep_for_tool(const char *line)
+{
+	snprintf(runtime_said, sizeof(runtime_said), "%s", line);
+	size_t len = strlen(line), at = runtime_said_lines_len;
+	if (at + len + 1 > sizeof(runtime_said_lines))
+		return;
+	memcpy(runtime_said_lines + at, line, len);
+	runtime_said_lines[at + len] = '\n';
+	runtime_said_lines_len = (uint32_t)(at + len + 1);
+}
+
+/* One line on stderr, `prefix` first; no malloc, one write. */
+static void say_line(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[2 * PATH_MAX + 256];
+	int n = snprintf(buf, sizeof(buf), "%s", prefix);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	size_t len = strlen(buf);
+	if (runtime_attach_mode) { /* the tool says it: the process's stderr is its own */
+		keep_for_tool(buf + strlen(prefix));
+		return;
+	}
+	buf[len] = '\n';
+	ssize_t unused = write(2, buf, len + 1);
+	(void)unused;
+}
+
+void runtime_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_line("calltrace: ", fmt, ap);
+	va_end(ap);
+}
+
+void runtime_debug(const char *fmt, ...)
+{
+	if (!runtime_config.debug)
+		return;
+	char prefix[32];
+	snprintf(prefix, sizeof(prefix), "calltrace[%d]: ", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	say_line(prefix, fmt, ap);
+	va_end(ap);
+}
+
+const struct runtime_record_filter *runtime_record_filter;
+const struct runtime_time_filter *runtime_time_filter;
+const struct runtime_args_pending *runtime_args_pending;
+int (*runtime_crash_guard)(void);
+int (*runtime_tool_gone)(void);
+int runtime_filters_on;
+int runtime_time_filter_on;
+
+void runtime_state_bump(void)
+{
+	uint32_t next = __atomic_add_fetch(&runtime_generation, 2, __ATOMIC_ACQ_REL);
+	uint32_t state = __atomic_load_n(&runtime_state, __ATOMIC_ACQUIRE);
+	while (state != 0 && state != 1 &&
+	       !__atomic_compare_exchange_n(&runtime_state, &state, next, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE))
+		;
+}
+
+void runtime_stop_for_good(const char *why)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	if (__atomic_exchange_n(&runtime_stopped_for_good, 1, __ATOMIC_ACQ_REL))
+		return;
+	runtime_say("%s: %s; recording stopped, the program goes on", runtime_session.path, why);
+}

@@ -1,0 +1,493 @@
+/*
+ * patch_lazy.c - the in-process engine patches a function when it is
+ * first called.  At start every chosen entry gets a mark (arch_mark: one
+ * int3 byte, a BRK #0; nothing decoded, one write per module); the first call traps here,
+ * and under one lock the function's trampoline is built and its entry
+ * rewritten into the jump (patch_engine.c), the call itself sent on
+ * through the trampoline so that it is recorded like every later one.  An
+ * entry too short for the jump keeps its mark: each of its calls traps
+ * and is sent through its trampoline.
+ *
+ * Races: a thread that meets a mark while another builds that function
+ * waits on the lock, then goes where the entry leads now.  The jump is
+ * written with its opcode last (code_memory.c), so a thread reads either
+ * the mark or the whole jump.  A trap that finds its mark gone (the jump
+ * written, or a detach put the byte back) runs the entry again.  The lock
+ * is taken around fork, so a child never inherits it held; a vfork child
+ * shares the parent's memory and takes it like any other thread.
+ *
+ * Signals: the handler runs with every other signal blocked, so no
+ * signal handler of the program runs on a thread holding the lock; a
+ * first call made by the runtime's own work under the lock (a marked
+ * function it calls: the program's own free()) finds the lock its own:
+ * the mark is taken out while the lock is held (another thread's call
+ * meanwhile is not traced) and written again before it is let go.  SIGTRAP itself is never blocked
+ * (the kernel kills a process whose trap is blocked); a trap that is not a
+ * mark goes to the handler that was there before.
+ */
+#include "../runtime.h"
+#include "../../patch/address_table.h"
+#include "../../patch/patch.h"
+#include "patch_record.h"
+#include "patch_shadow.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+enum mark_state { MARKED = 1, PATCHED, TRAPPED, GIVEN_UP };
+
+struct mark {
+	uint64_t address;  /* 0: a free slot */
+	uint64_t entry_at; /* its trampoline's entry, once built */
+	const struct func_plan *plan;
+	uint32_t size;
+	uint16_t room;
+	uint8_t original[ARCH_MARK_LEN]; /* the bytes the mark took */
+	uint8_t state;
+	uint8_t by_hooks;
+	uint8_t written; /* the mark is in the code */
+};
+
+/* A grown table leaves the old one mapped: a trap under the runtime's own
+ * lock reads without it. */
+static struct address_table marks = {
+    .entry_size = sizeof(struct mark), .first_size = 8192, .keep_old = 1};
+static size_t unwritten; /* marks noted but not written yet */
+static struct patch_lazy_counts counts;
+static int stopped; /* an attach's stop: no entry is patched any more */
+
+/* ---- the lock --------------------------------------------------------------- */
+
+static int lock_word;
+static pid_t lock_owner; /* the thread holding it */
+/* The process whose fork holds the lock (fork_prepare): a fork child finds
+ * it held by a process it is not, and takes it (the child's own fork
+ * handlers may run before ours and make a first call). */
+static pid_t fork_holder;
+
+/* The thread's id, asked once (a fork child's thread asks again). */
+static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
+
+static pid_t thread_id(void)
+{
+	if (!own_tid)
+		own_tid = (pid_t)syscall(SYS_gettid);
+	return own_tid;
+}
+
+static void lock(pid_t self)
+{
+	while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) {
+		pid_t holder = __atomic_load_n(&fork_holder, __ATOMIC_ACQUIRE);
+		if (holder && holder != (pid_t)syscall(SYS_getpid)) {
+			fork_holder = 0;
+			break;
+		}
+		syscall(SYS_sched_yield);
+	}
+	lock_owner = self;
+}
+
+static void unlock(void)
+{
+	lock_owner = 0;
+	__atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+}
+
+static void fork_prepare(void)
+{
+	lock(thread_id());
+	lock_owner = 0; /* held for the fork, by no thread's first call */
+	__atomic_store_n(&fork_holder, (pid_t)syscall(SYS_getpid), __ATOMIC_RELEASE);
+}
+
+static void fork_parent(void)
+{
+	fork_holder = 0;
+	unlock();
+}
+
+static void fork_child(void)
+{
+	own_tid = 0;
+	fork_holder = 0;
+	unlock();
+}
+
+/* At load: the fork handlers are there before any fork the program makes. */
+__attribute__((constructor)) static void watch_forks(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* ---- the table -------------------------------------------------------------- */
+
+static int still_there(const struct mark *m);
+
+/* Whether the mark is in the code at `address`. */
+static int marked_at(uint64_t address)
+{
+	const volatile uint8_t *code = (const volatile uint8_t *)address;
+	for (int i = 0; i < ARCH_MARK_LEN; i++)
+		if (code[i] != arch_mark[i])
+			return 0;
+	return 1;
+}
+
+/* Writes the mark at `address`, or puts back the bytes it took. */
+static int put_mark(uint64_t address)
+{
+	return patch_write_back(address, arch_mark, ARCH_MARK_LEN);
+}
+
+static int take_mark(const struct mark *m)
+{
+	return patch_write_back(m->address, m->original, ARCH_MARK_LEN);
+}
+
+int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
+		       int by_hooks)
+{
+	lock(thread_id());
+	struct mark *m = address_table_find(&marks, address);
+	if (m && m->written && m->state != GIVEN_UP && still_there(m)) {
+		unlock(); /* marked or patched already */
+		return 0;
+	}
+	if (!m)
+		m = address_table_add(&marks, address);
+	int rc = m ? 0 : -1;
+	if (m) {
+		*m = (struct mark){.address = address,
+				   .plan = plan,
+				   .size = (uint32_t)size,
+				   .room = (uint16_t)(room < 0xffff ? room : 0xffff),
+				   .state = MARKED,
+				   .by_hooks = (uint8_t)by_hooks};
+		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
+		unwritten++;
+	}
+	unlock();
+	return rc;
+}
+
+/* ---- the trap ---------------------------------------------------------------- */
+
+static struct sigaction previous;
+static int trap_installed;
+
+static void on_trap(int sig, siginfo_t *info, void *context);
+
+static void install_trap(void)
+{
+	if (trap_installed)
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigdelset(&sa.sa_mask, SIGTRAP);
+	if (runtime_patch_real_sigaction(SIGTRAP, &sa, &previous) == 0)
+		__atomic_store_n(&trap_installed, 1, __ATOMIC_RELEASE);
+	/* A mask the process started with (its parent's, a posix_spawn's) may
+	 * block SIGTRAP: the first mark met would kill it.  The threads made
+	 * later inherit this one's mask. */
+	uint64_t trap = 1ull << (SIGTRAP - 1);
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, sizeof(trap));
+}
+
+/* Writes the marks noted, a module's code opened once for all of them
+ * (each alone when the span cannot be opened). */
+void runtime_patch_marks_write(void)
+{
+	if (!unwritten)
+		return;
+	install_trap();
+	lock(thread_id());
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct mark *m;
+	size_t at = 0;
+	while ((m = address_table_next(&marks, &at)))
+		if (!m->written) {
+			lo = m->address < lo ? m->address : lo;
+			hi = m->address > hi ? m->address : hi;
+		}
+	int opened = hi >= lo && patch_code_writable(lo, hi, 1) == 0;
+	for (at = 0; (m = address_table_next(&marks, &at));) {
+		if (m->written)
+			continue;
+		if (opened) {
+			memcpy((void *)m->address, arch_mark, ARCH_MARK_LEN);
+			__builtin___clear_cache((char *)m->address,
+						(char *)m->address + ARCH_MARK_LEN);
+		} else if (put_mark(m->address) < 0) {
+			continue;
+		}
+		m->written = 1;
+		counts.marked++;
+	}
+	if (opened)
+		patch_code_writable(lo, hi, 0);
+	unwritten = 0;
+	unlock();
+}
+
+/* Takes a mark back: the function runs untraced from now on. */
+static void give_up(struct mark *m)
+{
+	take_mark(m);
+	m->state = GIVEN_UP;
+}
+
+/* Marks the runtime's own work met under the lock (a program's own free()
+ * that building a trampoline calls): taken out while the lock is held, so
+ * that the work runs the function untraced, and written again before the
+ * lock is let go, so that the program's first call is still its own. */
+#define TAKEN_OUT_MAX 64
+static uint64_t taken_out[TAKEN_OUT_MAX];
+static unsigned ntaken_out;
+
+static void take_out_for_now(struct mark *m)
+{
+	if (ntaken_out == TAKEN_OUT_MAX) {
+		give_up(m);
+		return;
+	}
+	take_mark(m);
+	taken_out[ntaken_out++] = m->address;
+}
+
+static void mark_again(void)
+{
+	for (unsigned i = 0; i < ntaken_out; i++) {
+		struct mark *m = address_table_find(&marks, taken_out[i]);
+		if (m && m->state == MARKED)
+			put_mark(m->address);
+	}
+	ntaken_out = 0;
+}
+
+/* A copy of the function being patched, its mark taken out: patch_plan
+ * reads the whole function for branches into the jump's bytes.  Under the
+ * lock; grown as needed, never shrunk. */
+static uint8_t *scratch;
+static size_t scratch_size;
+
+static const uint8_t *copy_without_mark(const struct mark *m)
+{
+	if (m->size > scratch_size) {
+		size_t size = ((size_t)m->size + 65535) & ~(size_t)65535;
+		void *p =
+		    mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		if (scratch)
+			munmap(scratch, scratch_size);
+		scratch = p;
+		scratch_size = size;
+	}
+	memcpy(scratch, (const void *)m->address, m->size);
+	memcpy(scratch, m->original, m->size < ARCH_MARK_LEN ? m->size : ARCH_MARK_LEN);
+	return scratch;
+}
+
+/* The first call of the function marked at `m`: its trampoline built,
+ * its entry patched (or its mark kept).  Under the lock. */
+static void first_call(struct mark *m)
+{
+	const uint8_t *code = m->size ? copy_without_mark(m) : NULL;
+	uint64_t entry_at = 0;
+	int trapped = 0;
+	enum patch_verdict v = code ? runtime_patch_build(m->address, code, m->size, m->room,
+							  m->plan, m->by_hooks, &entry_at, &trapped)
+				    : PATCH_NO_MEMORY;
+	patch_code_seal();
+	runtime_patch_count_verdict(v);
+	if (v != PATCH_OK) {
+		give_up(m);
+		return;
+	}
+	m->entry_at = entry_at;
+	m->state = trapped ? TRAPPED : PATCHED;
+	counts.ran++;
+	counts.trapped += (uint32_t)trapped;
+}
+
+/* Whether the mark (or the jump that replaced it) is still in the code:
+ * else the module is gone and another may be there. */
+static int still_there(const struct mark *m)
+{
+	if (m->state == MARKED || m->state == TRAPPED)
+		return marked_at(m->address);
+	return m->state == PATCHED &&
+	       patch_jump_target((const uint8_t *)m->address, m->address) == m->entry_at;
+}
+
+/* Where the thread that trapped at `pc` goes on: the trampoline, the entry
+ * again (the mark is gone), or 0 when the trap is not a mark. */
+static uint64_t resume_after_trap(uint64_t pc)
+{
+	pid_t self = thread_id();
+	if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == self) {
+		/* The runtime's own work under the lock called a marked function. */
+		struct mark *m = address_table_find(&marks, pc);
+		if (!m)
+			return marked_at(pc) ? 0 : pc;
+		if (m->state == TRAPPED)
+			return m->entry_at;
+		if (m->state == MARKED)
+			take_out_for_now(m);
+		return pc;
+	}
+	lock(self);
+	struct mark *m = address_table_find(&marks, pc);
+	uint64_t resume = 0;
+	if (m && m->state == MARKED && marked_at(pc)) {
+		if (stopped)
+			give_up(m);
+		else
+			first_call(m);
+	}
+	if (!marked_at(pc))
+		resume = pc; /* patched, given up or put back: run it again */
+	else if (m && m->state == TRAPPED)
+		resume = m->entry_at;
+	mark_again();
+	unlock();
+	return resume;
+}
+
+/* Hands a trap that is not a mark to the handler that was there before. */
+static void pass_on(int sig, siginfo_t *info, void *context)
+{
+	if (previous.sa_flags & SA_SIGINFO) {
+		if (previous.sa_sigaction) {
+			previous.sa_sigaction(sig, info, context);
+			return;
+		}
+	} else if (previous.sa_handler == SIG_IGN) {
+		return;
+	} else if (previous.sa_handler != SIG_DFL) {
+		previous.sa_handler(sig);
+		return;
+	}
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	runtime_patch_real_sigaction(SIGTRAP, &dfl, NULL);
+	raise(SIGTRAP);
+}
+
+static void on_trap(int sig, siginfo_t *info, void *context)
+{
+	ucontext_t *uc = context;
+	int saved = errno;
+	uint64_t resume = 0;
+	if (info->si_code == ARCH_MARK_SI_CODE) {
+		/* The runtime's own calls meanwhile pass; an attach's stop
+		 * lets the thread finish before it closes the trace. */
+		struct thread_state *t = &runtime_thread;
+		uint32_t outer = t->in_patch_stub;
+		t->in_patch_stub = 1;
+		uint32_t gen = runtime_internal_begin(t);
+		resume = resume_after_trap(arch_context_mark_at(uc));
+		runtime_internal_end(t, gen);
+		t->in_patch_stub = outer;
+	}
+	errno = saved;
+	if (resume)
+		arch_context_set_pc(uc, resume);
+	else
+		pass_on(sig, info, context);
+}
+
+int runtime_patch_trap_active(void)
+{
+	return __atomic_load_n(&trap_installed, __ATOMIC_ACQUIRE);
+}
+
+int runtime_patch_trap_chain(const struct sigaction *act, struct sigaction *old)
+{
+	struct sigaction was = previous;
+	if (act)
+		previous = *act;
+	if (old)
+		*old = was;
+	return 0;
+}
+
+/* ---- counts and the attach's stop ---------------------------------------------- */
+
+struct patch_lazy_counts runtime_patch_lazy_counts(void)
+{
+	return counts;
+}
+
+int runtime_patch_original(uint64_t address, uint8_t *out)
+{
+	struct mark *m = address_table_find(&marks, address);
+	if (!m || !m->written || m->state == GIVEN_UP)
+		return -1;
+	memcpy(out, m->original, ARCH_MARK_LEN);
+	return 0;
+}
+
+void runtime_patch_marks_stop(void)
+{
+	__atomic_store_n(&stopped, 1, __ATOMIC_SEQ_CST);
+}
+
+uint32_t runtime_patch_marks_remove(void)
+{
+	uint32_t n = 0;
+	lock(thread_id());
+	struct mark *m;
+	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
+		if (!m->written || m->state == GIVEN_UP)
+			continue;
+		if (marked_at(m->address) && take_mark(m) == 0)
+			n++;
+		m->state = GIVEN_UP;
+	}
+	unlock();
+	return n;
+}
+
+struct span {
+	uint64_t lo, hi;
+};
+
+static int in_span(void *entry, void *ctx)
+{
+	const struct mark *m = entry;
+	const struct span *s = ctx;
+	return m->address >= s->lo && m->address < s->hi;
+}
+
+uint32_t runtime_patch_marks_drop(uint64_t lo, uint64_t hi)
+{
+	struct span s = {lo, hi};
+	lock(thread_id());
+	uint32_t n = (uint32_t)address_table_remove_if(&marks, in_span, &s);
+	unlock();
+	return n;
+}
+
+void runtime_patch_marks_forget(void)
+{
+	lock(thread_id());
+	struct mark *m;
+	for (size_t at = 0; (m = address_table_next(&marks, &at));)
+		if (m->state == GIVEN_UP)
+			m->written = 0;
+	memset(&counts, 0, sizeof(counts));
+	stopped = 0;
+	unlock();
+}

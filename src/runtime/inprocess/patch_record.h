@@ -1,0 +1,32 @@
+/*
+ * patch_record.h - the in-process engine's trampolines: each starts with
+ * the record of its function, then the head that takes it to
+ * runtime_patch_enter_stub (patch_emit_enter: `push %r11; movabs $record,
+ * %r11; jmp` on x86-64), then the function's displaced instructions
+ * and the jump back.  Every trampoline has the same size, so the one an
+ * address lies in is found from the code memory alone (crash_site.c).
+ */
+#ifndef CALLTRACE_PATCH_RECORD_H
+#define CALLTRACE_PATCH_RECORD_H
+
+#include <stdint.h>
+#include "../../patch/patch.h"
+
+struct func_plan;
+
+struct patch_record {
+	uint64_t address;	      /* the function */
+	uint64_t resume;	      /* its displaced instructions, relocated */
+	const struct func_plan *plan; /* its arguments' capture, or NULL */
+	uint64_t by_hooks;	      /* its module's hooks record its calls */
+};
+#define PATCH_RECORD_ROOM 32 /* sizeof(struct patch_record), at a trampoline's start */
+#define PATCH_TRAMPOLINE_SIZE (PATCH_RECORD_ROOM + ARCH_TRAMPOLINE_HEAD_MAX + PATCH_RELOCATED_MAX)
+
+/* patch_stubs.S: the enter stub, and the record of the call it is in (0:
+ * none) for the thread. */
+extern void runtime_patch_enter_stub(void);
+extern void runtime_patch_enter_stub_end(void);
+extern __thread uint64_t runtime_patch_entering __attribute__((tls_model("initial-exec")));
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * patch_shadow.h - what the in-process engine's entry (patch_engine.c) and
+ * its shadow stack (patch_shadow.c) share.
+ */
+#ifndef CALLTRACE_PATCH_SHADOW_H
+#define CALLTRACE_PATCH_SHADOW_H
+
+#include <stdint.h>
+#include "../../patch/patch.h"
+
+struct func_plan;
+
+/* patch_engine.c: patches the entry of the function of `size` bytes at
+ * `address` (`room` bytes after it belong to no function). */
+enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t room,
+				       const struct func_plan *plan, int by_hooks);
+/* The same for a function whose first bytes were `code` (a copy: its
+ * entry may hold a mark now).  On PATCH_OK, *entry_at is where its calls
+ * go in; *trapped is 1 when the entry is too short for the jump and keeps
+ * its mark (every call comes through the trap), else the jump is written. */
+enum patch_verdict runtime_patch_build(uint64_t address, const uint8_t *code, size_t size,
+				       size_t room, const struct func_plan *plan, int by_hooks,
+				       uint64_t *entry_at, int *trapped);
+/* patch_lazy.c: marks the entry of a function to be patched at its first
+ * call (the mark is written by runtime_patch_marks_write).  0, or -1. */
+int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
+		       int by_hooks);
+/* Writes the marks noted since the last call; sets the trap up once. */
+void runtime_patch_marks_write(void);
+/* Functions marked, those that ran (patched or trapped) and of those the
+ * ones that keep their trap; since the last runtime_patch_marks_forget. */
+struct patch_lazy_counts {
+	uint32_t marked, ran, trapped;
+};
+struct patch_lazy_counts runtime_patch_lazy_counts(void);
+/* The ARCH_MARK_LEN bytes a mark took at `address`, into `out`; 0, or -1
+ * when there is no mark there (`out` left as it is). */
+int runtime_patch_original(uint64_t address, uint8_t *out);
+/* Attached, at the stop: no entry is patched any more (a first call then
+ * takes its mark back and runs untraced); once no thread is inside the
+ * runtime, runtime_patch_marks_remove puts back the bytes of the marks
+ * still there (how many).  runtime_patch_marks_forget forgets them all (a
+ * new start). */
+void runtime_patch_marks_stop(void);
+uint32_t runtime_patch_marks_remove(void);
+void runtime_patch_marks_forget(void);
+/* A module unloaded: the marks (and entries patched) of functions in
+ * [lo, hi) are forgotten, so that code mapped there later is not taken for
+ * theirs.  How many. */
+uint32_t runtime_patch_marks_drop(uint64_t lo, uint64_t hi);
+/* Whether the marks' SIGTRAP handler is in place; the program's SIGTRAP
+ * handler set (act) or read (old) while it is: kept aside, for the traps
+ * that are not marks (0). */
+struct sigaction;
+int runtime_patch_trap_active(void);
+int runtime_patch_trap_chain(const struct sigaction *act, struct sigaction *old);
+/* patch_signals.c: the C library's sigaction, whatever takes it over. */
+int runtime_patch_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* patch_engine.c: the verdict of a function patched at its first call. */
+void runtime_patch_count_verdict(enum patch_verdict v);
+
+/* A library is patched (--module): the runtime's own calls into it may
+ * come to the stubs. */
+extern int runtime_patch_libraries_patched;
+
+/* patch_shadow.c: the call's return comes through the return stub, its
+ * real return address kept on the thread's shadow stack. */
+void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
+				 int by_hooks);
+/* A library call's return (libcall_record.c) comes through the return
+ * stub too, by way of `landing` (the stub, or a pad that jumps there). */
+#define SHADOW_LIBCALL 2
+struct libcall_site;
+void runtime_patch_hijack_libcall(uint64_t *slot, struct libcall_site *site, uint64_t landing);
+/* An exception is on its way up this thread's stack: frames below a call
+ * being made are frames it has left. */
+extern __thread int runtime_patch_unwinding __attribute__((tls_model("initial-exec")));
+/* The frames whose return address lies below `limit` were left by an
+ * exception: their calls end now. */
+void runtime_patch_end_frames_below(uint64_t limit);
+/* In an attached process the runtime came after the unwinder, so its own
+ * _Unwind_RaiseException & co do not interpose: the entries of the real
+ * ones are patched instead (runtime_patch_watch_unwinder, once), and a
+ * call of one is noticed by runtime_patch_unwinder_notice (1 when it was
+ * one of them). */
+extern int runtime_patch_unwinder_watched;
+void runtime_patch_watch_unwinder(void);
+int runtime_patch_unwinder_notice(uint64_t address, uint64_t *slot);
+
+#endif

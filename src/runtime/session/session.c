@@ -1,0 +1,452 @@
+/*
+ * session.c - the runtime's life cycle in a process: joining the session's
+ * trace file at start, a new process image after fork and exec.
+ *
+ * The first traced process of a session creates the trace file (unless
+ * `calltrace record` already did).  Each process image then announces
+ * itself in CALLTRACE_SESSION=<image>:<pid>:<absolute trace path>, kept in
+ * a static buffer handed to putenv, so that a fork child can rewrite it
+ * without allocating and an exec'd program finds the session and appends.
+ *
+ * A runtime that `calltrace attach` loaded into a running process
+ * (CALLTRACE_INJECT set while it loads) waits for the tool: each attach
+ * opens the session the tool created as a new image, and its stop closes
+ * it again; the process's environment, signal handlers and exit are left
+ * alone.
+ */
+#include "../runtime.h"
+#include "../filters/time_filter.h"
+#include "calltrace.h"
+#include "../libcall/libcall.h"
+#include "../../arch/arch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
+static int init_phase;
+static char session_env[PATH_MAX + 64];
+
+/* The process's command line, arguments NUL-separated. */
+static size_t read_cmdline(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, len);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* CALLTRACE_SESSION as this image found it ("CALLTRACE_SESSION=..."): a
+ * program that keeps a copy of its environment (bash) hands this stale
+ * value to its children, and spawn.c puts the image's own in its place. */
+static char inherited_session[PATH_MAX + 64];
+
+/* Whether the program has put a CALLTRACE_SESSION of its own in environ
+ * (a `calltrace record` run under another one, for its child): neither the
+ * runtime's nor the one the image inherited. */
+static int program_session_set(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "CALLTRACE_SESSION=", 18) == 0)
+			return *e != session_env && strcmp(*e, inherited_session) != 0;
+	return 0;
+}
+
+/* `path` may point into session_env itself (a fork child keeps its
+ * parent's path): it is copied first, since a longer image id or pid would
+ * overwrite its start while it is read.  A session variable the program set
+ * itself is left in environ; the image's own is still what spawn.c hands on
+ * in place of the inherited one. */
+static void publish_session(const char *path)
+{
+	char copy[PATH_MAX];
+	snprintf(copy, sizeof(copy), "%s", path);
+	int program_set = program_session_set();
+	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
+		 runtime_session.image, (int)getpid(), copy);
+	if (!program_set)
+		putenv(session_env);
+}
+
+static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t ppid)
+{
+	char exe[PATH_MAX], cmd[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
+	trace_write_process(&runtime_session, event, parent_image, ppid, 0, exe, cmd, cmd_len);
+}
+
+const char *runtime_session_inherited(void)
+{
+	return inherited_session[0] ? inherited_session : NULL;
+}
+
+const char *runtime_session_published(void)
+{
+	return session_env[0] ? session_env : NULL;
+}
+
+#define JOIN_REFUSED (-2) /* CALLTRACE_OUTPUT asks for no trace (or said why not) */
+
+/* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
+ * -1 with errno, or JOIN_REFUSED. */
+static void make_ring(void);
+
+static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
+{
+	const char *env = runtime_getenv("CALLTRACE_SESSION");
+	if (env)
+		snprintf(inherited_session, sizeof(inherited_session), "CALLTRACE_SESSION=%s", env);
+	unsigned image = 0;
+	int pid = 0, consumed = 0;
+	if (env && sscanf(env, "%u:%d:%n", &image, &pid, &consumed) == 2 && consumed > 0) {
+		if (!runtime_image_recorded(0, image, (uint32_t)pid))
+			return JOIN_REFUSED;
+		snprintf(path, PATH_MAX, "%s", env + consumed);
+		*parent_image = image;
+		*parent_pid = (uint32_t)pid;
+		/* `calltrace attach` hands its file to a process of another user. */
+		const char *fd =
+		    runtime_attach_mode ? runtime_getenv("CALLTRACE_SESSION_FD") : NULL;
+		if (fd && *fd)
+			return trace_session_open_fd(&runtime_session, path, atoi(fd));
+		return trace_session_open(&runtime_session, path);
+	}
+	*parent_image = 0;
+	*parent_pid = 0;
+	if (!runtime_image_recorded(1, 0, 0))
+		return JOIN_REFUSED;
+	if (runtime_output_plan(runtime_config.output, path, PATH_MAX) < 0)
+		return JOIN_REFUSED;
+	char cmd[2048];
+	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
+	int (*create)(struct trace_session *, const char *, const char *, size_t, uint32_t) =
+	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
+	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
+		return -1;
+	make_ring();
+	char placement[2 * PATH_MAX + 128];
+	trace_session_placement(&runtime_session, path, placement, sizeof(placement));
+	if (placement[0])
+		runtime_say("%s", placement);
+	snprintf(path, PATH_MAX, "%s", runtime_session.path);
+	return 0;
+}
+
+/* CALLTRACE_RING=SIZE: the new session's file is a ring of that size (a
+ * flight recorder: trace_writer.h); a bad size is said, and the trace
+ * grows as usual. */
+static void make_ring(void)
+{
+	const char *text = runtime_getenv("CALLTRACE_RING");
+	uint64_t size;
+	if (!text || !*text)
+		return;
+	if (trace_ring_parse_size(text, &size) < 0)
+		runtime_say("CALLTRACE_RING=%s is not a size from 64K (e.g. 16M); the trace is "
+			    "not a ring",
+			    text);
+	else if (trace_session_make_ring(&runtime_session, size) < 0)
+		runtime_say("cannot make the trace a ring: %s; it grows as usual",
+			    trace_ring_refusal(errno));
+}
+
+/* exit() or _exit() of any process of the session: its status goes into
+ * the trace (the first process's is written again by `calltrace record`,
+ * alike).  Not in a vfork child: the session there is its parent's. */
+void runtime_write_exit(int status, void *unused)
+{
+	(void)unused;
+	struct thread_state *t = &runtime_thread;
+	uint32_t seen = t->gen;
+	if (runtime_time_filter_on && seen != 0 && seen == RUNTIME_LOAD(runtime_state)) {
+		t->gen = RUNTIME_GEN_BUSY; /* exit() inside calls: those long enough stay */
+		runtime_time_filter_flush(t, 0, trace_clock_tick());
+		t->gen = seen;
+	}
+	uint32_t gen = runtime_internal_begin(t);
+	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid()) {
+		if (runtime_patch_write_counts)
+			runtime_patch_write_counts();
+		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
+				    0);
+	}
+	runtime_internal_end(t, gen);
+}
+
+/* The lock the fork child will hold (see trace_session_lock_again). */
+static int child_lock_fd = -1;
+
+void runtime_fork_prepare(void)
+{
+	struct thread_state *t = &runtime_thread;
+	uint32_t gen = runtime_internal_begin(t);
+	child_lock_fd = runtime_session.header && runtime_image_follows_children()
+			    ? trace_session_lock_again(&runtime_session)
+			    : -1;
+	runtime_internal_end(t, gen);
+}
+
+void runtime_fork_parent(void)
+{
+	if (child_lock_fd >= 0)
+		close(child_lock_fd);
+	child_lock_fd = -1;
+}
+
+/* --no-follow: the fork child records nothing, ever (calltrace_start and
+ * the control signal included); its session stays its parent's, which
+ * its exit leaves alone (session_end.c), and a crash is its own. */
+static void leave_child_unrecorded(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	runtime_stopped_for_good = 1;
+	runtime_crash_handler_remove();
+}
+
+void runtime_fork_child(void)
+{
+	if (!runtime_image_follows_children()) {
+		leave_child_unrecorded();
+		return;
+	}
+	struct thread_state *t = &runtime_thread;
+	uint32_t gen = runtime_internal_begin(t);
+	uint32_t parent_image = runtime_session.image;
+	uint32_t ppid = runtime_session.pid;
+	if (t->stream.map)
+		munmap(t->stream.map, t->stream.map_len); /* the parent's window */
+	trace_stream_abandon(&t->stream);
+	t->stream.seq = 0;
+	runtime_time_filter_fork_child(t);	/* its calls held back, too */
+	t->stream.depth_base = t->stream.depth; /* entered in the parent */
+	t->stream.tid = (uint32_t)syscall(SYS_gettid);
+	if (child_lock_fd >= 0) /* its end is its own (session_end.c) */
+		trace_session_adopt_lock(&runtime_session, child_lock_fd);
+	child_lock_fd = -1;
+	trace_session_new_image(&runtime_session, (uint32_t)getpid());
+	if (!runtime_attach_mode) /* an attached process's environment is left alone */
+		publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
+	write_process_start(PROCESS_FORK, parent_image, ppid);
+	runtime_modules_forget();
+	runtime_modules_scan();
+	char name[17] = "";
+	prctl(PR_GET_NAME, name, 0, 0, 0);
+	trace_write_thread(&runtime_session, t->stream.tid, THREAD_START, name);
+	runtime_internal_end(t, gen);
+}
+
+/* Joins (or creates) the session and announces this process image in it. */
+static int open_image(void)
+{
+	char path[PATH_MAX];
+	uint32_t parent_image, parent_pid;
+	runtime_config_load(&runtime_config);
+	runtime_max_depth = runtime_config.max_depth ? runtime_config.max_depth : UINT32_MAX;
+	int joined = join_session(&parent_image, &parent_pid, path);
+	if (joined < 0) {
+		if (joined != JOIN_REFUSED)
+			runtime_say("cannot write trace %s: %s", path,
+				    trace_session_refusal(&runtime_session, errno));
+		return -1;
+	}
+	runtime_filter_init(); /* in a process that records only */
+	runtime_time_filter_init();
+	/* Filters: every call asks them (an attach may bring them, or not). */
+	runtime_fast_depth =
+	    trace_clock_kind == TRACE_CLOCK_TSC && !runtime_filters_on && !runtime_time_filter_on
+		? runtime_max_depth
+		: 0;
+	uint32_t pid = (uint32_t)getpid();
+	trace_session_new_image(&runtime_session, pid);
+	uint32_t how = PROCESS_START;
+	if (parent_image && parent_pid == pid)
+		how = PROCESS_EXEC;
+	else if (parent_image)
+		how = PROCESS_FORK; /* spawned without fork (posix_spawn, vfork) */
+	write_process_start(how, parent_image, parent_pid);
+	if (!runtime_attach_mode) /* an attached process's environment is left alone */
+		publish_session(path);
+	runtime_modules_scan();
+	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
+	return 0;
+}
+
+static int init_once(void)
+{
+	if (open_image() < 0)
+		return -1;
+	runtime_longjmp_init();
+	runtime_threads_init();
+	/* An attached process keeps its own signal handlers, children and
+	 * exit: the runtime only records between the tool's start and stop. */
+	if (!runtime_attach_mode) {
+		runtime_wait_init();
+		runtime_tool_find();
+		runtime_crash_handler_install();
+		runtime_control_install();
+		pthread_atfork(runtime_fork_prepare, runtime_fork_parent, runtime_fork_child);
+		on_exit(runtime_write_exit, NULL);
+		runtime_session_end_init();
+	}
+	runtime_args_init();
+	if (runtime_patch_init)
+		runtime_patch_init();
+	if (runtime_libcall_init)
+		runtime_libcall_init();
+	if (!runtime_patch_init && runtime_args_on)
+		runtime_say(
+		    ARCH_HAS_ARGS
+			? "arguments are captured by libcalltrace.so only (this program "
+			  "links the static runtime)"
+			: "arguments are captured on x86-64 only for now (this is " ARCH_NAME ")");
+	return 0;
+}
+
+int runtime_init(void)
+{
+	int phase = __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE);
+	if (phase == INIT_DONE)
+		return 0;
+	if (phase == INIT_FAILED)
+		return -1;
+	int expected = INIT_NONE;
+	if (!__atomic_compare_exchange_n(&init_phase, &expected, INIT_RUNNING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		/* Another thread initialises; its calls until then are lost. */
+		return __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_DONE ? 0 : -1;
+	}
+	runtime_own_work_init();
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
+	int ok = init_once() == 0;
+	runtime_internal_end(&runtime_thread, gen);
+	__atomic_store_n(&runtime_start_gen, runtime_generation, __ATOMIC_RELEASE);
+	__atomic_store_n(&runtime_state, ok && !runtime_config.start_off ? runtime_generation : 0,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&init_phase, ok ? INIT_DONE : INIT_FAILED, __ATOMIC_RELEASE);
+	return ok ? 0 : -1;
+}
+
+__attribute__((constructor(101))) static void runtime_constructor(void)
+{
+	int saved = errno;
+	/* The exec and spawn wrappers work in an image that is not recorded
+	 * too (spawn.c). */
+	runtime_spawn_init();
+	/* Brought in by `calltrace attach`: nothing until the tool says. */
+	if (runtime_getenv("CALLTRACE_INJECT"))
+		__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	else
+		runtime_init();
+	errno = saved;
+}
+
+/* ---- attached to a running process (patch_attach.c) --------------------- */
+
+int runtime_attach_session_open(void)
+{
+	runtime_attach_mode = 1;
+	__atomic_add_fetch(&runtime_session_epoch, 1, __ATOMIC_ACQ_REL);
+	runtime_stopped_for_good = 0;
+	int expected = INIT_FAILED;
+	__atomic_compare_exchange_n(&init_phase, &expected, INIT_NONE, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_NONE)
+		return runtime_init(); /* the first attach: everything, patching too */
+	runtime_own_work_init();
+	uint32_t gen = runtime_internal_begin(&runtime_thread);
+	runtime_modules_forget(); /* written again into the new session */
+	int rc = open_image();
+	if (rc == 0) {
+		runtime_args_init(); /* this attach's --args */
+		if (runtime_patch_init)
+			runtime_patch_init();
+		if (runtime_libcall_init)
+			runtime_libcall_init();
+	}
+	runtime_internal_end(&runtime_thread, gen);
+	if (rc == 0)
+		calltrace_start();
+	return rc;
+}
+
+void runtime_attach_session_close(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+	trace_session_close(&runtime_session);
+}
+
+/* ---- the public API (include/calltrace.h) ------------------------------- */
+
+RUNTIME_EXPORT void calltrace_start(void)
+{
+	if (runtime_init() < 0 || runtime_stopped_for_good)
+		return;
+	uint32_t next = __atomic_add_fetch(&runtime_generation, 2, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&runtime_start_gen, next, __ATOMIC_RELEASE);
+	__atomic_store_n(&runtime_state, next, __ATOMIC_RELEASE);
+}
+
+RUNTIME_EXPORT void calltrace_init(void)
+{
+	int saved = errno;
+	runtime_init();
+	errno = saved;
+}
+
+RUNTIME_EXPORT void calltrace_cleanup(void)
+{
+	calltrace_stop();
+	calltrace_flush();
+}
+
+RUNTIME_EXPORT void calltrace_stop(void)
+{
+	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
+}
+
+RUNTIME_EXPORT int calltrace_enabled(void)
+{
+	return RUNTIME_LOAD(runtime_state) != 0 && init_phase == INIT_DONE;
+}
+
+RUNTIME_EXPORT void calltrace_flush(void)
+{
+	int saved = errno;
+	if (runtime_session.fd >= 0)
+		fdatasync(runtime_session.fd);
+	errno = saved;
+}
+
+RUNTIME_EXPORT void calltrace_mark(const char *text)
+{
+	struct thread_state *t = &runtime_thread;
+	int saved = errno;
+	uint32_t seen = t->gen;
+	if (runtime_init() == 0 && RUNTIME_LOAD(runtime_state) != 0 && seen != RUNTIME_GEN_BUSY &&
+	    seen != RUNTIME_GEN_INTERNAL) {
+		t->gen = RUNTIME_GEN_BUSY;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (t->phase == THREAD_ACTIVE ||
+		    (t->phase == THREAD_NEW && runtime_thread_begin(t) == 0)) {
+			runtime_deferred_flush(t);
+			trace_stream_mark(&t->stream, trace_clock_tick(), text);
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->gen = seen;
+	}
+	errno = saved;
+}

@@ -1,0 +1,163 @@
+/*
+ * spawn.c - children started with an environment of their own are traced
+ * too.
+ *
+ * A child inherits the session through its environment: LD_PRELOAD brings
+ * the runtime in, CALLTRACE_SESSION names the trace to append to, and the
+ * other CALLTRACE_* variables carry the settings.  execv, execvp, system
+ * and popen pass `environ` on, which has them.  A program that hands
+ * execve, execvpe, fexecve or posix_spawn an environment of its own would
+ * leave them out: these are wrapped to add the ones missing, and to bring
+ * up to date a CALLTRACE_SESSION the program copied when it started (bash
+ * keeps its own copy of the environment, which would make its children
+ * say they came from bash's parent).  Nothing is
+ * allocated (a vfork child shares its parent's heap): the new list lives
+ * on the stack, and points at the runtime's own strings.
+ */
+#include "../runtime.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define CARRIED_MAX 32 /* variables added at most */
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+static execve_fn real_execve, real_execvpe;
+static fexecve_fn real_fexecve;
+static spawn_fn real_posix_spawn, real_posix_spawnp;
+
+/* Looked up at start-up: dlsym is not safe in a vfork child. */
+void runtime_spawn_init(void)
+{
+	if (!real_execve)
+		real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+	if (!real_execvpe)
+		real_execvpe = (execve_fn)dlsym(RTLD_NEXT, "execvpe");
+	if (!real_fexecve)
+		real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+	if (!real_posix_spawn)
+		real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+	if (!real_posix_spawnp)
+		real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+}
+
+static int carried(const char *entry)
+{
+	return strncmp(entry, "CALLTRACE_", 10) == 0 || strncmp(entry, "LD_PRELOAD=", 11) == 0;
+}
+
+static int has_variable(char *const envp[], const char *entry)
+{
+	size_t name_len = strcspn(entry, "=");
+	for (size_t i = 0; envp[i]; i++)
+		if (strncmp(envp[i], entry, name_len) == 0 && envp[i][name_len] == '=')
+			return 1;
+	return 0;
+}
+
+static size_t count(char *const envp[])
+{
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+/* The image's own CALLTRACE_SESSION entry when `entry` is the stale one
+ * it inherited (a copy the program kept, as bash does), else NULL. */
+static char *fresh_session(const char *entry)
+{
+	const char *stale = runtime_session_inherited();
+	const char *own = runtime_session_published();
+	if (!stale || !own || strcmp(entry, stale) != 0 || strcmp(own, stale) == 0)
+		return NULL;
+	return (char *)own;
+}
+
+/* Fills `out` (room for count(envp) + CARRIED_MAX + 1) with envp, its
+ * stale session entry brought up to date, and the session's variables it
+ * lacks; returns envp itself when nothing changed.  envp may be environ
+ * itself: bash points environ at its own copy before it execs. */
+static char *const *session_env(char *const envp[], char **out)
+{
+	if (!envp)
+		return envp;
+	size_t n = count(envp), added = 0, renewed = 0;
+	memcpy(out, envp, n * sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		char *fresh = fresh_session(out[i]);
+		if (fresh) {
+			out[i] = fresh;
+			renewed++;
+		}
+	}
+	for (size_t i = 0; envp != environ && environ && environ[i] && added < CARRIED_MAX; i++)
+		if (carried(environ[i]) && !has_variable(envp, environ[i]))
+			out[n + added++] = environ[i];
+	out[n + added] = NULL;
+	return added || renewed ? out : envp;
+}
+
+#define SESSION_ENV(envp)                                                                          \
+	char *room_[count(envp) + CARRIED_MAX + 1];                                                \
+	char *const *env_ = session_env(envp, room_)
+
+RUNTIME_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	SESSION_ENV(envp);
+	if (!real_execve)
+		return (int)syscall(SYS_execve, path, argv, env_);
+	return real_execve(path, argv, env_);
+}
+
+RUNTIME_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	SESSION_ENV(envp);
+	if (!real_execvpe) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_execvpe(file, argv, env_);
+}
+
+RUNTIME_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	SESSION_ENV(envp);
+	if (!real_fexecve) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_fexecve(fd, argv, env_);
+}
+
+RUNTIME_EXPORT int posix_spawn(pid_t *pid, const char *path,
+			       const posix_spawn_file_actions_t *actions,
+			       const posix_spawnattr_t *attr, char *const argv[],
+			       char *const envp[])
+{
+	SESSION_ENV(envp);
+	if (!real_posix_spawn)
+		return ENOSYS;
+	return real_posix_spawn(pid, path, actions, attr, argv, env_);
+}
+
+RUNTIME_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+				const posix_spawn_file_actions_t *actions,
+				const posix_spawnattr_t *attr, char *const argv[],
+				char *const envp[])
+{
+	SESSION_ENV(envp);
+	if (!real_posix_spawnp)
+		return ENOSYS;
+	return real_posix_spawnp(pid, file, actions, attr, argv, env_);
+}
