@@ -1,7 +1,8 @@
 /*
  * event_queue.c - a ring's waiting kernel events and their copies, in two
  * buffers reused for the whole session (see event_queue.h): no allocation
- * per event once they are large enough.
+ * per event once they are large enough, and what is waiting moved to the
+ * front only when what was applied is at least half of them.
  *
  * A waiting event's copies are found by their offset in `bytes`
  * (capture_at), never by a pointer: the buffer moves when it grows.
@@ -13,7 +14,9 @@
 
 struct kernel_event *event_queue_slot(struct event_queue *q)
 {
-	if (q->n == q->cap && q->head > 0) { /* make room in front first */
+	/* Room in front, when at least half of it is: each event moves once
+	 * at most, on average. */
+	if (q->n == q->cap && q->head >= q->cap / 2) {
 		memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
 		q->n -= q->head;
 		q->head = 0;
@@ -46,7 +49,7 @@ static int bytes_room(struct event_queue *q, size_t len)
 {
 	if (q->bytes_n + len <= q->bytes_cap)
 		return 0;
-	if (q->bytes_head > 0)
+	if (q->bytes_head > 0 && q->bytes_head >= q->bytes_n / 2)
 		compact_bytes(q);
 	if (q->bytes_n + len <= q->bytes_cap)
 		return 0;
