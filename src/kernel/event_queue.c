@@ -16,7 +16,7 @@ struct kernel_event *event_queue_slot(struct event_queue *q)
 {
 	/* Room in front, when at least half of it is: each event moves once
 	 * at most, on average. */
-	if (q->n == q->cap && q->head >= q->cap / 2) {
+	if (q->n == q->cap && q->head > 0 && q->head >= q->cap / 2) {
 		memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
 		q->n -= q->head;
 		q->head = 0;
