@@ -8,6 +8,8 @@
 # tools' start-up does not count.  Figures: wall time and CPU time (user +
 # system, of every process of the run: the tool's own included) per call,
 # medians of the repetitions, and each tool's cost over calltrace's.
+# The last line says whether calltrace's CPU cost per call is at most
+# 1/10 of strace -f's (the target), with the ratio.
 # calltrace runs with --engine runtime on a program without hooks: only
 # the kernel collector records.
 #
@@ -93,3 +95,9 @@ for t in "${tools[@]:1}"; do
 	printf '%-30s %10s %10s %17s %16s\n' "$label (added)" "$w" "$c" "$(calc %.1fx "$w / $cw")" \
 		"$(calc %.1fx "$c / $cc")"
 done
+
+# The issue's target: calltrace's CPU cost per call at most 1/10 of strace's.
+ratio=$(calc %.1f "($(med 2 "$tmp/strace.ns") - $pc) / $cc")
+verdict=$(calc %s "(($(med 2 "$tmp/strace.ns") - $pc) >= 10 * $cc) ? \"yes\" : \"no\"")
+echo "calltrace's CPU cost per ${call}() call at most 1/10 of strace -f's: $verdict" \
+	"(1/$ratio: $cc ns against $(calc %.1f "$(med 2 "$tmp/strace.ns") - $pc") ns)"

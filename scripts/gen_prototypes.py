@@ -35,12 +35,13 @@ TYPES = {
     "fcntlcmd": "PT_FCNTL_CMD", "errno": "PT_ERRNO", "fflags": "PT_FILE_FLAGS",
     "dirfd": "PT_DIRFD", "buf": "PT_BUF_IN", "obuf": "PT_BUF_OUT",
     "osockaddr": "PT_SOCKADDR_OUT", "timespec": "PT_TIMESPEC", "ostat": "PT_STAT_OUT",
-    "pipefds": "PT_PIPE_FDS", "argv": "PT_ARGV",
+    "pipefds": "PT_PIPE_FDS", "argv": "PT_ARGV", "atflags": "PT_AT_FLAGS",
+    "socklenp": "PT_SOCKLEN_IO", "envp": "PT_ENVP", "iov": "PT_IOV_IN", "oiov": "PT_IOV_OUT",
 }
 FAILURES = {None: "PF_NONE", "-1": "PF_MINUS_ONE", "NULL": "PF_NULL",
             "errnum": "PF_ERRNUM", "-errno": "PF_NEG_ERRNO"}
 MAX_ARGS = 6
-LENGTH_TYPES = ("PT_SOCKADDR", "PT_BUF_IN", "PT_SOCKADDR_OUT")
+LENGTH_TYPES = ("PT_SOCKADDR", "PT_BUF_IN", "PT_SOCKADDR_OUT", "PT_IOV_IN", "PT_IOV_OUT")
 
 LINE = re.compile(r'^(\w+)\s+("[^"]+"|\w+)\s*\((.*)\)\s*(?:fails\s+(\S+))?\s*$')
 

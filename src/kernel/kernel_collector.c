@@ -16,6 +16,7 @@
  * or exit.
  */
 #include "kernel_collector.h"
+#include "event_queue.h"
 #include "kernel_events.h"
 #include "kernel_threads.h"
 #include "perf_events.h"
@@ -35,12 +36,6 @@
 #define HOLD_MS 20
 #define FLUSH_MS 100
 #define POLL_MS 50
-
-/* A ring's decoded events waiting to be applied: [head, n). */
-struct event_queue {
-	struct kernel_event *ev;
-	size_t head, n, cap;
-};
 
 struct kernel_collector {
 	struct trace_session *session;
@@ -62,43 +57,17 @@ static uint64_t now_tick(const struct kernel_collector *kc)
 	return kc->clock.tsc ? trace_clock_tsc() : trace_clock_monotonic_ns();
 }
 
-/* Makes an event's copies (in the ring) its own. */
-static void own_capture(struct kernel_event *ev)
-{
-	uint8_t *items = ev->capture_len ? malloc(ev->capture_len) : NULL;
-	if (items)
-		memcpy(items, ev->capture, ev->capture_len);
-	ev->capture = items;
-	ev->capture_len = items ? ev->capture_len : 0;
-}
-
 static void take_record(void *ctx, const void *record)
 {
 	struct kernel_collector *kc = ctx;
 	struct event_queue *q = kc->filling;
-	if (q->n == q->cap) {
-		if (q->head > 0) { /* make room in front first */
-			memmove(q->ev, q->ev + q->head, (q->n - q->head) * sizeof(*q->ev));
-			q->n -= q->head;
-			q->head = 0;
-		}
-	}
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 4096;
-		struct kernel_event *p = realloc(q->ev, cap * sizeof(*p));
-		if (!p) {
-			kc->threads.lost++;
-			return;
-		}
-		q->ev = p;
-		q->cap = cap;
-	}
-	struct kernel_event *ev = &q->ev[q->n];
-	if (!perf_decode(&kc->clock, &kc->perf, record, ev))
+	struct kernel_event *ev = event_queue_slot(q);
+	if (!ev) {
+		kc->threads.lost++;
 		return;
-	if (ev->capture)
-		own_capture(ev);
-	q->n++;
+	}
+	if (perf_decode(&kc->clock, &kc->perf, record, ev) && event_queue_keep(q) < 0)
+		kc->threads.lost++;
 }
 
 /* Applies the waiting events stamped up to `upto`, merged by time. */
@@ -107,21 +76,19 @@ static void apply_until(struct kernel_collector *kc, uint64_t upto)
 	int nq = kc->perf.nrings;
 	for (;;) {
 		struct event_queue *first = NULL;
+		uint64_t first_tick = 0;
 		for (int i = 0; i < nq; i++) {
 			struct event_queue *q = &kc->queues[i];
-			if (q->head < q->n &&
-			    (!first || q->ev[q->head].tick < first->ev[first->head].tick))
+			if (q->head < q->n && (!first || q->ev[q->head].tick < first_tick)) {
 				first = q;
+				first_tick = q->ev[q->head].tick;
+			}
 		}
-		if (!first || first->ev[first->head].tick > upto)
+		if (!first || first_tick > upto)
 			break;
-		struct kernel_event *ev = &first->ev[first->head++];
-		kernel_threads_apply(&kc->threads, ev);
-		free(ev->capture);
+		kernel_threads_apply(&kc->threads, event_queue_first(first));
+		event_queue_pop(first);
 	}
-	for (int i = 0; i < nq; i++)
-		if (kc->queues[i].head == kc->queues[i].n)
-			kc->queues[i].head = kc->queues[i].n = 0;
 }
 
 static void drain_all(struct kernel_collector *kc)
@@ -293,7 +260,7 @@ void kernel_collector_stop(struct kernel_collector *kc, char *summary, size_t le
 	}
 	close(kc->stop_fd);
 	for (int i = 0; i < kc->perf.nrings; i++)
-		free(kc->queues[i].ev);
+		event_queue_free(&kc->queues[i]);
 	free(kc->queues);
 	free(kc->fds);
 	perf_session_close(&kc->perf);

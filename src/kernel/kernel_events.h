@@ -30,9 +30,10 @@ struct kernel_event {
 	uint64_t args[6];
 	/* KEV_SYS_ENTER / EXIT: the copies of its arguments (capture_item
 	 * and bytes), or NULL: from perf_decode, in the ring (valid while it
-	 * is read); in the collector's queues, owned (malloc). */
+	 * is read); waiting in the collector's queue, at capture_at in the
+	 * queue's bytes (event_queue.h). */
 	uint8_t *capture;
-	uint32_t capture_len;
+	uint32_t capture_len, capture_at;
 };
 
 /* How perf's times become the trace's ticks. */

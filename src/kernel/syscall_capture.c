@@ -19,11 +19,19 @@
 static const struct {
 	uint8_t type, enter, exit, size;
 } copies[] = {
-    {PT_STRING, CAP_PATH, CAP_NONE, 0},		  {PT_ARGV, CAP_ARGV, CAP_NONE, 0},
-    {PT_SOCKADDR, CAP_SOCKADDR, CAP_NONE, 0},	  {PT_BUF_IN, CAP_BUF, CAP_NONE, 0},
-    {PT_TIMESPEC, CAP_FIXED, CAP_NONE, 16},	  {PT_BUF_OUT, CAP_NONE, CAP_BUF, 0},
-    {PT_SOCKADDR_OUT, CAP_NONE, CAP_SOCKADDR, 0}, {PT_STAT_OUT, CAP_NONE, CAP_FIXED, 0},
+    {PT_STRING, CAP_PATH, CAP_NONE, 0},
+    {PT_ARGV, CAP_ARGV, CAP_NONE, 0},
+    {PT_SOCKADDR, CAP_SOCKADDR, CAP_NONE, 0},
+    {PT_BUF_IN, CAP_BUF, CAP_NONE, 0},
+    {PT_TIMESPEC, CAP_FIXED, CAP_NONE, 16},
+    {PT_BUF_OUT, CAP_NONE, CAP_BUF, 0},
+    {PT_SOCKADDR_OUT, CAP_NONE, CAP_SOCKADDR, 0},
+    {PT_STAT_OUT, CAP_NONE, CAP_FIXED, 0},
     {PT_PIPE_FDS, CAP_NONE, CAP_FIXED, 8},
+    {PT_SOCKLEN_IO, CAP_FIXED, CAP_FIXED, CAPTURE_SIZE_4},
+    {PT_ENVP, CAP_COUNT, CAP_NONE, 0},
+    {PT_IOV_IN, CAP_IOV, CAP_NONE, 0},
+    {PT_IOV_OUT, CAP_NONE, CAP_IOV, 0},
 };
 
 static void plan_arg(struct capture_plan *plan, unsigned i, const struct proto_arg *a,
@@ -65,7 +73,7 @@ static uint8_t tag_of(const struct capture_item *it)
 		return VALUE_UNREADABLE;
 	if (it->status == CAPTURED_MORE)
 		return VALUE_UNAVAILABLE;
-	if (it->kind == CAP_SOCKADDR || it->kind == CAP_FIXED)
+	if (it->kind == CAP_SOCKADDR || it->kind == CAP_FIXED || it->kind == CAP_COUNT)
 		return VALUE_BYTES;
 	return it->status == CAPTURED_CUT ? VALUE_STRING_CUT : VALUE_STRING;
 }
@@ -87,7 +95,7 @@ uint32_t syscall_capture_values(uint8_t *out, uint32_t room, const uint8_t *item
 		if ((uint32_t)(p - out) + 3 + 1 + 10 + n > room)
 			break;
 		uint8_t index = it.arg;
-		if (it.kind == CAP_ARGV)
+		if (it.kind == CAP_ARGV || it.kind == CAP_IOV)
 			index |=
 			    it.status == CAPTURED_MORE ? SYSCALL_VALUE_MORE : SYSCALL_VALUE_ELEMENT;
 		*p++ = VALUE_BYTES;

@@ -22,6 +22,9 @@
 #define CAPTURE_STRUCT_MAX 160
 #define CAPTURE_ARGV_MAX 8	/* elements of an argv */
 #define CAPTURE_ELEMENT_MAX 64	/* bytes of one, its NUL included */
+#define CAPTURE_IOV_MAX 8	/* iovecs of a readv / writev (their first CAPTURE_BUF_MAX bytes) */
+#define CAPTURE_COUNT_MAX 1024	/* elements of an envp counted */
+#define CAPTURE_SIZE_4 6	/* capture_plan.len_arg of a 4-byte value (a socklen_t) */
 #define CAPTURE_RECORD_MAX 1400 /* no item starts past (then 2047 bytes at most) */
 #define TRACED_WORDS 65536	/* the traced threads' bits: 2^22 tids (pid_max's limit) */
 
@@ -33,11 +36,18 @@ enum capture_kind {
 	CAP_SOCKADDR, /* length: argument len_arg (call), or *(socklen_t *) of it (return) */
 	CAP_FIXED,    /* a struct of len_arg bytes */
 	CAP_ARGV,     /* a NULL-terminated array of strings */
+	CAP_COUNT,    /* the elements of a NULL-terminated array counted (u32) */
+	/* iovecs (as many as argument len_arg says), each an item: its
+	 * iov_len (u64), then the first bytes of its data; at the return, of
+	 * the data the return says was read, spread over them in order. */
+	CAP_IOV,
 };
 
 struct capture_plan {
 	unsigned char enter[6], exit[6]; /* enum capture_kind */
-	unsigned char len_arg[6];	 /* argument giving the length, or a size */
+	/* The argument giving the length (0..5), or a size: CAPTURE_SIZE_4
+	 * for 4 bytes, else the size itself (8 and more). */
+	unsigned char len_arg[6];
 	unsigned char no_retry;	   /* an exec: the pointers are the new image's at the return */
 	unsigned char at_enter;	   /* anything copied at the call */
 	unsigned char exit_copies; /* anything copied at the return */
@@ -63,7 +73,8 @@ enum capture_status {
 	CAPTURED = 0,  /* all of it */
 	CAPTURED_CUT,  /* the first bytes of more */
 	CAPTURE_FAULT, /* the memory could not be read (the pointer is the register) */
-	CAPTURED_MORE, /* an argv went on past CAPTURE_ARGV_MAX elements (no bytes) */
+	CAPTURED_MORE, /* an argv or iovecs went on past their maximum, or an envp
+			  past CAPTURE_COUNT_MAX (no bytes) */
 };
 
 struct capture_item {

@@ -58,6 +58,11 @@ enum proto_type {
 	PT_STAT_OUT,	 /* struct stat * filled */
 	PT_PIPE_FDS,	 /* int[2] filled (pipe, pipe2) */
 	PT_ARGV,	 /* char *const argv[] */
+	PT_AT_FLAGS,	 /* AT_* flags by name: AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH */
+	PT_SOCKLEN_IO,	 /* socklen_t * given and filled (accept): [110 => 2] */
+	PT_ENVP,	 /* char *const envp[]: its address and how many (strace's count) */
+	PT_IOV_IN,	 /* const struct iovec * (writev); len_arg: how many */
+	PT_IOV_OUT,	 /* struct iovec * filled (readv); len_arg: how many */
 	PT_TYPES	 /* count */
 };
 

@@ -305,6 +305,13 @@ static void put_socket_type(struct text *t, uint64_t value)
 	put_flags(t, flags, COUNT(flags), value);
 }
 
+/* The *at calls' AT_* flags (0x200 is AT_REMOVEDIR here: unlinkat's). */
+static const struct name_of at_flags[] = {
+    {0x100, "AT_SYMLINK_NOFOLLOW"}, {0x200, "AT_REMOVEDIR"},   {0x400, "AT_SYMLINK_FOLLOW"},
+    {0x800, "AT_NO_AUTOMOUNT"},	    {0x1000, "AT_EMPTY_PATH"}, {0x2000, "AT_STATX_FORCE_SYNC"},
+    {0x4000, "AT_STATX_DONT_SYNC"}, {0x8000, "AT_RECURSIVE"},
+};
+
 static void put_errno(struct text *t, uint64_t value)
 {
 	int err = (int)(int32_t)value;
@@ -318,8 +325,8 @@ static void put_errno(struct text *t, uint64_t value)
 bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, size_t size)
 {
 	struct text t = {buf, size, 0};
-	bool named =
-	    type == PT_FD || type == PT_DIRFD || (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
+	bool named = type == PT_FD || type == PT_DIRFD || type == PT_AT_FLAGS ||
+		     (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
 	if (!buf || size == 0 || !named)
 		return false;
 	buf[0] = '\0';
@@ -371,6 +378,9 @@ bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, siz
 		break;
 	case PT_FILE_FLAGS:
 		put_file_flags(&t, value, machine);
+		break;
+	case PT_AT_FLAGS:
+		put_flags(&t, at_flags, COUNT(at_flags), value & 0xffffffffu);
 		break;
 	default:
 		return false;

@@ -3,7 +3,8 @@
  * as strace writes them: open flags (O_RDONLY|O_CLOEXEC, the access mode
  * first), modes (0644), mmap protections and flags, signals (SIGINT),
  * address families, socket types (SOCK_STREAM|SOCK_CLOEXEC), lseek's
- * whence, access modes (R_OK|W_OK), clock ids, fcntl commands, AT_FDCWD,
+ * whence, access modes (R_OK|W_OK), clock ids, fcntl commands, AT_FDCWD
+ * and the AT_* flags (AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH),
  * error numbers (ENOENT, "No such file or directory").
  *
  * The numbers are Linux's, fixed here rather than taken from this
@@ -22,7 +23,7 @@
 /* Writes `value` (the argument register's 8 bytes) of the proto_type
  * `type` into buf (NUL-terminated, cut to size) and returns true; false,
  * with buf untouched, when `type` is not one these decoders name (PT_FD,
- * PT_DIRFD and PT_OPEN_FLAGS...PT_FILE_FLAGS are).  Bits no name covers are written
+ * PT_DIRFD, PT_AT_FLAGS and PT_OPEN_FLAGS...PT_FILE_FLAGS are).  Bits no name covers are written
  * as hex (O_RDONLY|0x40000000); an unknown number as decimal. */
 bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, size_t size);
 

@@ -64,6 +64,11 @@ static const char *type_text(uint8_t type)
 	    [PT_STAT_OUT] = "struct stat *",
 	    [PT_PIPE_FDS] = "int *",
 	    [PT_ARGV] = "char *const *",
+	    [PT_AT_FLAGS] = "int",
+	    [PT_SOCKLEN_IO] = "socklen_t *",
+	    [PT_ENVP] = "char *const *",
+	    [PT_IOV_IN] = "const struct iovec *",
+	    [PT_IOV_OUT] = "struct iovec *",
 	};
 	return type < PT_TYPES && texts[type] ? texts[type] : "?";
 }
@@ -90,6 +95,10 @@ static const struct ctype *ctype_of(uint8_t type)
 	case PT_STAT_OUT:
 	case PT_PIPE_FDS:
 	case PT_ARGV:
+	case PT_SOCKLEN_IO:
+	case PT_ENVP:
+	case PT_IOV_IN:
+	case PT_IOV_OUT:
 		return &t_pointer;
 	case PT_STRING:
 		return &t_string;

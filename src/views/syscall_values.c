@@ -1,7 +1,9 @@
 /*
  * syscall_values.c - a system call's copied arguments written as strace
  * writes them (see syscall_values.h).  The layouts are Linux's: struct
- * stat of x86-64 and of the generic ABI (aarch64), sockaddr_in/in6/un.
+ * stat of x86-64 and of the generic ABI (aarch64), sockaddr_in/in6/un;
+ * iovecs, an envp's count and a socklen_t given and filled as strace has
+ * them too.
  */
 #include "syscall_values.h"
 
@@ -210,14 +212,70 @@ static bool one_text(struct value_out *t, const struct tagged_value *v, uint8_t 
 	return true;
 }
 
+/* A socklen_t * given and filled: strace's [given => filled], or [len]
+ * when the call left it as it was; false without both (a call that
+ * failed: the pointer). */
+static bool socklen_text(struct value_out *t, const struct syscall_recorded *r, unsigned arg)
+{
+	struct copied given = {0}, filled = {0};
+	find(r->args, r->args_len, 6, arg, &given);
+	find(r->ret, r->ret_len, 1, arg, &filled);
+	if (given.n != 1 || filled.n != 1 || given.v[0].tag != VALUE_BYTES ||
+	    filled.v[0].tag != VALUE_BYTES || given.v[0].len != 4 || filled.v[0].len != 4)
+		return false;
+	uint64_t a = le(given.v[0].bytes, 4), b = le(filled.v[0].bytes, 4);
+	put_fmt(t, a == b ? "[%" PRIu64 "]" : "[%" PRIu64 " => %" PRIu64 "]", a, b);
+	return true;
+}
+
+/* An envp as strace writes it: its address and how many variables. */
+static bool envp_text(struct value_out *t, const struct copied *c, uint64_t reg)
+{
+	if (c->n != 1 || c->v[0].tag != VALUE_BYTES || c->v[0].len != 4)
+		return false;
+	uint64_t n = le(c->v[0].bytes, 4);
+	put_fmt(t, "%#" PRIx64, reg, 0);
+	put_fmt(t, n == 1 ? " /* %" PRIu64 " var */" : " /* %" PRIu64 " vars */", n, 0);
+	return true;
+}
+
+/* iovecs: [{iov_base="abc", iov_len=3}, ...], each an element holding
+ * its iov_len (8 bytes) then the first bytes of its data. */
+static void iov_text(struct value_out *t, const struct copied *c)
+{
+	value_out_text_put(t, "[");
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct tagged_value *v = &c->v[i];
+		value_out_text_put(t, i ? ", {iov_base=" : "{iov_base=");
+		if (v->tag != VALUE_STRING && v->tag != VALUE_STRING_CUT) {
+			value_out_text_put(t, "?}");
+			continue;
+		}
+		struct tagged_value data = *v;
+		data.bytes += v->len >= 8 ? 8 : v->len;
+		data.len = v->len >= 8 ? v->len - 8 : 0;
+		quoted(t, &data);
+		put_fmt(t, ", iov_len=%" PRIu64 "}", v->len >= 8 ? le(v->bytes, 8) : 0, 0);
+	}
+	value_out_text_put(t, c->more ? (c->n ? ", ...]" : "...]") : "]");
+}
+
 bool syscall_value_text(struct value_out *t, const struct syscall_recorded *r, unsigned arg,
 			uint8_t type, uint64_t reg)
 {
 	struct copied c;
+	if (reg && type == PT_SOCKLEN_IO)
+		return socklen_text(t, r, arg);
 	if (!reg || !copies_of(r, arg, &c))
 		return false;
 	if (c.n == 1 && c.v[0].tag == VALUE_UNREADABLE) {
 		put_fmt(t, "%#" PRIx64, reg, 0); /* strace: the address it could not read */
+		return true;
+	}
+	if (type == PT_ENVP)
+		return envp_text(t, &c, reg);
+	if (type == PT_IOV_IN || type == PT_IOV_OUT) {
+		iov_text(t, &c);
 		return true;
 	}
 	if (!c.element)

@@ -4,7 +4,9 @@
 # opens and reads a file of known bytes, writes known bytes, stats the file,
 # makes a pipe, connects to a port nobody listens on and to a local socket,
 # sleeps 40 ms, opens a path longer than the copies keep, a NULL and a bad
-# pointer, and execs /bin/true, run under strace -f and under calltrace:
+# pointer, reads into iovecs, stats by descriptor (AT_* flags), writes
+# iovecs, accepts (the address length given and filled), and execs
+# /bin/true with one variable, run under strace -f and under calltrace:
 # replay's and calltrace json's calls are strace's lines
 # (kernel_args_check.py).  Without BPF (CALLTRACE_NO_BPF, or without
 # CAP_BPF and CAP_SYS_ADMIN) one line says the arguments are pointers and

@@ -13,14 +13,13 @@ import re
 import sys
 
 NAMES = {"openat", "read", "write", "connect", "bind", "unlink", "execve",
-         "clock_nanosleep", "pipe2", "newfstatat"}
+         "clock_nanosleep", "pipe2", "newfstatat", "accept", "readv", "writev"}
 PATH_KEPT = 255  # bytes of a path the copies keep
 
 
 def envp(line):
-    """execve's environment as a word: strace counts the variables."""
-    line = re.sub(r"0x[0-9a-f]+ /\* \d+ vars? \*/\)", "ENVP)", line)
-    return re.sub(r"^(execve\(.*\]), 0x[0-9a-f]+\)", r"\1, ENVP)", line)
+    """execve's environment: its address as a word, its count kept."""
+    return re.sub(r"0x[0-9a-f]+( /\* \d+ vars? \*/\))", r"ENVP\1", line)
 
 
 def strace_lines(path):
@@ -55,9 +54,9 @@ def name_of(line):
 
 def compared(line):
     """The program's own calls of the compared kinds: not the loader's
-    (whose libraries differ, calltrace's runtime preloaded), nor a flag
-    this table shows in hex (AT_EMPTY_PATH)."""
-    loader = re.search(r'\.so[."]|"\\177ELF|^newfstatat\(\d+, ""', line)
+    (whose libraries differ, calltrace's runtime preloaded: its fstat of
+    each by descriptor, AT_EMPTY_PATH alone)."""
+    loader = re.search(r'\.so[."]|"\\177ELF|^newfstatat\(\d+, "", .*, AT_EMPTY_PATH\)', line)
     return name_of(line) in NAMES and not loader
 
 
@@ -126,7 +125,13 @@ def main():
         'bind(3, {sa_family=AF_UNIX, sun_path="%s"}, 110) = 0' % sock,
         'connect(4, {sa_family=AF_UNIX, sun_path="%s"}, 110) = 0' % sock,
         "clock_nanosleep(CLOCK_MONOTONIC, 0, {tv_sec=0, tv_nsec=40000000}, NULL) = 0",
-        'execve("/bin/true", ["true"], ENVP) = 0',
+        'execve("/bin/true", ["true"], ENVP /* 1 var */) = 0',
+        'accept(3, {sa_family=AF_UNIX}, [110 => 2]) = 5',
+        'readv(3, [{iov_base="root", iov_len=4}, {iov_base=":x:0:0:root:/root:/bin/bash\\nxxxx"...,'
+        ' iov_len=40}], 2) = 44',
+        'newfstatat(3, "", {st_mode=S_IFREG|0644, st_size=2000, ...},'
+        ' AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH) = 0',
+        'writev(1, [{iov_base="abc", iov_len=3}, {iov_base="de\\n", iov_len=3}], 2) = 6',
     ]
     for line in wanted:
         if line not in seen:

@@ -2,7 +2,9 @@
  * test_syscall_values.c - unit test of src/views/syscall_values.c through
  * proto_values.c: a system call's registers and the copies the kernel
  * collector keeps after them (trace_format.h) written as strace writes
- * them; a trace without copies keeps its pointers.
+ * them; a trace without copies keeps its pointers.  And what strace
+ * writes its own way: a socklen_t given and filled, an envp's count,
+ * iovecs (cut, more of them, none read), AT_* flags.
  */
 #include <elf.h>
 #include <string.h>
@@ -117,6 +119,81 @@ static void test_argv(void)
 	copy(&a, 1 | SYSCALL_VALUE_ELEMENT, VALUE_STRING_CUT, "-l", 2);
 	copy(&a, 1 | SYSCALL_VALUE_MORE, VALUE_UNAVAILABLE, NULL, 0);
 	expect("execve", &a, NULL, "\"/bin/ls\", [\"ls\", \"-l\"..., ...], 0x3000");
+	uint8_t one[4] = {1}, many[4] = {23};
+	struct values e = {0}, e1 = {0}, more = {0};
+	regs(&e, 0x1000, 0, 0x7ffd0000, 0);
+	copy(&e, 2, VALUE_BYTES, many, 4);
+	expect("execve", &e, NULL, "0x1000, NULL, 0x7ffd0000 /* 23 vars */");
+	regs(&e1, 0x1000, 0, 0x7ffd0000, 0);
+	copy(&e1, 2, VALUE_BYTES, one, 4);
+	expect("execve", &e1, NULL, "0x1000, NULL, 0x7ffd0000 /* 1 var */");
+	/* More than were counted: the address alone. */
+	regs(&more, 0x1000, 0, 0x7ffd0000, 0);
+	copy(&more, 2, VALUE_UNAVAILABLE, NULL, 0);
+	expect("execve", &more, NULL, "0x1000, NULL, 0x7ffd0000");
+}
+
+/* A socklen_t given (at the call) and filled (at the return). */
+static void test_socklen(void)
+{
+	uint8_t given[4] = {110}, filled[4] = {2}, zero[8] = {0};
+	struct values a = {0}, ret = {0}, same = {0}, failed = {0};
+	regs(&a, 3, 0x1000, 0x2000, 0);
+	copy(&a, 2, VALUE_BYTES, given, 4);
+	put_tagged(&ret, VALUE_BYTES, zero, 8);
+	copy(&ret, 1, VALUE_BYTES, "\1\0", 2);
+	copy(&ret, 2, VALUE_BYTES, filled, 4);
+	expect("accept", &a, &ret, "3, {sa_family=AF_UNIX}, [110 => 2]");
+	put_tagged(&same, VALUE_BYTES, zero, 8);
+	copy(&same, 2, VALUE_BYTES, given, 4);
+	expect("getsockname", &a, &same, "3, 0x1000, [110]");
+	/* Failed: nothing copied at the return, the pointers. */
+	uint8_t einval[8] = {0xea, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	put_tagged(&failed, VALUE_BYTES, einval, 8);
+	expect("accept", &a, &failed, "3, 0x1000, 0x2000");
+}
+
+/* An iovec's element: its iov_len, then the first bytes of its data. */
+static void iov(struct values *v, uint8_t arg, uint8_t tag, uint64_t len, const char *data)
+{
+	uint8_t b[64];
+	size_t n = strlen(data);
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(len >> (8 * i));
+	memcpy(b + 8, data, n);
+	copy(v, arg | SYSCALL_VALUE_ELEMENT, tag, b, 8 + n);
+}
+
+static void test_iovecs(void)
+{
+	struct values w = {0}, r = {0}, ret = {0}, many = {0};
+	regs(&w, 1, 0x1000, 2, 0);
+	iov(&w, 1, VALUE_STRING, 3, "abc");
+	iov(&w, 1, VALUE_STRING_CUT, 100, "0123456789");
+	expect("writev", &w, NULL,
+	       "1, [{iov_base=\"abc\", iov_len=3}, {iov_base=\"0123456789\"..., iov_len=100}], 2");
+	/* readv: at the return; an iovec past the data read is empty. */
+	uint8_t five[8] = {5};
+	regs(&r, 3, 0x1000, 2, 0);
+	put_tagged(&ret, VALUE_BYTES, five, 8);
+	iov(&ret, 1, VALUE_STRING, 5, "hello");
+	iov(&ret, 1, VALUE_STRING, 10, "");
+	expect("readv", &r, &ret,
+	       "3, [{iov_base=\"hello\", iov_len=5}, {iov_base=\"\", iov_len=10}], 2");
+	expect("readv", &r, NULL, "3, 0x1000, 2");
+	regs(&many, 1, 0x1000, 9, 0);
+	iov(&many, 1, VALUE_STRING, 1, "a");
+	copy(&many, 1 | SYSCALL_VALUE_MORE, VALUE_UNAVAILABLE, NULL, 0);
+	expect("writev", &many, NULL, "1, [{iov_base=\"a\", iov_len=1}, ...], 9");
+}
+
+static void test_at_flags(void)
+{
+	struct values a = {0}, none = {0};
+	regs(&a, 3, 0, 0, 0x1100);
+	expect("newfstatat", &a, NULL, "3, NULL, NULL, AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH");
+	regs(&none, (uint64_t)-100, 0, 0x40000200, 0);
+	expect("unlinkat", &none, NULL, "AT_FDCWD, NULL, AT_REMOVEDIR|0x40000000");
 }
 
 int main(void)
@@ -124,5 +201,8 @@ int main(void)
 	test_strings();
 	test_structs();
 	test_argv();
+	test_socklen();
+	test_iovecs();
+	test_at_flags();
 	return CHECK_SUMMARY("test_syscall_values");
 }

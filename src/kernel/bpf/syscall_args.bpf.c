@@ -1,7 +1,8 @@
 /*
  * syscall_args.bpf.c - the BPF program that copies the traced threads'
  * system call arguments at the call and at the return (strings, buffers,
- * structs: syscall_capture.h), for the kernel collector.
+ * structs, iovecs, an envp's count: syscall_capture.h), for the kernel
+ * collector.
  *
  * Attached to raw_syscalls:sys_enter and sys_exit; filtered to the
  * session's threads by the array `traced`, a bit per thread id (the
@@ -184,14 +185,98 @@ static __always_inline __u32 put_argv(unsigned char *buf, __u32 off, int arg, co
 	return off;
 }
 
-/* Copies argument `what & 7` as `what >> 8` (its kind) says into the
- * record at `off` (BPF functions take 5 arguments at most); `len`
- * is the length its plan names (an argument's value, a return, or a
- * size).  The record's new end.  A global function: the verifier checks
- * it once, not once per argument of each caller. */
+/* How many elements of the NULL-terminated array at `ptr` there are (an
+ * envp), read 8 pointers at a time (one at a time where 8 cross into
+ * memory that cannot be read), CAPTURE_COUNT_MAX at most. */
+static __always_inline __u32 put_count(unsigned char *buf, __u32 off, int arg, const void *ptr)
+{
+	const __u64 *array = ptr;
+	struct capture_item *it = item_at(buf, off, arg, CAP_COUNT);
+	off = bound(off);
+	__u32 n = 0;
+	for (int c = 0; c < CAPTURE_COUNT_MAX / 8; c++) {
+		__u64 chunk[8];
+		int whole = bpf_probe_read_user(chunk, sizeof(chunk), array + c * 8) == 0;
+		for (int k = 0; k < 8; k++) {
+			if (!whole && bpf_probe_read_user(&chunk[k], 8, array + c * 8 + k) < 0) {
+				it->status = CAPTURE_FAULT;
+				return off + sizeof(*it);
+			}
+			if (!chunk[k]) {
+				__builtin_memcpy(buf + off + sizeof(*it), &n, 4);
+				it->len = 4;
+				return off + sizeof(*it) + 4;
+			}
+			n++;
+		}
+	}
+	it->status = CAPTURED_MORE;
+	return off + sizeof(*it);
+}
+
+struct iovec_user {
+	__u64 base, len;
+};
+
+/* `count` iovecs at `ptr` (CAPTURE_IOV_MAX at most, then an item saying
+ * there are more), each an item: iov_len, then the first bytes of the
+ * data, of `budget` bytes in all spread over them in order (the bytes a
+ * readv read; a writev's: all). */
+static __always_inline __u32 put_iov(unsigned char *buf, __u32 off, int arg, const void *ptr,
+				     __u32 count, __u64 budget)
+{
+	const struct iovec_user *iov = ptr;
+	for (int i = 0; i < CAPTURE_IOV_MAX; i++) {
+		struct iovec_user v;
+		if ((__u32)i >= count)
+			return off;
+		struct capture_item *it = item_at(buf, off, arg, CAP_IOV);
+		off = bound(off);
+		if (bpf_probe_read_user(&v, sizeof(v), iov + i) < 0) {
+			it->status = CAPTURE_FAULT;
+			return off + sizeof(*it);
+		}
+		__u64 avail = v.len < budget ? v.len : budget;
+		budget -= avail;
+		__u32 n = avail > CAPTURE_BUF_MAX ? CAPTURE_BUF_MAX : (__u32)avail;
+		if (avail > CAPTURE_BUF_MAX)
+			it->status = CAPTURED_CUT;
+		unsigned char *p = buf + off + sizeof(*it);
+		__builtin_memcpy(p, &v.len, 8);
+		n &= 63;
+		if (n && bpf_probe_read_user(p + 8, n, (const void *)v.base) < 0) {
+			it->status = CAPTURE_FAULT;
+			return off + sizeof(*it);
+		}
+		it->len = (unsigned short)(8 + n);
+		off += sizeof(*it) + 8 + n;
+	}
+	if (count > CAPTURE_IOV_MAX) {
+		struct capture_item *it = item_at(buf, off, arg, CAP_IOV);
+		it->status = CAPTURED_MORE;
+		off = bound(off) + sizeof(*it);
+	}
+	return off;
+}
+
+/* What capture() copies: argument `arg` as `kind`, and for CAP_IOV how
+ * many iovecs (`count`, CAPTURE_IOV_MAX + 1 standing for more). */
+static __always_inline int what_of(int arg, int kind, __u64 count)
+{
+	if (count > CAPTURE_IOV_MAX)
+		count = CAPTURE_IOV_MAX + 1;
+	return arg | kind << 8 | (int)count << 16;
+}
+
+/* Copies argument `what & 7` as `(what >> 8) & 255` (its kind) says into
+ * the record at `off` (BPF functions take 5 arguments at most: what_of()
+ * packs them); `len` is the length its plan names (an argument's value, a
+ * return, or a size; CAP_IOV: the bytes of data).  The record's new end.
+ * A global function: the verifier checks it once, not once per argument
+ * of each caller. */
 __noinline __u32 capture(struct scratch *s, __u32 off, int what, unsigned long ptr, __u64 len)
 {
-	int arg = what & 7, kind = what >> 8;
+	int arg = what & 7, kind = (what >> 8) & 255;
 	if (!s || !ptr || off > CAPTURE_RECORD_MAX)
 		return off;
 	unsigned char *buf = s->buf;
@@ -205,6 +290,10 @@ __noinline __u32 capture(struct scratch *s, __u32 off, int what, unsigned long p
 		return put_bytes(buf, off, arg, kind, (const void *)ptr, len, CAPTURE_STRUCT_MAX);
 	case CAP_ARGV:
 		return put_argv(buf, off, arg, (const void *)ptr);
+	case CAP_COUNT:
+		return put_count(buf, off, arg, (const void *)ptr);
+	case CAP_IOV:
+		return put_iov(buf, off, arg, (const void *)ptr, (__u32)what >> 16, len);
 	}
 	return off;
 }
@@ -227,8 +316,9 @@ static __always_inline void put_head(unsigned char *buf, int kind, __u32 nr)
 	h->nr = nr;
 }
 
-/* Argument `la`, or the size `la` itself (6 and more); no variable
- * index: the verifier takes none into the stack or the context. */
+/* Argument `la`, or the size `la` stands for (6 and more:
+ * CAPTURE_SIZE_4, or itself); no variable index: the verifier takes none
+ * into the stack or the context. */
 static __always_inline unsigned long length_of(const unsigned long *args, unsigned char la)
 {
 	if (la == 0)
@@ -243,7 +333,7 @@ static __always_inline unsigned long length_of(const unsigned long *args, unsign
 		return args[4];
 	if (la == 5)
 		return args[5];
-	return la;
+	return la == CAPTURE_SIZE_4 ? 4 : la;
 }
 
 static __always_inline struct scratch *scratch_buf(void)
@@ -324,7 +414,9 @@ int on_enter(struct sys_enter_args *ctx)
 		if (!kind)
 			continue;
 		__u32 before = off;
-		off = capture(sc, off, i | kind << 8, args[i], length_of(args, plan->len_arg[i]));
+		unsigned long len = length_of(args, plan->len_arg[i]);
+		off =
+		    capture(sc, off, what_of(i, kind, len), args[i], kind == CAP_IOV ? ~0ull : len);
 		if (off > before && buf[(before & OFF_MASK) + 2] == CAPTURE_FAULT)
 			faulted |= 1u << i;
 	}
@@ -371,21 +463,21 @@ int on_exit(struct sys_exit_args *ctx)
 	for (int i = 0; i < 6; i++) {
 		int kind = plan->exit[i];
 		__u8 la = plan->len_arg[i];
-		__u64 len = ret;
+		__u64 len = ret, count = length_of(args, la);
 		if (!kind && (faulted & (1u << i))) {
 			/* The kernel has read it since: it is in memory now. */
 			kind = plan->enter[i];
-			len = length_of(args, la);
+			len = kind == CAP_IOV ? ~0ull : count;
 		} else if (!kind || ret < 0) {
 			continue;
 		} else if (kind == CAP_SOCKADDR && la < 6) {
 			__u32 n = 0;
 			bpf_probe_read_user(&n, sizeof(n), (const void *)length_of(args, la));
 			len = n;
-		} else if (kind != CAP_BUF) {
-			len = la;
+		} else if (kind != CAP_BUF && kind != CAP_IOV) {
+			len = length_of(args, la); /* a size */
 		}
-		off = capture(sc, off, i | kind << 8, args[i], len);
+		off = capture(sc, off, what_of(i, kind, count), args[i], len);
 	}
 	put_head(sc->buf, CAPTURE_EXIT, nr);
 	return send(ctx, sc->buf, off, CAPTURE_EXIT);

@@ -4,7 +4,9 @@
  * known bytes, stats the file, makes a pipe, connects to a port nobody
  * listens on (refused) and to a local socket that accepts, sleeps 40 ms,
  * opens a path longer than the copies keep, a NULL path and a bad pointer
- * (EFAULT), and forks a child that execs /bin/true.
+ * (EFAULT), reads the file again into two iovecs (readv) and stats it by
+ * its descriptor (AT_EMPTY_PATH), writes two iovecs (writev), and forks a
+ * child that execs /bin/true with one environment variable.
  *
  * usage: sysargs FILE SOCKET
  */
@@ -16,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +49,21 @@ static void files(const char *path)
 	syscall(SYS_openat, AT_FDCWD, (char *)-1, O_RDONLY);
 }
 
+static void iovecs(const char *path)
+{
+	char head[4], rest[40];
+	struct iovec in[2] = {{head, sizeof(head)}, {rest, sizeof(rest)}};
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	if (readv(fd, in, 2) != 44)
+		_exit(1);
+	struct stat st;
+	syscall(SYS_newfstatat, fd, "", &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+	close(fd);
+	struct iovec out[2] = {{"abc", 3}, {"de\n", 3}};
+	if (writev(1, out, 2) != 6)
+		_exit(1);
+}
+
 static void sockets(const char *name)
 {
 	struct sockaddr_in in = {.sin_family = AF_INET, .sin_port = htons(1)};
@@ -74,13 +92,19 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	files(argv[1]);
+	iovecs(argv[1]);
 	sockets(argv[2]);
 	struct timespec ts = {0, 40000000};
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
-		char *args[] = {"true", NULL};
-		execve("/bin/true", args, (char *[]){"A=1", NULL});
+		/* The system call itself: a runtime preloaded into the program
+		 * may give a libc execve an environment of its own.  Its
+		 * strings on the stack, in memory: an exec's copies are not
+		 * read again at its return (a literal's page may not be yet). */
+		char path[] = "/bin/true", name[] = "true", var[] = "A=1";
+		char *args[] = {name, NULL}, *env[] = {var, NULL};
+		syscall(SYS_execve, path, args, env);
 		_exit(127);
 	}
 	waitpid(pid, NULL, 0);

@@ -64,7 +64,7 @@ do_connect()
   listen@libc.so.6({fd_server}, 1) = 0
     [syscall] listen({fd_server}, 1) = 0
   getsockname@libc.so.6({fd_server}, 0x_, 0x_) = 0
-    [syscall] getsockname({fd_server}, {{sa_family=AF_INET, sin_port=htons({port}), sin_addr=inet_addr("127.0.0.1")}}, 0x_) = 0
+    [syscall] getsockname({fd_server}, {{sa_family=AF_INET, sin_port=htons({port}), sin_addr=inet_addr("127.0.0.1")}}, [16]) = 0
   socket@libc.so.6(AF_INET, SOCK_STREAM, 0) = {fd_client}
     [syscall] socket(AF_INET, SOCK_STREAM, 0) = {fd_client}
   connect@libc.so.6({fd_client}, {{AF_INET, 127.0.0.1:{port}}}, 16) = 0
