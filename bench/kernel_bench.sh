@@ -10,8 +10,9 @@
 # medians of the repetitions, and each tool's cost over calltrace's.
 # The last line says whether calltrace's CPU cost per call is at most
 # 1/10 of strace -f's (the target), with the ratio.
-# calltrace runs with --engine runtime on a program without hooks: only
-# the kernel collector records.
+# calltrace runs with --engine runtime and --no-libcall on a program
+# without hooks: only the kernel collector records, as strace records only
+# the system calls (a library call's own cost is libcall_bench.sh's).
 #
 #   bash bench/kernel_bench.sh            # getppid
 #   BENCH_CALL=read bash bench/kernel_bench.sh
@@ -49,8 +50,8 @@ fi
 run() {
 	case $1 in
 	plain) "$tmp/loop" "$2" "$call" ;;
-	calltrace) "$CALLTRACE" record -q --syscalls --engine runtime --replace -o "$tmp/k.trace" \
-		"$tmp/loop" "$2" "$call" ;;
+	calltrace) "$CALLTRACE" record -q --syscalls --engine runtime --no-libcall --replace \
+		-o "$tmp/k.trace" "$tmp/loop" "$2" "$call" ;;
 	strace) strace -f -o /dev/null "$tmp/loop" "$2" "$call" ;;
 	perf) perf trace -o /dev/null -- "$tmp/loop" "$2" "$call" ;;
 	esac

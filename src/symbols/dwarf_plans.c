@@ -2,7 +2,7 @@
  * dwarf_plans.c - capture plans for the runtime, read from DWARF.
  *
  * Built, with func_signature.c, into libcalltrace-dwarf.so: the runtime
- * loads it only when arguments are captured (runtime/args_plans.c), so
+ * loads it only when arguments are captured (runtime/args/args_plans.c), so
  * that libdw never enters a program otherwise.  It runs inside the traced
  * program, marked as the runtime's own work.
  */

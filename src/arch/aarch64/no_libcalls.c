@@ -1,11 +1,11 @@
 /*
- * no_libcalls.c (aarch64) - library calls (src/runtime/libcall_*: the
+ * no_libcalls.c (aarch64) - library calls (src/runtime/libcall/: the
  * calls through GOT slots) are recorded on x86-64 only for now: what the
  * shadow stack asks of them is here, for no call ever made, and the
  * runtime says so in one line under -v.
  */
 #include "../../runtime/runtime.h"
-#include "../../runtime/libcall.h"
+#include "../../runtime/libcall/libcall.h"
 
 #include <string.h>
 

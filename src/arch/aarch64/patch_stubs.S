@@ -1,6 +1,6 @@
 /*
  * patch_stubs.S (aarch64) - where a patched function's entry branch and
- * its hijacked return land (see src/runtime/patch_stubs.S, x86-64's).
+ * its hijacked return land (see src/runtime/inprocess/patch_stubs.S, x86-64's).
  *
  * Both keep every register a call may clobber (x0-x15, q0-q31, the flags;
  * x16 and x17 are the veneers' and free at an entry and a return), in one
