@@ -26,7 +26,8 @@ struct shadow_frame {
 		const struct func_plan *plan; /* to read its return value, or NULL */
 		struct libcall_site *site;    /* a library call's (SHADOW_LIBCALL) */
 	};
-	uint64_t by_hooks; /* its exit is the hooks' to record; or SHADOW_LIBCALL */
+	uint64_t by_hooks;  /* its exit is the hooks' to record; or SHADOW_LIBCALL */
+	uint64_t result_at; /* where a result in memory goes (runtime_args_result_at) */
 };
 
 #define SHADOW_FIRST 1024
@@ -44,7 +45,8 @@ int runtime_patch_unwinder_watched;
 
 /* ---- the shadow stack --------------------------------------------------- */
 
-static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int by_hooks)
+static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int by_hooks,
+		       uint64_t result_at)
 {
 	if (shadow_depth == shadow_cap) {
 		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
@@ -59,8 +61,8 @@ static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int 
 		shadow = m;
 		shadow_cap = cap;
 	}
-	shadow[shadow_depth++] =
-	    (struct shadow_frame){slot, *slot, function, {.plan = plan}, (uint64_t)by_hooks};
+	shadow[shadow_depth++] = (struct shadow_frame){
+	    slot, *slot, function, {.plan = plan}, (uint64_t)by_hooks, result_at};
 	return 0;
 }
 
@@ -77,15 +79,15 @@ void runtime_patch_end_frames_below(uint64_t limit)
 }
 
 void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
-				 int by_hooks)
+				 int by_hooks, uint64_t result_at)
 {
-	if (shadow_push(slot, function, plan, by_hooks) == 0)
+	if (shadow_push(slot, function, plan, by_hooks, result_at) == 0)
 		*slot = (uint64_t)runtime_patch_return_stub;
 }
 
 void runtime_patch_hijack_libcall(uint64_t *slot, struct libcall_site *site, uint64_t landing)
 {
-	if (shadow_push(slot, site->fid, site, SHADOW_LIBCALL) == 0)
+	if (shadow_push(slot, site->fid, site, SHADOW_LIBCALL, 0) == 0)
 		*slot = landing;
 }
 
@@ -133,7 +135,8 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	if (f.by_hooks == SHADOW_LIBCALL)
 		runtime_libcall_returned(f.site, registers, f.slot);
 	else if (f.plan)
-		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
+		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers,
+					  f.result_at);
 	errno = saved;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->in_patch_stub = outer;

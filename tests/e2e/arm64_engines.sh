@@ -4,7 +4,8 @@
 # reads the program counter moved and run right; what does not run on
 # aarch64 yet says so in one line (--engine ptrace, --args, attach); check of an
 # instrumented aarch64 program finds nothing missing; the unit tests of the
-# aarch64 build pass under qemu-user.
+# aarch64 build pass under qemu-user, with aarch64's compilers (their
+# programs' arguments are where AAPCS64 puts them).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/arm64/lib.sh
@@ -90,12 +91,13 @@ grep -Eq '^  needs: +libc\.so\.6 \((/usr)?/lib/aarch64-linux-gnu/libc\.so\.6\)' 
 	fail "check of an instrumented program: $(grep 'libc' "$WORK/check.hooks")"
 one_line "check of an x86-64 file" 2 'not an aarch64 ELF file' "$A64_CALLTRACE" check "$CALLTRACE"
 
-# The aarch64 build's unit tests.
+# The aarch64 build's unit tests, with aarch64's compilers and tools.
+a64_shim "$WORK/shim"
 n=0
 for t in "$A64_BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *.d) continue ;; esac
-	"$t" >"$WORK/unit.out" 2>&1 || fail "$(basename "$t") on aarch64: $(tail -n 3 "$WORK/unit.out")"
+	PATH="$WORK/shim:$PATH" "$t" >"$WORK/unit.out" 2>&1 || fail "$(basename "$t") on aarch64: $(tail -n 3 "$WORK/unit.out")"
 	n=$((n + 1))
 done
 [ $n -ge 10 ] || fail "only $n unit tests in $A64_BUILD/tests"

@@ -21,8 +21,8 @@
 #define ARCH_LIBRARY_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 22
-/* --args is not yet here: the argument locations are System V x86-64's
- * (src/symbols/signature_abi.c), not AAPCS64's. */
+/* --args is not yet here: AAPCS64 places the values (arg_placement.c),
+ * but the runtime does not read them yet. */
 #define ARCH_HAS_ARGS 0
 #define ARCH_HAS_PTRACE_ENGINE 0
 

@@ -14,10 +14,12 @@ CC := aarch64-linux-gnu-gcc
 endif
 BUILD ?= build-aarch64
 endif
-ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c
+ARCH_RUNTIME_SRC := src/arch/aarch64/probe_jump.c src/arch/aarch64/jmpbuf.c \
+		    src/arch/aarch64/stub_values.c
 ARCH_PATCH_SRC   := src/arch/aarch64/relocate.c src/arch/aarch64/patch_stubs.S \
 		    src/arch/aarch64/no_libcalls.c src/arch/aarch64/vfork.S
 ARCH_TOOL_SRC    := src/arch/aarch64/no_engines.c
+ARCH_SIG_SRC     := src/arch/aarch64/arg_placement.c
 # Expanded where the Makefile uses it, after its lists: x86-64's decoding,
 # relocation and stubs, the library calls, the ptrace engine.
 ARCH_NOT_BUILT    = src/patch/decoder.c src/patch/relocate.c src/patch/insn_info.c \

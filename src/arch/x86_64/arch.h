@@ -24,8 +24,8 @@
 #define ARCH_LIBRARY_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 8
-/* Arguments and return values are captured (--args): where the calling
- * convention puts them is src/symbols/signature_abi.c's (System V). */
+/* Arguments and return values are captured (--args): System V places
+ * them (arg_placement.c), read from the stubs' registers (stub_values.c). */
 #define ARCH_HAS_ARGS 1
 #define ARCH_HAS_PTRACE_ENGINE 1
 

@@ -28,8 +28,9 @@ a64_require() {
 		skip "aarch64 programs do not run here (qemu-user-static and binfmt_misc: make deps)"
 }
 
-# a64_shim DIR: DIR holds gcc, g++ and binutils' tools of aarch64 under
-# their plain names, for the machine-independent tests run for aarch64.
+# a64_shim DIR: DIR holds gcc, g++ (cc, c++) and binutils' tools of
+# aarch64 under their plain names, for the machine-independent tests run
+# for aarch64.
 a64_shim() {
 	local dir=$1 t
 	mkdir -p "$dir"
@@ -37,6 +38,8 @@ a64_shim() {
 	for t in gcc g++ nm addr2line objdump readelf ar strip objcopy; do
 		ln -sf "$(command -v aarch64-linux-gnu-$t)" "$dir/$t"
 	done
+	ln -sf "$dir/gcc" "$dir/cc"
+	ln -sf "$dir/g++" "$dir/c++"
 }
 
 # a64_run_test NAME: runs tests/e2e/NAME.sh with the aarch64 tool, runtime
