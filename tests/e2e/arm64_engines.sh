@@ -2,7 +2,7 @@
 # arm64_engines.sh - the in-process engine on aarch64 (under qemu-user):
 # an unmodified fib recorded call for call, entries whose first instruction
 # reads the program counter moved and run right; what does not run on
-# aarch64 yet says so in one line (--engine ptrace, --args, attach); check of an
+# aarch64 yet says so in one line (--engine ptrace, attach); check of an
 # instrumented aarch64 program finds nothing missing; the unit tests of the
 # aarch64 build pass under qemu-user, with aarch64's compilers (their
 # programs' arguments are where AAPCS64 puts them).
@@ -17,7 +17,6 @@ cat >"$WORK/leaf.c" <<'C'
 int leaf(int x) { return x + 1; }
 int main(void) { return leaf(41) == 42 ? 0 : 1; }
 C
-"$A64_CC" -g -O0 -o "$WORK/plain" "$WORK/leaf.c" || fail "cannot compile plain"
 a64_build_c hooks "$WORK/leaf.c"
 
 # one_line WHAT EXPECTED_RC PATTERN COMMAND...: the command exits so and
@@ -32,24 +31,12 @@ one_line() {
 }
 one_line "record --engine ptrace" 2 'the ptrace engine .* is x86-64 only for now' \
 	"$A64_CALLTRACE" record --engine ptrace -o "$WORK/q.trace" "$WORK/hooks"
-one_line "record --args" 2 '^calltrace: --args is x86-64 only for now (this calltrace is aarch64)$' \
-	"$A64_CALLTRACE" record --args -o "$WORK/a.trace" "$WORK/plain"
 one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' \
 	"$A64_CALLTRACE" attach -p $$
 
 # The in-process engine records a program built without flags: every call
 # of fib(20) exactly, the library calls said to be left off under -v.
-cat >"$WORK/fib.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-int main(int argc, char **argv)
-{
-	printf("%d\n", fib(argc > 1 ? atoi(argv[1]) : 20));
-	return 0;
-}
-C
-"$A64_CC" -g -O0 -o "$WORK/fib" "$WORK/fib.c" || fail "cannot compile fib"
+"$A64_CC" -g -O0 -o "$WORK/fib" "$ROOT/tests/e2e/arm64/fib.c" || fail "cannot compile fib"
 CALLTRACE_LIBCALL=1 "$A64_CALLTRACE" record -v -o "$WORK/fib.trace" "$WORK/fib" 20 >"$WORK/fib.out" 2>"$WORK/fib.err" ||
 	fail "record of fib: $(tail -n 3 "$WORK/fib.err")"
 [ "$(cat "$WORK/fib.out")" = 6765 ] || fail "fib printed $(head -c 100 "$WORK/fib.out")"

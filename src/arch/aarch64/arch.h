@@ -21,9 +21,9 @@
 #define ARCH_LIBRARY_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 22
-/* --args is not yet here: AAPCS64 places the values (arg_placement.c),
- * but the runtime does not read them yet. */
-#define ARCH_HAS_ARGS 0
+/* Arguments and return values are captured (--args): AAPCS64 places
+ * them (arg_placement.c), read from the stubs' registers (stub_values.c). */
+#define ARCH_HAS_ARGS 1
 #define ARCH_HAS_PTRACE_ENGINE 0
 
 /* The in-process engine's code (see x86_64/arch.h): the entry is one B
