@@ -18,6 +18,9 @@
 
 #define ARCH_QUOTE_(path) #path
 #define ARCH_QUOTE(path) ARCH_QUOTE_(path)
+/* No space around the slash: it would be in the path. */
+/* clang-format off */
 #define ARCH_HEADER(name) ARCH_QUOTE(ARCH_FOLDER/name)
+/* clang-format on */
 
 #endif
