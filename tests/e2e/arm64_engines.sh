@@ -35,7 +35,7 @@ one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' 
 	"$A64_CALLTRACE" attach -p $$
 
 # The in-process engine records a program built without flags: every call
-# of fib(20) exactly, the library calls said to be left off under -v.
+# of fib(20) exactly, and its atoi and printf as library calls.
 "$A64_CC" -g -O0 -o "$WORK/fib" "$ROOT/tests/e2e/arm64/fib.c" || fail "cannot compile fib"
 CALLTRACE_LIBCALL=1 "$A64_CALLTRACE" record -v -o "$WORK/fib.trace" "$WORK/fib" 20 >"$WORK/fib.out" 2>"$WORK/fib.err" ||
 	fail "record of fib: $(tail -n 3 "$WORK/fib.err")"
@@ -44,12 +44,15 @@ grep -q 'in-process engine: 2 of 2 functions patched$' "$WORK/fib.err" ||
 	fail "record -v of fib said: $(grep 'in-process' "$WORK/fib.err")"
 grep -q 'in-process engine: 2 functions marked, 2 ran$' "$WORK/fib.err" ||
 	fail "record -v of fib: not patched at the first calls: $(grep 'in-process' "$WORK/fib.err")"
-grep -qx 'calltrace: library calls: recorded on x86-64 only for now (this is aarch64)' "$WORK/fib.err" ||
-	fail "record -v of fib does not say library calls are left off: $(cat "$WORK/fib.err")"
+grep -qE '^calltrace: library calls: [0-9]+ slots hooked in .*/fib$' "$WORK/fib.err" ||
+	fail "record -v of fib does not say its slots are hooked: $(cat "$WORK/fib.err")"
 "$NATIVE_CALLTRACE" report "$WORK/fib.trace" >"$WORK/fib.report" || fail "report of fib.trace"
 [ "$(report_calls "$WORK/fib.report" fib)" = 21891 ] ||
 	fail "fib(20): $(report_calls "$WORK/fib.report" fib) calls, not 21891"
 [ "$(report_calls "$WORK/fib.report" main)" = 1 ] || fail "main: not one call"
+for f in printf@libc.so.6 atoi@libc.so.6; do
+	[ "$(report_calls "$WORK/fib.report" $f)" = 1 ] || fail "fib: $f not one library call"
+done
 
 # Entries whose first instruction reads the program counter run moved into
 # their trampolines (adr, adrp, ldr literal of each width, cbz, cbnz, tbz,

@@ -141,6 +141,52 @@ static inline uint64_t arch_jmpbuf_sp(const struct __jmp_buf_tag *env)
 	return (mangled >> 17 | mangled << 47) ^ guard;
 }
 
+/* Library calls (src/runtime/libcall_*): the relocations of the GOT
+ * slots calls go through (a PLT's; -fno-plt's); the integer argument
+ * registers the enter stub saves (libcall_stubs.S); a trampoline per slot,
+ * `movabs $site, %r11; jmp *stub(%rip)` and the stub's address, in
+ * ARCH_LIBCALL_TRAMPOLINE bytes. */
+#define ARCH_RELOC_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define ARCH_RELOC_GLOB_DAT R_X86_64_GLOB_DAT
+#define ARCH_LIBCALL_GP_ARGS 6
+#define ARCH_LIBCALL_TRAMPOLINE 32
+
+static inline void arch_put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void arch_libcall_trampoline(uint8_t p[ARCH_LIBCALL_TRAMPOLINE], uint64_t site,
+					   uint64_t stub)
+{
+	static const uint8_t head[16] = {0x49, 0xbb, 0,	   0,	 0, 0, 0, 0,
+					 0,    0,    0xff, 0x25, 0, 0, 0, 0};
+	for (int i = 0; i < ARCH_LIBCALL_TRAMPOLINE; i++)
+		p[i] = i < 16 ? head[i] : 0xcc;
+	arch_put_u64(p + 2, site);
+	arch_put_u64(p + 16, stub);
+}
+
+/* The landing pad a caller-sensitive library call returns through, at
+ * pad: `nop; jmp *(%rip); .quad stub`; returns where a return lands (one
+ * past the nop, so that an unwinder looking at the address minus one finds
+ * the pad). */
+static inline uint64_t arch_libcall_landing_pad(uint8_t *pad, uint64_t stub)
+{
+	static const uint8_t code[7] = {0x90, 0xff, 0x25, 0, 0, 0, 0};
+	for (int i = 0; i < 7; i++)
+		pad[i] = code[i];
+	arch_put_u64(pad + 7, stub);
+	return (uint64_t)pad + 1;
+}
+
+/* A spinning thread's pause. */
+static inline void arch_cpu_relax(void)
+{
+	__builtin_ia32_pause();
+}
+
 /* st(0) and st(1), where a long double (or complex long double) is
  * returned, 10 bytes each in 16: a copy of each pushed, then stored and
  * popped, so that the x87 stack stays as it was.  st(1) is read only for a
