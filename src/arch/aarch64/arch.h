@@ -36,6 +36,10 @@
 #define ARCH_TRAMPOLINE_HEAD_MAX 20
 #define ARCH_CODE_THROUGH_PROC_MEM 0
 #define ARCH_PATCH_LAZY 1
+/* A call's return address is in the link register: the function's
+ * prologue saves it where its frame has room, not always in the slot the
+ * stubs swap (patch_shadow.c finds it there for the unwinder). */
+#define ARCH_RETURN_ADDRESS_MOVES 1
 /* The si_code of the SIGTRAP a mark raises: a BRK is a breakpoint. */
 #define ARCH_MARK_SI_CODE 1 /* TRAP_BRKPT */
 #define ARCH_MARK_LEN 4

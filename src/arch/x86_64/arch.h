@@ -39,6 +39,9 @@
 #define ARCH_TRAMPOLINE_HEAD_MAX (12 + 14)
 #define ARCH_CODE_THROUGH_PROC_MEM 1
 #define ARCH_PATCH_LAZY 1
+/* A call's return address stays where the call put it (the slot the
+ * shadow stack swaps, patch_shadow.c). */
+#define ARCH_RETURN_ADDRESS_MOVES 0
 /* The si_code of the SIGTRAP a mark raises: an int3 is reported as the kernel's. */
 #define ARCH_MARK_SI_CODE 0x80 /* SI_KERNEL */
 #define ARCH_MARK_LEN 1
