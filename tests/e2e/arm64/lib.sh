@@ -51,6 +51,7 @@ a64_shim_plain() {
 	for t in gcc g++; do
 		real=$(command -v aarch64-linux-gnu-$t || command -v $t)
 		rm -f "$dir/$t"
+		# shellcheck disable=SC2016 # the wrapper's own $a and $@
 		printf '#!/bin/sh\nfor a; do shift; [ "$a" = -finstrument-functions ] || set -- "$@" "$a"; done\nexec %s "$@"\n' \
 			"$real" >"$dir/$t"
 		chmod +x "$dir/$t"
