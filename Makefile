@@ -61,7 +61,8 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 # What the architecture adds, and the engines it does not have yet (arch.mk).
 RUNTIME_SRC  += $(ARCH_RUNTIME_SRC)
 PATCH_SRC    := $(filter-out $(ARCH_NOT_BUILT),$(PATCH_SRC)) $(ARCH_PATCH_SRC)
-ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) src/arch/machines.c
+ANALYSIS_SRC := $(filter-out $(ARCH_NOT_BUILT),$(ANALYSIS_SRC)) $(ARCH_TOOL_SRC) $(ARCH_SIG_SRC) \
+		src/arch/machines.c
 UNIT_SRC     := $(filter-out $(ARCH_NOT_BUILT),$(UNIT_SRC))
 
 # The BPF program that copies system call arguments (src/kernel/bpf/),
@@ -89,8 +90,9 @@ RUNTIME_A  := $(BUILD)/lib/libcalltrace.a
 # Loaded by the runtime only when it captures arguments: DWARF through libdw.
 DWARF_SO   := $(BUILD)/lib/libcalltrace-dwarf.so
 DWARF_SRC  := src/symbols/func_signature.c src/symbols/ctype_dwarf.c src/symbols/signature_abi.c \
-	      src/symbols/signature_text.c src/symbols/unit_ranges.c src/symbols/dwarf_plans.c
-DWARF_OBJ  := $(patsubst src/symbols/%.c,$(BUILD)/dw/src/symbols/%.o,$(DWARF_SRC))
+	      src/symbols/signature_text.c src/symbols/unit_ranges.c src/symbols/dwarf_plans.c \
+	      $(ARCH_SIG_SRC)
+DWARF_OBJ  := $(DWARF_SRC:%.c=$(BUILD)/dw/%.o)
 
 all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 

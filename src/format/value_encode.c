@@ -24,15 +24,15 @@ static void zero_bytes(void *to, size_t n)
 		d[i] = 0;
 }
 
-/* The register's bytes (16 for xmm, st0 and st1); NULL when the x87 ones
- * were not read. */
+/* The register's bytes (16 for a vector or x87 one); NULL when the x87
+ * ones were not read. */
 static const uint8_t *register_bytes(const struct value_registers *r, unsigned reg)
 {
-	if (reg <= VREG_RAX)
+	if (reg < VREG_GP_COUNT)
 		return (const uint8_t *)&r->gp[reg];
-	if (reg >= VREG_ST0)
-		return r->st ? r->st + 16 * (reg - VREG_ST0) : NULL;
-	return r->xmm + 16 * (reg - VREG_XMM0);
+	if (reg >= VREG_X87_0)
+		return r->st ? r->st + 16 * (reg - VREG_X87_0) : NULL;
+	return r->vec + 16 * (reg - VREG_VEC0);
 }
 
 /* The 8 bytes a string step's pointer is in. */

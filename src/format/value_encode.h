@@ -18,12 +18,14 @@ typedef size_t (*value_memory_reader)(void *ctx, uint64_t address, void *out, si
 /* What a plan reads: the ABI's registers and the stack pointer at the
  * function's first instruction (or at its return), and its memory. */
 struct value_registers {
-	uint64_t gp[VREG_RAX + 1]; /* enum value_reg order: rdi ... r9, rax */
-	const uint8_t *xmm;	   /* xmm0..7, 16 bytes each */
-	const uint8_t *st;	   /* at a return: st(0) and st(1), 16 bytes each (10
-				      used); NULL when not read (the plan does not
-				      use them) */
-	uint64_t sp;		   /* at the entry: where the return address is */
+	uint64_t gp[VREG_GP_COUNT]; /* enum value_reg order: rdi ... r9, rax; x0 ... x8 */
+	const uint8_t *vec;	    /* xmm0..7 or v0..7, 16 bytes each */
+	const uint8_t *st;	    /* x86-64, at a return: st(0) and st(1), 16 bytes
+				       each (10 used); NULL when not read (the plan
+				       does not use them) */
+	uint64_t sp;		    /* at the entry: what stack offsets are from (the
+				       return address on x86-64, the caller's sp on
+				       aarch64) */
 	value_memory_reader read;
 	void *read_ctx;
 };

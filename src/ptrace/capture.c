@@ -57,7 +57,7 @@ static void fill_registers(struct thread *t, const struct func_plan *plan,
 	memset(fp, 0, sizeof(*fp));
 	if (uses_fp_registers(plan))
 		ptrace(PTRACE_GETFPREGS, t->tid, 0, fp);
-	v->xmm = (const uint8_t *)fp->xmm_space;
+	v->vec = (const uint8_t *)fp->xmm_space;
 	/* FXSAVE's layout: st(0) first, 16 bytes a register (10 used) */
 	v->st = (const uint8_t *)fp->st_space;
 }

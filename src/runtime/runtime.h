@@ -253,8 +253,12 @@ struct args_pending *runtime_args_pending_buffer(struct thread_state *t);
 uint32_t runtime_args_pending_for(const struct thread_state *t, uint64_t function);
 void runtime_args_write_pending(struct thread_state *t);
 void runtime_args_drop_pending(struct thread_state *t);
+/* Where a result returned in memory goes, as the entry's registers say
+ * (kept for the return: the callee may change the register on aarch64). */
+uint64_t runtime_args_result_at(const void *stub_registers);
 void runtime_args_write_return(struct thread_state *t, const struct func_plan *plan,
-			       uint64_t function, uint64_t slot, const void *stub_registers);
+			       uint64_t function, uint64_t slot, const void *stub_registers,
+			       uint64_t result_at);
 void runtime_args_thread_end(struct thread_state *t);
 /* readable.c: copies up to len bytes at `address` that are readable into
  * out; returns how many (0: none, never a fault). */

@@ -1,8 +1,9 @@
 /*
  * func_signature.h - what a function takes and returns, read from DWARF,
- * and where each value is under the x86-64 System V calling convention: at
- * the function's first instruction (arguments) and at its return (the
- * return value).
+ * and where each value is under the target's calling convention (System V
+ * on x86-64, AAPCS64 on aarch64: src/arch/<cpu>/arg_placement.c): at the
+ * function's first instruction (arguments) and at its return (the return
+ * value).
  *
  * A signature is described once per (ELF file, entry address) and cached.
  * Each parameter has a name, a type descriptor (struct ctype: what the
@@ -22,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "../arch/value_regs.h"
 
 /* --- types --- */
 
@@ -32,7 +34,7 @@ enum ctype_kind {
 	CTYPE_CHAR,    /* char, signed char, unsigned char (is_signed) */
 	CTYPE_BOOL,    /* bool, _Bool */
 	CTYPE_ENUM,    /* size, is_signed, enumerators */
-	CTYPE_FLOAT,   /* float (4), double (8), long double (16, x87) */
+	CTYPE_FLOAT,   /* float (4), double (8), long double (16: x87, quad on aarch64) */
 	CTYPE_COMPLEX, /* _Complex: two floats of size / 2 */
 	CTYPE_POINTER, /* data and function pointers, C++ references */
 	CTYPE_STRING,  /* a pointer to (const) char, signed char or unsigned char */
@@ -78,33 +80,16 @@ struct ctype {
 
 /* --- where values are --- */
 
-enum value_reg {
-	VREG_RDI,
-	VREG_RSI,
-	VREG_RDX,
-	VREG_RCX,
-	VREG_R8,
-	VREG_R9,
-	VREG_RAX,
-	VREG_XMM0,
-	VREG_XMM1,
-	VREG_XMM2,
-	VREG_XMM3,
-	VREG_XMM4,
-	VREG_XMM5,
-	VREG_XMM6,
-	VREG_XMM7,
-	VREG_ST0, /* the x87 stack's top: a long double result, 10 bytes */
-	VREG_ST1, /* below it: a complex long double's imaginary part */
-	VREG_COUNT
-};
+/* enum value_reg: the registers of the target's convention (rdi... on
+ * x86-64, x0... on aarch64): src/arch/<cpu>/value_regs.h. */
 
-/* "rdi", "xmm0", ...; "?" outside the enum. */
+/* "rdi", "xmm0", "x0", "v0", ...; "?" outside the enum. */
 const char *value_reg_name(unsigned reg);
 
 enum piece_kind {
 	PIECE_REG,	/* the low `size` bytes of register `reg` */
-	PIECE_STACK,	/* `size` bytes at rsp + offset (8 = first stack argument) */
+	PIECE_STACK,	/* `size` bytes at sp + offset (the first stack argument: 8 on
+			   x86-64, above the return address; 0 on aarch64) */
 	PIECE_INDIRECT, /* `size` bytes at the address register `reg` holds */
 };
 
@@ -125,25 +110,25 @@ enum value_where {
 struct value_location {
 	uint8_t where; /* enum value_where */
 	uint8_t npieces;
-	struct value_piece pieces[2];
-	const char *why; /* WHERE_UNSUPPORTED: a static explanation */
+	struct value_piece pieces[4]; /* up to 4: an aarch64 HFA's members */
+	const char *why;	      /* WHERE_UNSUPPORTED: a static explanation */
 };
 
 /* --- the capture plan: what an engine does per call --- */
 
 #define FUNC_PLAN_MAX_ARGS 32 /* later parameters are not captured */
 #define FUNC_PLAN_MAX_STEPS                                                                        \
-	80		       /* at most 2 per value (a reference: its pointer                    \
-				  and the object it refers to) */
+	132		       /* at most 4 per value (an aarch64 HFA's members; a reference: its  \
+				  pointer and the object it refers to) */
 #define FUNC_PLAN_MAX_COPY 512 /* bytes of a value copied at most */
 
 enum plan_op {
-	PLAN_REG,	   /* copy `size` low bytes of register `reg` (at most 8, or
-			      16 of st0 and st1) */
-	PLAN_STACK,	   /* copy `size` bytes at rsp + offset */
+	PLAN_REG,	   /* copy `size` low bytes of register `reg` (at most
+			      value_reg_bytes) */
+	PLAN_STACK,	   /* copy `size` bytes at sp + offset */
 	PLAN_MEMORY,	   /* copy `size` bytes at (register reg) + offset */
 	PLAN_STRING_REG,   /* the string the pointer in register reg points to */
-	PLAN_STRING_STACK, /* the string the pointer at rsp + offset points to */
+	PLAN_STRING_STACK, /* the string the pointer at sp + offset points to */
 	PLAN_UNAVAILABLE,  /* write VALUE_UNAVAILABLE */
 	PLAN_DEREF,	   /* copy `size` bytes at the address the value's first 8
 			      bytes hold (copied by an earlier step) + offset; when
@@ -201,7 +186,8 @@ struct func_signature {
 	bool variadic;
 	bool abi_known;		    /* false: a compiler clone (.isra, .constprop...)
 				       whose calling convention is its own */
-	bool hidden_return_pointer; /* rdi holds where the result goes */
+	bool hidden_return_pointer; /* VREG_HIDDEN_RESULT holds where the result
+				       goes */
 	uint32_t nparams;
 	const struct func_param *params;
 	const struct ctype *return_type; /* CTYPE_VOID for void */

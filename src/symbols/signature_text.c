@@ -12,10 +12,7 @@
 
 const char *value_reg_name(unsigned reg)
 {
-	static const char *const names[VREG_COUNT] = {
-	    "rdi",  "rsi",  "rdx",  "rcx",  "r8",   "r9",   "rax", "xmm0", "xmm1",
-	    "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "st0", "st1",
-	};
+	static const char *const names[VREG_COUNT] = VREG_NAMES;
 	return reg < VREG_COUNT ? names[reg] : "?";
 }
 
@@ -83,7 +80,7 @@ size_t func_signature_describe(const struct func_signature *s, char *buf, size_t
 		put(&o, "%s...", s->nparams ? ", " : "");
 	put(&o, ")");
 	if (s->hidden_return_pointer)
-		put(&o, " hidden:rdi");
+		put(&o, " hidden:%s", value_reg_name(VREG_HIDDEN_RESULT));
 	put_location(&o, &s->ret);
 	return o.used;
 }
@@ -159,7 +156,7 @@ static bool step_valid(const struct plan_step *s, uint16_t value_size, unsigned 
 		return false;
 	if (s->op == PLAN_DEREF)
 		return s->value_offset >= 8;
-	return s->op != PLAN_REG || s->size <= (s->reg >= VREG_ST0 ? 16 : 8);
+	return s->op != PLAN_REG || s->size <= value_reg_bytes(s->reg);
 }
 
 static bool value_valid(const struct func_plan *plan, const struct plan_value *v)

@@ -2,9 +2,10 @@
 # arm64_engines.sh - the in-process engine on aarch64 (under qemu-user):
 # an unmodified fib recorded call for call, entries whose first instruction
 # reads the program counter moved and run right; what does not run on
-# aarch64 yet says so in one line (--engine ptrace, --args, attach); check of an
+# aarch64 yet says so in one line (--engine ptrace, attach); check of an
 # instrumented aarch64 program finds nothing missing; the unit tests of the
-# aarch64 build pass under qemu-user.
+# aarch64 build pass under qemu-user, with aarch64's compilers (their
+# programs' arguments are where AAPCS64 puts them).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/e2e/arm64/lib.sh
@@ -16,7 +17,6 @@ cat >"$WORK/leaf.c" <<'C'
 int leaf(int x) { return x + 1; }
 int main(void) { return leaf(41) == 42 ? 0 : 1; }
 C
-"$A64_CC" -g -O0 -o "$WORK/plain" "$WORK/leaf.c" || fail "cannot compile plain"
 a64_build_c hooks "$WORK/leaf.c"
 
 # one_line WHAT EXPECTED_RC PATTERN COMMAND...: the command exits so and
@@ -31,24 +31,12 @@ one_line() {
 }
 one_line "record --engine ptrace" 2 'the ptrace engine .* is x86-64 only for now' \
 	"$A64_CALLTRACE" record --engine ptrace -o "$WORK/q.trace" "$WORK/hooks"
-one_line "record --args" 2 '^calltrace: --args is x86-64 only for now (this calltrace is aarch64)$' \
-	"$A64_CALLTRACE" record --args -o "$WORK/a.trace" "$WORK/plain"
 one_line "attach" 1 'attach is x86-64 only for now (this calltrace is aarch64)' \
 	"$A64_CALLTRACE" attach -p $$
 
 # The in-process engine records a program built without flags: every call
-# of fib(20) exactly, the library calls said to be left off under -v.
-cat >"$WORK/fib.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-int main(int argc, char **argv)
-{
-	printf("%d\n", fib(argc > 1 ? atoi(argv[1]) : 20));
-	return 0;
-}
-C
-"$A64_CC" -g -O0 -o "$WORK/fib" "$WORK/fib.c" || fail "cannot compile fib"
+# of fib(20) exactly, and its atoi and printf as library calls.
+"$A64_CC" -g -O0 -o "$WORK/fib" "$ROOT/tests/e2e/arm64/fib.c" || fail "cannot compile fib"
 CALLTRACE_LIBCALL=1 "$A64_CALLTRACE" record -v -o "$WORK/fib.trace" "$WORK/fib" 20 >"$WORK/fib.out" 2>"$WORK/fib.err" ||
 	fail "record of fib: $(tail -n 3 "$WORK/fib.err")"
 [ "$(cat "$WORK/fib.out")" = 6765 ] || fail "fib printed $(head -c 100 "$WORK/fib.out")"
@@ -56,12 +44,15 @@ grep -q 'in-process engine: 2 of 2 functions patched$' "$WORK/fib.err" ||
 	fail "record -v of fib said: $(grep 'in-process' "$WORK/fib.err")"
 grep -q 'in-process engine: 2 functions marked, 2 ran$' "$WORK/fib.err" ||
 	fail "record -v of fib: not patched at the first calls: $(grep 'in-process' "$WORK/fib.err")"
-grep -qx 'calltrace: library calls: recorded on x86-64 only for now (this is aarch64)' "$WORK/fib.err" ||
-	fail "record -v of fib does not say library calls are left off: $(cat "$WORK/fib.err")"
+grep -qE '^calltrace: library calls: [0-9]+ slots hooked in .*/fib$' "$WORK/fib.err" ||
+	fail "record -v of fib does not say its slots are hooked: $(cat "$WORK/fib.err")"
 "$NATIVE_CALLTRACE" report "$WORK/fib.trace" >"$WORK/fib.report" || fail "report of fib.trace"
 [ "$(report_calls "$WORK/fib.report" fib)" = 21891 ] ||
 	fail "fib(20): $(report_calls "$WORK/fib.report" fib) calls, not 21891"
 [ "$(report_calls "$WORK/fib.report" main)" = 1 ] || fail "main: not one call"
+for f in printf@libc.so.6 atoi@libc.so.6; do
+	[ "$(report_calls "$WORK/fib.report" $f)" = 1 ] || fail "fib: $f not one library call"
+done
 
 # Entries whose first instruction reads the program counter run moved into
 # their trampolines (adr, adrp, ldr literal of each width, cbz, cbnz, tbz,
@@ -90,12 +81,13 @@ grep -Eq '^  needs: +libc\.so\.6 \((/usr)?/lib/aarch64-linux-gnu/libc\.so\.6\)' 
 	fail "check of an instrumented program: $(grep 'libc' "$WORK/check.hooks")"
 one_line "check of an x86-64 file" 2 'not an aarch64 ELF file' "$A64_CALLTRACE" check "$CALLTRACE"
 
-# The aarch64 build's unit tests.
+# The aarch64 build's unit tests, with aarch64's compilers and tools.
+a64_shim "$WORK/shim"
 n=0
 for t in "$A64_BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	case "$t" in *.d) continue ;; esac
-	"$t" >"$WORK/unit.out" 2>&1 || fail "$(basename "$t") on aarch64: $(tail -n 3 "$WORK/unit.out")"
+	PATH="$WORK/shim:$PATH" "$t" >"$WORK/unit.out" 2>&1 || fail "$(basename "$t") on aarch64: $(tail -n 3 "$WORK/unit.out")"
 	n=$((n + 1))
 done
 [ $n -ge 10 ] || fail "only $n unit tests in $A64_BUILD/tests"

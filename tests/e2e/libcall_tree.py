@@ -28,7 +28,7 @@ def slot_names(path, bias):
     names = {}
     out = subprocess.run(["readelf", "-rW", path], capture_output=True, text=True, check=True)
     for line in out.stdout.splitlines():
-        m = re.match(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_(JUMP_SLOT|GLOB_DAT)\s+[0-9a-f]+\s+(\S+)", line)
+        m = re.match(r"\s*([0-9a-f]+)\s+[0-9a-f]+\s+R_(?:X86_64|AARCH64)_(JUMP_SLOT|GLOB_DAT)\s+[0-9a-f]+\s+(\S+)", line)
         if m:
             name, _, version = m.group(3).partition("@")
             if version and not version.startswith("GLIBC"):

@@ -4,7 +4,9 @@
  * Builds tests/programs/args/args.c with cc and args_cxx.cpp with c++, at
  * -O0 and at -O2, into a temporary directory, takes function addresses
  * from nm, and checks each function's description (types as C text, where
- * the x86-64 SysV ABI puts every argument and the result), type
+ * the calling convention puts every argument and the result: System V
+ * x86-64's, or AAPCS64's in the aarch64 build, run with aarch64's cc and
+ * c++ first on PATH by tests/e2e/arm64_args.sh), type
  * descriptors, capture plans and their bytes, and values formatted with the
  * DWARF types.  Also: a compiler clone, a stripped file, a missing file, an
  * address that is not an entry, and the cache.
@@ -71,7 +73,7 @@ static void expect_description(struct signature_table *t, const char *bin, const
 	CHECK(strcmp(got, want) == 0, "%s %s:\n  got  %s\n  want %s", bin, symbol, got, want);
 }
 
-static const char *const c_descriptions[][2] = {
+static const char *const sysv_c[][2] = {
     {"add_ints", "int add_ints(int a @rdi:4, int b @rsi:4) @rax:4"},
     {"negate_ll", "long long int negate_ll(long long int v @rdi:8) @rax:8"},
     {"big_unsigned", "unsigned int big_unsigned(unsigned int u @rdi:4) @rax:4"},
@@ -113,7 +115,7 @@ static const char *const c_descriptions[][2] = {
      "struct point p @r9:8, long int g @stack+8:8) @rax:4"},
 };
 
-static const char *const cxx_descriptions[][2] = {
+static const char *const sysv_cxx[][2] = {
     {"_ZN7Counter3addEiRKi",
      "int add(Counter *this @rdi:8, int n @rsi:4, const int &step @rdx:8) @rax:4"},
     {"_ZNK7Counter5shadeE5Shade", "Shade shade(const Counter *this @rdi:8, Shade s @rsi:1) @rax:1"},
@@ -125,6 +127,67 @@ static const char *const cxx_descriptions[][2] = {
     {"_Z8take_box3BoxIlE", "long int take_box(Box<long int> b @[rdi]:8) @rax:8"},
     {"_Z10with_empty5Emptyi", "int with_empty(Empty e @-, int x @rdi:4) @rax:4"},
 };
+
+static const char *const aapcs_c[][2] = {
+    {"add_ints", "int add_ints(int a @x0:4, int b @x1:4) @x0:4"},
+    {"negate_ll", "long long int negate_ll(long long int v @x0:8) @x0:8"},
+    {"big_unsigned", "unsigned int big_unsigned(unsigned int u @x0:4) @x0:4"},
+    {"typedef_arg", "u32 typedef_arg(u32 u @x0:4, cstr s @x1:8) @x0:4"},
+    {"next_char", "char next_char(char c @x0:1) @x0:1"},
+    {"flip", "_Bool flip(_Bool b @x0:1) @x0:1"},
+    {"paint", "enum color paint(enum color c @x0:4) @x0:4"},
+    {"halve_f", "float halve_f(float f @v0:4) @v0:4"},
+    {"scale", "double scale(double d @v0:8, float f @v1:4) @v0:8"},
+    {"measure", "size_t measure(const char *s @x0:8) @x0:8"},
+    {"maybe", "char *maybe(char *p @x0:8, void *q @x1:8, int *r @x2:8) @x0:8"},
+    {"point_sum", "int point_sum(struct point p @x0:8) @x0:4"},
+    {"make_point", "struct point make_point(int x @x0:4, int y @x1:4) @x0:8"},
+    {"mixed_sum", "double mixed_sum(struct mixed m @x0:8,x1:8) @v0:8"},
+    {"make_mixed", "struct mixed make_mixed(double a @v0:8, long int b @x0:8) @x0:8,x1:8"},
+    {"big_sum", "long int big_sum(struct big b @[x0]:24) @x0:8"},
+    {"make_big", "struct big make_big(long int a @x0:8, long int b @x1:8, long int c @x2:8) "
+		 "hidden:x8 @[x8]:24"},
+    {"eight", "int eight(int a @x0:4, int b @x1:4, int c @x2:4, int d @x3:4, int e @x4:4, int f "
+	      "@x5:4, int g @x6:4, int h @x7:4) @x0:4"},
+    {"nine_doubles",
+     "double nine_doubles(double a @v0:8, double b @v1:8, double c @v2:8, double d @v3:8, double e "
+     "@v4:8, double f @v5:8, double g @v6:8, double h @v7:8, double i @stack+0:8) @v0:8"},
+    {"sum_all", "int sum_all(int count @x0:4, ...) @x0:4"},
+    {"ld_twice", "long double ld_twice(long double x @v0:16, int after @x0:4) @v0:16"},
+    {"wrap_ld", "struct wrapped_ld wrap_ld(long double x @v0:16) @v0:16"},
+    {"ld_complex", "complex long double ld_complex(long double re @v0:16) @v0:16,v1:16"},
+    {"flags_level", "int flags_level(struct flags f @x0:4) @x0:4"},
+    {"floats_sum", "float floats_sum(struct two_floats t @v0:4,v1:4) @v0:4"},
+    {"named_id", "short int named_id(struct named n @x0:8,x1:2) @x0:2"},
+    {"array_param", "int array_param(int *values @x0:8, int (*)(int, int) callback @x1:8) @x0:4"},
+    {"nothing", "void nothing()"},
+    {"big_then_regs",
+     "int big_then_regs(struct big b @[x0]:24, int after @x1:4, struct point p @x2:8) @x0:4"},
+    {"regs_full_struct", "int regs_full_struct(int a @x0:4, int b @x1:4, int c @x2:4, int d @x3:4, "
+			 "int e @x4:4, struct point p @x5:8, long int g @x6:8) @x0:4"},
+};
+
+static const char *const aapcs_cxx[][2] = {
+    {"_ZN7Counter3addEiRKi",
+     "int add(Counter *this @x0:8, int n @x1:4, const int &step @x2:8) @x0:4"},
+    {"_ZNK7Counter5shadeE5Shade", "Shade shade(const Counter *this @x0:8, Shade s @x1:1) @x0:1"},
+    {"_Z12make_trackedl", "Tracked make_tracked(long int v @x0:8) hidden:x8 @[x8]:8"},
+    {"_Z13tracked_value7TrackedRd",
+     "long int tracked_value(Tracked t @[x0]:8, double &out @x1:8) @x0:8"},
+    {"_Z9swap_refsRiOi", "void swap_refs(int &a @x0:8, int &&b @x1:8)"},
+    {"_Z8make_boxl", "Box<long int> make_box(long int v @x0:8) hidden:x8 @[x8]:8"},
+    {"_Z8take_box3BoxIlE", "long int take_box(Box<long int> b @[x0]:8) @x0:8"},
+    {"_Z10with_empty5Emptyi", "int with_empty(Empty e @x0:1, int x @x1:4) @x0:4"},
+};
+
+/* The tables of the convention the placement follows (main). */
+struct table {
+	const char *const (*rows)[2];
+	size_t n;
+};
+#define TABLE(a) ((struct table){a, sizeof(a) / sizeof(a[0])})
+static bool sysv;
+static struct table c_expected, cxx_expected, plans_expected;
 
 /* Formats bytes as a VALUE_BYTES of type t, as C and as JSON. */
 static void expect_bytes(const struct ctype *t, const void *bytes, size_t n, const char *c_text,
@@ -153,8 +216,9 @@ static void check_c_types(struct signature_table *t, const char *bin)
 		      "cstr is a string named cstr");
 		CHECK(s->plan.args[1].count == 1 &&
 			  s->plan.steps[s->plan.args[1].first].op == PLAN_STRING_REG &&
-			  s->plan.steps[s->plan.args[1].first].reg == VREG_RSI,
-		      "typedef_arg: the string is read through rsi");
+			  strcmp(value_reg_name(s->plan.steps[s->plan.args[1].first].reg),
+				 sysv ? "rsi" : "x1") == 0,
+		      "typedef_arg: the string is read through the second register");
 	}
 	s = lookup(t, bin, "paint");
 	if (s) {
@@ -248,30 +312,44 @@ static void check_plan_bytes(const struct func_signature *s, const char *what)
 	}
 }
 
+/* Plans as plan_text writes them (registers by number: enum value_reg). */
+static const char *const sysv_plans[][2] = {
+    {"add_ints", "2 args ret: 0/0/4/0/0 0/1/4/0/0 0/6/4/0/0 [0+1:4] [1+1:4] [2+1:4]"},
+    {"measure", "1 args ret: 3/0/8/0/0 0/6/8/0/0 [0+1:0] [1+1:8]"},
+    {"big_sum", "1 args ret: 1/0/24/0/8 0/6/8/0/0 [0+1:24] [1+1:8]"},
+    {"mixed_sum", "1 args ret: 0/7/8/0/0 0/0/8/8/0 0/7/8/0/0 [0+2:16] [2+1:8]"},
+    {"make_big", "3 args ret: 0/1/8/0/0 0/2/8/0/0 0/3/8/0/0 2/6/24/0/0 [0+1:8] [1+1:8] "
+		 "[2+1:8] [3+1:24]"},
+    {"ld_twice", "2 args ret: 1/0/16/0/8 0/0/4/0/0 0/15/16/0/0 [0+1:16] [1+1:4] [2+1:16]"},
+    {"nothing", "0 args: [0+0:0]"},
+};
+
+static const char *const aapcs_plans[][2] = {
+    {"add_ints", "2 args ret: 0/0/4/0/0 0/1/4/0/0 0/0/4/0/0 [0+1:4] [1+1:4] [2+1:4]"},
+    {"measure", "1 args ret: 3/0/8/0/0 0/0/8/0/0 [0+1:0] [1+1:8]"},
+    {"big_sum", "1 args ret: 2/0/24/0/0 0/0/8/0/0 [0+1:24] [1+1:8]"},
+    {"mixed_sum", "1 args ret: 0/0/8/0/0 0/1/8/8/0 0/9/8/0/0 [0+2:16] [2+1:8]"},
+    {"make_big", "3 args ret: 0/0/8/0/0 0/1/8/0/0 0/2/8/0/0 2/8/24/0/0 [0+1:8] [1+1:8] "
+		 "[2+1:8] [3+1:24]"},
+    {"ld_twice", "2 args ret: 0/9/16/0/0 0/0/4/0/0 0/9/16/0/0 [0+1:16] [1+1:4] [2+1:16]"},
+    {"floats_sum", "1 args ret: 0/9/4/0/0 0/10/4/4/0 0/9/4/0/0 [0+2:8] [2+1:4]"},
+    {"nothing", "0 args: [0+0:0]"},
+};
+
 static void check_plans(struct signature_table *t, const char *bin)
 {
-	static const char *const expected[][2] = {
-	    {"add_ints", "2 args ret: 0/0/4/0/0 0/1/4/0/0 0/6/4/0/0 [0+1:4] [1+1:4] [2+1:4]"},
-	    {"measure", "1 args ret: 3/0/8/0/0 0/6/8/0/0 [0+1:0] [1+1:8]"},
-	    {"big_sum", "1 args ret: 1/0/24/0/8 0/6/8/0/0 [0+1:24] [1+1:8]"},
-	    {"mixed_sum", "1 args ret: 0/7/8/0/0 0/0/8/8/0 0/7/8/0/0 [0+2:16] [2+1:8]"},
-	    {"make_big", "3 args ret: 0/1/8/0/0 0/2/8/0/0 0/3/8/0/0 2/6/24/0/0 [0+1:8] [1+1:8] "
-			 "[2+1:8] [3+1:24]"},
-	    {"ld_twice", "2 args ret: 1/0/16/0/8 0/0/4/0/0 0/15/16/0/0 [0+1:16] [1+1:4] [2+1:16]"},
-	    {"nothing", "0 args: [0+0:0]"},
-	};
-	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
-		const struct func_signature *s = lookup(t, bin, expected[i][0]);
+	for (size_t i = 0; i < plans_expected.n; i++) {
+		const char *name = plans_expected.rows[i][0], *want = plans_expected.rows[i][1];
+		const struct func_signature *s = lookup(t, bin, name);
 		char got[4096] = "(none)";
 		if (s)
 			plan_text(&s->plan, got, sizeof(got));
-		CHECK(strcmp(got, expected[i][1]) == 0, "%s plan:\n  got  %s\n  want %s",
-		      expected[i][0], got, expected[i][1]);
+		CHECK(strcmp(got, want) == 0, "%s plan:\n  got  %s\n  want %s", name, got, want);
 	}
-	for (size_t i = 0; i < sizeof(c_descriptions) / sizeof(c_descriptions[0]); i++) {
-		const struct func_signature *s = lookup(t, bin, c_descriptions[i][0]);
+	for (size_t i = 0; i < c_expected.n; i++) {
+		const struct func_signature *s = lookup(t, bin, c_expected.rows[i][0]);
 		if (s)
-			check_plan_bytes(s, c_descriptions[i][0]);
+			check_plan_bytes(s, c_expected.rows[i][0]);
 	}
 	static const uint8_t garbage[][8] = {"CTP2\0\0\0", "CTP1\x21\0\0", "CTP1\0\2\0"};
 	struct func_plan p;
@@ -321,8 +399,8 @@ static void test_c(const char *opt)
 		return;
 	}
 	struct signature_table *t = signature_table_new();
-	for (size_t i = 0; i < sizeof(c_descriptions) / sizeof(c_descriptions[0]); i++)
-		expect_description(t, bin, c_descriptions[i][0], c_descriptions[i][1]);
+	for (size_t i = 0; i < c_expected.n; i++)
+		expect_description(t, bin, c_expected.rows[i][0], c_expected.rows[i][1]);
 	check_c_types(t, bin);
 	check_plans(t, bin);
 	check_clone(t, bin, strcmp(opt, "-O0") != 0);
@@ -340,8 +418,8 @@ static void test_cxx(const char *opt)
 		return;
 	}
 	struct signature_table *t = signature_table_new();
-	for (size_t i = 0; i < sizeof(cxx_descriptions) / sizeof(cxx_descriptions[0]); i++)
-		expect_description(t, bin, cxx_descriptions[i][0], cxx_descriptions[i][1]);
+	for (size_t i = 0; i < cxx_expected.n; i++)
+		expect_description(t, bin, cxx_expected.rows[i][0], cxx_expected.rows[i][1]);
 	const struct func_signature *s = lookup(t, bin, "_ZNK7Counter5shadeE5Shade");
 	if (s && s->nparams == 2) {
 		uint8_t dark = 2;
@@ -355,8 +433,10 @@ static void test_cxx(const char *opt)
 	char got[4096] = "(none)";
 	if (s)
 		plan_text(&s->plan, got, sizeof(got));
-	const char *want = "3 args ret: 0/0/8/0/0 0/1/4/0/0 0/2/8/0/0 6/0/4/8/0 0/6/4/0/0 [0+1:8] "
-			   "[1+1:4] [2+2:12] [4+1:4]";
+	const char *want = sysv ? "3 args ret: 0/0/8/0/0 0/1/4/0/0 0/2/8/0/0 6/0/4/8/0 0/6/4/0/0 "
+				  "[0+1:8] [1+1:4] [2+2:12] [4+1:4]"
+				: "3 args ret: 0/0/8/0/0 0/1/4/0/0 0/2/8/0/0 6/0/4/8/0 0/0/4/0/0 "
+				  "[0+1:8] [1+1:4] [2+2:12] [4+1:4]";
 	CHECK(strcmp(got, want) == 0, "Counter::add plan:\n  got  %s\n  want %s", got, want);
 	if (s)
 		check_plan_bytes(s, "Counter::add");
@@ -384,6 +464,10 @@ int main(int argc, char **argv)
 {
 	if (find_programs(argc, argv) < 0)
 		return 1;
+	sysv = strcmp(value_reg_name(VREG_HIDDEN_RESULT), "rdi") == 0;
+	c_expected = sysv ? TABLE(sysv_c) : TABLE(aapcs_c);
+	cxx_expected = sysv ? TABLE(sysv_cxx) : TABLE(aapcs_cxx);
+	plans_expected = sysv ? TABLE(sysv_plans) : TABLE(aapcs_plans);
 	if (run("for tool in cc c++ nm strip; do command -v $tool || exit 1; done >/dev/null")) {
 		fprintf(stderr, "test_func_signature: needs cc, c++, nm and strip on PATH\n");
 		return 77;

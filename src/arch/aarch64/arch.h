@@ -21,9 +21,9 @@
 #define ARCH_LIBRARY_DIRS "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 22
-/* --args is not yet here: the argument locations are System V x86-64's
- * (src/symbols/signature_abi.c), not AAPCS64's. */
-#define ARCH_HAS_ARGS 0
+/* Arguments and return values are captured (--args): AAPCS64 places
+ * them (arg_placement.c), read from the stubs' registers (stub_values.c). */
+#define ARCH_HAS_ARGS 1
 #define ARCH_HAS_PTRACE_ENGINE 0
 
 /* The in-process engine's code (see x86_64/arch.h): the entry is one B
@@ -36,6 +36,10 @@
 #define ARCH_TRAMPOLINE_HEAD_MAX 20
 #define ARCH_CODE_THROUGH_PROC_MEM 0
 #define ARCH_PATCH_LAZY 1
+/* A call's return address is in the link register: the function's
+ * prologue saves it where its frame has room, not always in the slot the
+ * stubs swap (patch_shadow.c finds it there for the unwinder). */
+#define ARCH_RETURN_ADDRESS_MOVES 1
 /* The si_code of the SIGTRAP a mark raises: a BRK is a breakpoint. */
 #define ARCH_MARK_SI_CODE 1 /* TRAP_BRKPT */
 #define ARCH_MARK_LEN 4
@@ -131,6 +135,48 @@ static inline void arch_store_jump(volatile uint8_t *code, const uint8_t jump[AR
 /* glibc on aarch64 keeps sp in __jmpbuf[13], xor'ed with the pointer
  * guard; the guard is learnt once from a jmp_buf of our own (jmpbuf.c). */
 uint64_t arch_jmpbuf_sp(const struct __jmp_buf_tag *env);
+
+/* Library calls (see x86_64/arch.h): the relocations; x0-x7; a
+ * trampoline `ldr x16, site; ldr x17, stub; br x17` and the two
+ * addresses (x16 and x17 are free between a call and a function of
+ * another module: the PLT uses them too). */
+#define ARCH_RELOC_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#define ARCH_RELOC_GLOB_DAT R_AARCH64_GLOB_DAT
+#define ARCH_LIBCALL_GP_ARGS 8
+#define ARCH_LIBCALL_TRAMPOLINE 32
+
+/* p is 32-byte aligned: instructions and addresses are stored whole. */
+static inline void arch_libcall_trampoline(uint8_t p[ARCH_LIBCALL_TRAMPOLINE], uint64_t site,
+					   uint64_t stub)
+{
+	uint32_t *code = (uint32_t *)p;
+	uint64_t *data = (uint64_t *)(p + 16);
+	code[0] = 0x58000090u; /* ldr x16, .+16 */
+	code[1] = 0x580000b1u; /* ldr x17, .+20 */
+	code[2] = 0xd61f0220u; /* br x17 */
+	code[3] = 0xd4200000u; /* brk #0: never reached */
+	data[0] = site;
+	data[1] = stub;
+}
+
+/* `nop; ldr x17, .+12; br x17; brk; .quad stub` at pad (page-aligned): a
+ * return lands on the ldr (the nop before it keeps the address minus four
+ * in the pad). */
+static inline uint64_t arch_libcall_landing_pad(uint8_t *pad, uint64_t stub)
+{
+	uint32_t *code = (uint32_t *)pad;
+	code[0] = 0xd503201fu; /* nop */
+	code[1] = 0x58000071u; /* ldr x17, .+12 */
+	code[2] = 0xd61f0220u; /* br x17 */
+	code[3] = 0xd4200000u; /* brk #0 */
+	*(uint64_t *)(pad + 16) = stub;
+	return (uint64_t)pad + 4;
+}
+
+static inline void arch_cpu_relax(void)
+{
+	__asm__ volatile("yield");
+}
 
 /* No x87: a long double is returned in v0 (AAPCS64, 128-bit). */
 static inline void arch_read_x87_returns(uint8_t out[32], unsigned count)

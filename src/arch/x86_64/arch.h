@@ -24,8 +24,8 @@
 #define ARCH_LIBRARY_DIRS "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 /* Words of the runtime's own jump buffer (probe_jump.c). */
 #define ARCH_PROBE_WORDS 8
-/* Arguments and return values are captured (--args): where the calling
- * convention puts them is src/symbols/signature_abi.c's (System V). */
+/* Arguments and return values are captured (--args): System V places
+ * them (arg_placement.c), read from the stubs' registers (stub_values.c). */
 #define ARCH_HAS_ARGS 1
 #define ARCH_HAS_PTRACE_ENGINE 1
 
@@ -39,6 +39,9 @@
 #define ARCH_TRAMPOLINE_HEAD_MAX (12 + 14)
 #define ARCH_CODE_THROUGH_PROC_MEM 1
 #define ARCH_PATCH_LAZY 1
+/* A call's return address stays where the call put it (the slot the
+ * shadow stack swaps, patch_shadow.c). */
+#define ARCH_RETURN_ADDRESS_MOVES 0
 /* The si_code of the SIGTRAP a mark raises: an int3 is reported as the kernel's. */
 #define ARCH_MARK_SI_CODE 0x80 /* SI_KERNEL */
 #define ARCH_MARK_LEN 1
@@ -139,6 +142,52 @@ static inline uint64_t arch_jmpbuf_sp(const struct __jmp_buf_tag *env)
 	uint64_t guard, mangled = (uint64_t)env->__jmpbuf[6];
 	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
 	return (mangled >> 17 | mangled << 47) ^ guard;
+}
+
+/* Library calls (src/runtime/libcall_*): the relocations of the GOT
+ * slots calls go through (a PLT's; -fno-plt's); the integer argument
+ * registers the enter stub saves (libcall_stubs.S); a trampoline per slot,
+ * `movabs $site, %r11; jmp *stub(%rip)` and the stub's address, in
+ * ARCH_LIBCALL_TRAMPOLINE bytes. */
+#define ARCH_RELOC_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define ARCH_RELOC_GLOB_DAT R_X86_64_GLOB_DAT
+#define ARCH_LIBCALL_GP_ARGS 6
+#define ARCH_LIBCALL_TRAMPOLINE 32
+
+static inline void arch_put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void arch_libcall_trampoline(uint8_t p[ARCH_LIBCALL_TRAMPOLINE], uint64_t site,
+					   uint64_t stub)
+{
+	static const uint8_t head[16] = {0x49, 0xbb, 0,	   0,	 0, 0, 0, 0,
+					 0,    0,    0xff, 0x25, 0, 0, 0, 0};
+	for (int i = 0; i < ARCH_LIBCALL_TRAMPOLINE; i++)
+		p[i] = i < 16 ? head[i] : 0xcc;
+	arch_put_u64(p + 2, site);
+	arch_put_u64(p + 16, stub);
+}
+
+/* The landing pad a caller-sensitive library call returns through, at
+ * pad: `nop; jmp *(%rip); .quad stub`; returns where a return lands (one
+ * past the nop, so that an unwinder looking at the address minus one finds
+ * the pad). */
+static inline uint64_t arch_libcall_landing_pad(uint8_t *pad, uint64_t stub)
+{
+	static const uint8_t code[7] = {0x90, 0xff, 0x25, 0, 0, 0, 0};
+	for (int i = 0; i < 7; i++)
+		pad[i] = code[i];
+	arch_put_u64(pad + 7, stub);
+	return (uint64_t)pad + 1;
+}
+
+/* A spinning thread's pause. */
+static inline void arch_cpu_relax(void)
+{
+	__builtin_ia32_pause();
 }
 
 /* st(0) and st(1), where a long double (or complex long double) is

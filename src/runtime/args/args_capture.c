@@ -22,20 +22,10 @@
  */
 #include "../runtime.h"
 #include "../../arch/arch.h"
+#include "../../arch/stub_values.h"
 #include "../../format/value_encode.h"
 
 #include <sys/mman.h>
-
-/* The registers as the patch stubs save them (patch_stubs.S). */
-struct entry_registers {
-	uint64_t rdi, rsi, rdx, rcx, r8, r9, rax, r10;
-	uint8_t xmm[16][16];
-};
-
-struct return_registers {
-	uint64_t rax, rdx, rcx, rsi, rdi, r8, r9, r10, r11, pad;
-	uint8_t xmm[16][16];
-};
 
 static size_t read_own_memory(void *ctx, uint64_t address, void *out, size_t len)
 {
@@ -60,16 +50,12 @@ struct args_pending *runtime_args_pending_buffer(struct thread_state *t)
 int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *plan,
 			       uint64_t function, uint64_t *slot, const void *stub_registers)
 {
-	const struct entry_registers *e = stub_registers;
 	struct args_pending *a = runtime_args_pending_buffer(t);
 	if (!a)
 		return -1;
-	struct value_registers r = {
-	    .gp = {e->rdi, e->rsi, e->rdx, e->rcx, e->r8, e->r9, e->rax},
-	    .xmm = e->xmm[0],
-	    .sp = (uint64_t)slot,
-	    .read = read_own_memory,
-	};
+	struct value_registers r;
+	arch_stub_entry_values(stub_registers, (uint64_t)slot, &r);
+	r.read = read_own_memory;
 	uint8_t *p = a->bytes, *end = a->bytes + sizeof(a->bytes);
 	for (unsigned i = 0; i < plan->nargs; i++) {
 		if (end - p < VALUE_ENCODED_MAX)
@@ -80,6 +66,13 @@ int runtime_args_capture_entry(struct thread_state *t, const struct func_plan *p
 	a->slot = (uint64_t)slot;
 	a->len = (uint32_t)(p - a->bytes);
 	return 0;
+}
+
+uint64_t runtime_args_result_at(const void *stub_registers)
+{
+	struct value_registers r;
+	arch_stub_entry_values(stub_registers, 0, &r);
+	return r.gp[VREG_HIDDEN_RESULT];
 }
 
 uint32_t runtime_args_pending_for(const struct thread_state *t, uint64_t function)
@@ -118,13 +111,13 @@ static int just_closed(const struct trace_stream *st, uint64_t function, uint64_
 static int returns_in_x87(const struct func_plan *plan)
 {
 	return plan->ret.count >= 1 && plan->steps[plan->ret.first].op == PLAN_REG &&
-	       plan->steps[plan->ret.first].reg == VREG_ST0;
+	       plan->steps[plan->ret.first].reg == VREG_X87_0;
 }
 
 void runtime_args_write_return(struct thread_state *t, const struct func_plan *plan,
-			       uint64_t function, uint64_t slot, const void *stub_registers)
+			       uint64_t function, uint64_t slot, const void *stub_registers,
+			       uint64_t result_at)
 {
-	const struct return_registers *rr = stub_registers;
 	uint8_t st[32];
 	if (plan->has_return && returns_in_x87(plan))
 		arch_read_x87_returns(st, plan->ret.count);
@@ -135,13 +128,10 @@ void runtime_args_write_return(struct thread_state *t, const struct func_plan *p
 	t->gen = RUNTIME_GEN_BUSY;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (just_closed(&t->stream, function, slot)) {
-		struct value_registers r = {
-		    .gp = {rr->rdi, rr->rsi, rr->rdx, rr->rcx, rr->r8, rr->r9, rr->rax},
-		    .xmm = rr->xmm[0],
-		    .st = returns_in_x87(plan) ? st : NULL,
-		    .sp = slot + 8,
-		    .read = read_own_memory,
-		};
+		struct value_registers r;
+		arch_stub_return_values(stub_registers, slot, result_at, &r);
+		r.st = returns_in_x87(plan) ? st : NULL;
+		r.read = read_own_memory;
 		uint8_t value[VALUE_ENCODED_MAX];
 		uint8_t *end = value_encode(value, plan, &plan->ret, &r);
 		trace_stream_values(&t->stream, EV_RETVAL, value, (uint32_t)(end - value));

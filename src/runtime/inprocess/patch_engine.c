@@ -93,7 +93,8 @@ static void capture_for_hooks(struct thread_state *t, const struct patch_record 
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->gen = RUNTIME_GEN_ARGS;
 	if (r->plan->has_return)
-		runtime_patch_hijack_return(slot, r->address, r->plan, 1);
+		runtime_patch_hijack_return(slot, r->address, r->plan, 1,
+					    runtime_args_result_at(registers));
 }
 
 static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
@@ -120,7 +121,8 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 		counted = runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot);
 	}
 	if (counted)
-		runtime_patch_hijack_return(slot, r->address, r->plan, 0);
+		runtime_patch_hijack_return(slot, r->address, r->plan, 0,
+					    r->plan ? runtime_args_result_at(registers) : 0);
 	return r->resume;
 }
 

@@ -11,6 +11,7 @@
 #include "patch_record.h"
 #include "patch_shadow.h"
 #include "../libcall/libcall.h"
+#include "../../arch/arch.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,7 +27,10 @@ struct shadow_frame {
 		const struct func_plan *plan; /* to read its return value, or NULL */
 		struct libcall_site *site;    /* a library call's (SHADOW_LIBCALL) */
 	};
-	uint64_t by_hooks; /* its exit is the hooks' to record; or SHADOW_LIBCALL */
+	uint64_t by_hooks;  /* its exit is the hooks' to record; or SHADOW_LIBCALL */
+	uint64_t result_at; /* where a result in memory goes (runtime_args_result_at) */
+	uint64_t *saved_at; /* where the swapped return address was found: the slot, or
+			       where the function saved it (shadow_restore_all) */
 };
 
 #define SHADOW_FIRST 1024
@@ -44,7 +48,8 @@ int runtime_patch_unwinder_watched;
 
 /* ---- the shadow stack --------------------------------------------------- */
 
-static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int by_hooks)
+static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int by_hooks,
+		       uint64_t result_at)
 {
 	if (shadow_depth == shadow_cap) {
 		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
@@ -59,8 +64,8 @@ static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int 
 		shadow = m;
 		shadow_cap = cap;
 	}
-	shadow[shadow_depth++] =
-	    (struct shadow_frame){slot, *slot, function, {.plan = plan}, (uint64_t)by_hooks};
+	shadow[shadow_depth++] = (struct shadow_frame){
+	    slot, *slot, function, {.plan = plan}, (uint64_t)by_hooks, result_at, slot};
 	return 0;
 }
 
@@ -77,15 +82,15 @@ void runtime_patch_end_frames_below(uint64_t limit)
 }
 
 void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
-				 int by_hooks)
+				 int by_hooks, uint64_t result_at)
 {
-	if (shadow_push(slot, function, plan, by_hooks) == 0)
+	if (shadow_push(slot, function, plan, by_hooks, result_at) == 0)
 		*slot = (uint64_t)runtime_patch_return_stub;
 }
 
 void runtime_patch_hijack_libcall(uint64_t *slot, struct libcall_site *site, uint64_t landing)
 {
-	if (shadow_push(slot, site->fid, site, SHADOW_LIBCALL) == 0)
+	if (shadow_push(slot, site->fid, site, SHADOW_LIBCALL, 0) == 0)
 		*slot = landing;
 }
 
@@ -133,7 +138,8 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	if (f.by_hooks == SHADOW_LIBCALL)
 		runtime_libcall_returned(f.site, registers, f.slot);
 	else if (f.plan)
-		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers);
+		runtime_args_write_return(t, f.plan, f.function, (uint64_t)f.slot, registers,
+					  f.result_at);
 	errno = saved;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->in_patch_stub = outer;
@@ -191,15 +197,47 @@ static uint64_t frame_landing(const struct shadow_frame *f)
 
 /* ---- exceptions ---------------------------------------------------------- */
 
+/* Where a function that keeps its return address in a register
+ * (ARCH_RETURN_ADDRESS_MOVES: aarch64's link register) saved the swapped
+ * one: its prologue puts it where its frame has room, below the slot
+ * (which the stub wrote, and may hold it too): the highest word below the
+ * slot, above `inner` (the next frame in on the stack), that holds the
+ * landing; the slot itself when there is none. */
+static uint64_t *saved_landing(const struct shadow_frame *f, uint64_t inner)
+{
+	uint64_t landing = frame_landing(f), slot = (uint64_t)f->slot;
+	if (!ARCH_RETURN_ADDRESS_MOVES || slot <= inner || slot - inner >= SAME_STACK)
+		return f->slot;
+	for (uint64_t *at = f->slot - 1; (uint64_t)at >= inner; at--)
+		if (*at == landing)
+			return at;
+	return f->slot;
+}
+
+/* Puts `to` where frame f's return address is `from`: its slot, and where
+ * the function saved it. */
+static void swap_return_address(const struct shadow_frame *f, uint64_t from, uint64_t to)
+{
+	if (*f->slot == from)
+		*f->slot = to;
+	if (f->saved_at != f->slot && *f->saved_at == from)
+		*f->saved_at = to;
+}
+
 /* The unwinder reads return addresses to find frames: it gets the real
- * ones back for the whole stack. */
-static void shadow_restore_all(void)
+ * ones back for the whole stack, innermost frame first. */
+__attribute__((noinline)) static void shadow_restore_all(void)
 {
 	runtime_libcall_sweep();
 	runtime_patch_unwinding = 1;
-	for (uint32_t i = 0; i < shadow_depth; i++)
-		if (*shadow[i].slot == frame_landing(&shadow[i]))
-			*shadow[i].slot = shadow[i].original;
+	uint64_t inner = (uint64_t)__builtin_frame_address(0);
+	for (uint32_t i = shadow_depth; i-- > 0;) {
+		struct shadow_frame *f = &shadow[i];
+		f->saved_at = saved_landing(f, inner);
+		swap_return_address(f, frame_landing(f), f->original);
+		if ((uint64_t)f->slot > inner && (uint64_t)f->slot - inner < SAME_STACK)
+			inner = (uint64_t)f->slot; /* on this stack: the next one out is above */
+	}
 }
 
 /* After a catch at stack pointer `sp`: the frames below are gone (their
@@ -210,8 +248,7 @@ static void shadow_resume_after_catch(uint64_t sp)
 	runtime_patch_end_frames_below(sp);
 	runtime_patch_unwinding = 0;
 	for (uint32_t i = 0; i < shadow_depth; i++)
-		if (*shadow[i].slot == shadow[i].original)
-			*shadow[i].slot = frame_landing(&shadow[i]);
+		swap_return_address(&shadow[i], shadow[i].original, frame_landing(&shadow[i]));
 }
 
 typedef int (*raise_fn)(void *);
@@ -241,7 +278,7 @@ RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
 	if (!real)
 		real = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
 	if (shadow_depth || runtime_patch_unwinding)
-		shadow_resume_after_catch((uint64_t)__builtin_frame_address(0) + 16);
+		shadow_resume_after_catch((uint64_t)__builtin_dwarf_cfa()); /* the caller's sp */
 	return real ? real(exception) : NULL;
 }
 

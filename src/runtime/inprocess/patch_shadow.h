@@ -64,9 +64,10 @@ void runtime_patch_count_verdict(enum patch_verdict v);
 extern int runtime_patch_libraries_patched;
 
 /* patch_shadow.c: the call's return comes through the return stub, its
- * real return address kept on the thread's shadow stack. */
+ * real return address kept on the thread's shadow stack (and where its
+ * result goes when it is returned in memory: runtime_args_result_at). */
 void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct func_plan *plan,
-				 int by_hooks);
+				 int by_hooks, uint64_t result_at);
 /* A library call's return (libcall_record.c) comes through the return
  * stub too, by way of `landing` (the stub, or a pad that jumps there). */
 #define SHADOW_LIBCALL 2

@@ -34,6 +34,8 @@ struct libcall_site {
 	uint32_t flags;		       /* enum libcall_site_flags */
 	uint32_t module;	       /* index of its module (libcall_slots.c) */
 };
+/* Where an aarch64 enter stub reads the slot (libcall_stubs.S). */
+_Static_assert(__builtin_offsetof(struct libcall_site, slot) == 16, "slot at 16");
 
 /* libcall_slots.c */
 /* Library calls' values are captured with --args (CALLTRACE_CAPTURE_ARGS,

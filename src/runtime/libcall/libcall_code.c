@@ -1,8 +1,9 @@
 /*
  * libcall_code.c - the code library calls go through: a trampoline per
- * hooked slot (`movabs $site, %r11; jmp *runtime_libcall_enter_stub`), the
- * landing pad a caller-sensitive call returns through, and the trampolines
- * of the function pointers dlsym returns to a traced module.
+ * hooked slot (the architecture's: it loads the site and goes to
+ * runtime_libcall_enter_stub), the landing pad a caller-sensitive call
+ * returns through, and the trampolines of the function pointers dlsym
+ * returns to a traced module.
  *
  * Trampolines are written into fresh pages, made read-execute before any
  * is used; the sites they load live in read-write pages.  Nothing is ever
@@ -11,15 +12,15 @@
 #include "../runtime.h"
 #include "libcall.h"
 #include "../inprocess/own_modules.h"
+#include "../../arch/arch.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
-#include <string.h>
 #include <sys/mman.h>
 
-#define TRAMPOLINE_SIZE 32
+#define TRAMPOLINE_SIZE ARCH_LIBCALL_TRAMPOLINE
 #define POINTER_SITES_MAX 4096
 
 uint64_t runtime_libcall_landing;
@@ -35,17 +36,12 @@ static size_t page_round(size_t len)
 	return (len + 4095) & ~(size_t)4095;
 }
 
-/* `movabs $site, %r11; jmp *stub(%rip)` and the stub's address. */
-static void emit_trampoline(uint8_t *p, const struct libcall_site *site)
+/* Code written into `len` bytes at p is made read-execute (and the
+ * instruction cache cleared where it is not coherent). */
+static int make_executable(uint8_t *p, size_t len)
 {
-	uint64_t site_address = (uint64_t)site, stub = (uint64_t)runtime_libcall_enter_stub;
-	memset(p, 0xcc, TRAMPOLINE_SIZE);
-	p[0] = 0x49;
-	p[1] = 0xbb;
-	memcpy(p + 2, &site_address, 8);
-	static const uint8_t jmp_indirect[6] = {0xff, 0x25, 0, 0, 0, 0};
-	memcpy(p + 10, jmp_indirect, 6);
-	memcpy(p + 16, &stub, 8);
+	__builtin___clear_cache((char *)p, (char *)p + len);
+	return mprotect(p, len, PROT_READ | PROT_EXEC);
 }
 
 struct libcall_site *runtime_libcall_sites_alloc(uint32_t n)
@@ -60,10 +56,11 @@ int runtime_libcall_trampolines(struct libcall_site *sites, uint32_t n)
 	if (!code)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
-		emit_trampoline(code + (size_t)i * TRAMPOLINE_SIZE, &sites[i]);
+		arch_libcall_trampoline(code + (size_t)i * TRAMPOLINE_SIZE, (uint64_t)&sites[i],
+					(uint64_t)runtime_libcall_enter_stub);
 		sites[i].trampoline = (uint64_t)(code + (size_t)i * TRAMPOLINE_SIZE);
 	}
-	return mprotect(code, len, PROT_READ | PROT_EXEC);
+	return make_executable(code, len);
 }
 
 /* ---- dlsym's pointers ---------------------------------------------------- */
@@ -81,18 +78,14 @@ int runtime_libcall_code_init(void)
 	pointer_sites = runtime_libcall_sites_alloc(POINTER_SITES_MAX);
 	if (!pointer_sites || runtime_libcall_trampolines(pointer_sites, POINTER_SITES_MAX) < 0)
 		return -1;
-	/* nop; jmp *(%rip); .quad return stub: a return address one past the
-	 * nop, so that an unwinder looking at the address minus one finds it. */
+	/* A jump to the return stub, in no module. */
 	uint8_t *pad = map_pages(4096);
 	if (!pad)
 		return -1;
-	uint64_t stub = (uint64_t)runtime_libcall_return_stub;
-	static const uint8_t code[7] = {0x90, 0xff, 0x25, 0, 0, 0, 0};
-	memcpy(pad, code, sizeof(code));
-	memcpy(pad + sizeof(code), &stub, 8);
-	if (mprotect(pad, 4096, PROT_READ | PROT_EXEC) < 0)
+	uint64_t landing = arch_libcall_landing_pad(pad, (uint64_t)runtime_libcall_return_stub);
+	if (make_executable(pad, 4096) < 0)
 		return -1;
-	runtime_libcall_landing = (uint64_t)pad + 1;
+	runtime_libcall_landing = landing;
 	return 0;
 }
 

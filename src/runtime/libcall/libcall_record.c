@@ -17,6 +17,7 @@
 #include "../runtime.h"
 #include "libcall.h"
 #include "../inprocess/patch_shadow.h"
+#include "../../arch/arch.h"
 #include "../../symbols/prototypes.h"
 
 #include <dlfcn.h>
@@ -47,7 +48,7 @@ static void take_resolved(struct libcall_site *site);
 static void lazy_lock_take(void)
 {
 	while (__atomic_exchange_n(&lazy_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+		arch_cpu_relax();
 }
 
 static void lazy_note(struct libcall_site *site)
@@ -190,7 +191,7 @@ void runtime_libcall_forget_pending(const struct libcall_site *sites, uint32_t n
 }
 
 /* After the exit is written (patch_shadow.c): registers as the return
- * stub saved them, %rax first. */
+ * stub saved them, the first result register (%rax, x0) first. */
 void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers, uint64_t *return_slot)
 {
 	uint32_t flags = site->flags;

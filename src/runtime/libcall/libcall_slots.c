@@ -8,8 +8,8 @@
  * (CALLTRACE_LIBCALL_NESTED: names, comma separated, "libfoo" for
  * libfoo.so.1).  A slot whose function is recorded by its own entry or
  * hooks (a recorded module's, or the module's own through its PLT) is left
- * alone: the call is recorded once, as the function's.  In each, every R_X86_64_JUMP_SLOT
- * relocation (a call through the PLT) and every R_X86_64_GLOB_DAT of an
+ * alone: the call is recorded once, as the function's.  In each, every
+ * JUMP_SLOT relocation (a call through the PLT) and every GLOB_DAT of an
  * undefined function (a call through the GOT, -fno-plt) has its slot
  * pointed at a trampoline of its own (libcall_code.c).  A slot that still
  * points into its own module is not resolved yet (lazy binding): its calls
@@ -21,6 +21,7 @@
 #include "../runtime.h"
 #include "libcall.h"
 #include "../inprocess/own_modules.h"
+#include "../../arch/arch.h"
 #include "../../patch/special_functions.h"
 #include "../../symbols/prototypes.h"
 
@@ -60,6 +61,7 @@ struct module_facts {
 	uint64_t bias, dynamic, lo, hi, relro_lo, relro_hi;
 	const ElfW(Rela) * jmprel, *rela;
 	size_t njmprel, nrela;
+	size_t own_plt_slots; /* JUMP_SLOTs but the start-up code's */
 	const ElfW(Sym) * symtab;
 	const char *strtab;
 	const uint16_t *versym; /* DT_VERSYM, or NULL */
@@ -113,6 +115,19 @@ static uint32_t site_flags(const char *name)
 	return 0;
 }
 
+/* Whether a JUMP_SLOT is one of the C library's start-up code (crt1.o,
+ * crti.o), which calls through the PLT on aarch64 even in a program built
+ * with -fno-plt. */
+static int startup_slot(const struct module_facts *m, const ElfW(Rela) * r)
+{
+	static const char *const names[] = {"__libc_start_main", "__gmon_start__", "abort"};
+	const char *name = m->strtab + m->symtab[ELF64_R_SYM(r->r_info)].st_name;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* A dynamic section's address: the dynamic linker adjusted most of them
  * by the load bias in place; those it did not are below the bias. */
 static uint64_t dyn_address(uint64_t value, uint64_t bias)
@@ -157,20 +172,23 @@ static void read_dynamic(struct module_facts *m)
 	}
 	m->njmprel = m->jmprel ? jmprel_size / sizeof(ElfW(Rela)) : 0;
 	m->nrela = m->rela ? rela_size / sizeof(ElfW(Rela)) : 0;
+	for (size_t i = 0; i < m->njmprel && m->symtab && m->strtab; i++)
+		m->own_plt_slots += !startup_slot(m, &m->jmprel[i]);
 }
 
 /* The symbol of a relocation that carries calls to another module, or
  * NULL.  A GLOB_DAT slot of a function carries calls only in a module
- * built without a PLT (-fno-plt: no JUMP_SLOT at all); elsewhere it holds
- * the function's address as the program takes it (a pointer it compares,
- * or the address -finstrument-functions hooks are given for an inline
- * copy of a library's function), which must stay the function's own. */
+ * built without a PLT (-fno-plt: no JUMP_SLOT but the start-up code's);
+ * elsewhere it holds the function's address as the program takes it (a
+ * pointer it compares, or the address -finstrument-functions hooks are
+ * given for an inline copy of a library's function), which must stay the
+ * function's own. */
 static const ElfW(Sym) * call_symbol(const struct module_facts *m, const ElfW(Rela) * r, int plt)
 {
 	uint32_t type = (uint32_t)ELF64_R_TYPE(r->r_info);
 	uint32_t sym = (uint32_t)ELF64_R_SYM(r->r_info);
-	if (sym == 0 || type != (plt ? R_X86_64_JUMP_SLOT : R_X86_64_GLOB_DAT) ||
-	    (!plt && m->njmprel > 0))
+	if (sym == 0 || type != (plt ? ARCH_RELOC_JUMP_SLOT : ARCH_RELOC_GLOB_DAT) ||
+	    (!plt && m->own_plt_slots > 0))
 		return NULL;
 	const ElfW(Sym) *s = &m->symtab[sym];
 	unsigned kind = ELF64_ST_TYPE(s->st_info);
@@ -467,7 +485,7 @@ void runtime_libcall_init(void)
 void runtime_libcall_restore(void)
 {
 	while (__atomic_exchange_n(&slots_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+		arch_cpu_relax();
 	runtime_libcall_forget_pending(NULL, 0);
 	for (uint32_t i = 0; i < nmodules; i++)
 		if (modules[i].bias || modules[i].dynamic)

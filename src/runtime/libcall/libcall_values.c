@@ -1,10 +1,11 @@
 /*
  * libcall_values.c - a library call's values, as its built-in prototype
  * (symbols/prototypes.h) says: the arguments read from the registers the
- * enter stub saved (integers and pointers from %rdi.. %r9, doubles from
- * %xmm0..7), strings copied (TRACE_STRING_MAX bytes), a sockaddr's bytes
- * (as many as its length argument says, capped), every other value as its
- * 8 register bytes; the return value from %rax (%xmm0 for a double) and,
+ * enter stub saved (integers and pointers from %rdi.. %r9 or x0..x7,
+ * doubles from %xmm0..7 or v0..v7), strings copied (TRACE_STRING_MAX
+ * bytes), a sockaddr's bytes (as many as its length argument says,
+ * capped), every other value as its 8 register bytes; the return value
+ * from %rax or x0 (%xmm0 or v0 for a double) and,
  * when the prototype's failure rule says the call failed, errno after it.
  * Written as EV_ARGS right after the enter (by the hooks' checked path,
  * which makes room for them) and EV_RETVAL right after the exit.
@@ -14,6 +15,7 @@
  */
 #include "../runtime.h"
 #include "libcall.h"
+#include "../../arch/arch.h"
 #include "../../format/event_encode.h"
 #include "../../symbols/prototypes.h"
 
@@ -21,14 +23,15 @@
 
 #define SOCKADDR_MAX 128 /* sizeof(struct sockaddr_storage) */
 
-/* The registers as libcall_stubs.S saves them at the enter. */
+/* The registers as each architecture's libcall_stubs.S saves them at the
+ * enter: the integer argument registers (rdi, rsi, rdx, rcx, r8, r9, then
+ * rax and a pad; x0-x7) ... */
 struct enter_registers {
-	uint64_t gp[6]; /* rdi, rsi, rdx, rcx, r8, r9 */
-	uint64_t rax, pad;
+	uint64_t gp[8]; /* ARCH_LIBCALL_GP_ARGS of them arguments */
 	uint8_t xmm[8][16];
 };
 
-/* ... and at the return. */
+/* ... and at the return (rax, rdx; x0, x1). */
 struct return_registers {
 	uint64_t rax, rdx;
 	uint8_t xmm[2][16];
@@ -84,7 +87,9 @@ uint32_t runtime_libcall_encode_args(const struct prototype *proto, const void *
 	unsigned gp = 0, fp = 0;
 	uint64_t values[PROTO_MAX_ARGS] = {0};
 	for (unsigned i = 0; i < proto->nargs; i++) /* the registers, for lengths */
-		values[i] = proto->args[i].type == PT_DOUBLE ? 0 : gp < 6 ? r->gp[gp++] : 0;
+		values[i] = proto->args[i].type == PT_DOUBLE ? 0
+			    : gp < ARCH_LIBCALL_GP_ARGS	     ? r->gp[gp++]
+							     : 0;
 	gp = 0;
 	for (unsigned i = 0; i < proto->nargs; i++) {
 		const struct proto_arg *a = &proto->args[i];
@@ -93,7 +98,7 @@ uint32_t runtime_libcall_encode_args(const struct prototype *proto, const void *
 				   : (*p++ = VALUE_UNAVAILABLE, p);
 			continue;
 		}
-		if (gp == 6) { /* on the stack: not read */
+		if (gp == ARCH_LIBCALL_GP_ARGS) { /* on the stack: not read */
 			*p++ = VALUE_UNAVAILABLE;
 			continue;
 		}

@@ -28,8 +28,9 @@ a64_require() {
 		skip "aarch64 programs do not run here (qemu-user-static and binfmt_misc: make deps)"
 }
 
-# a64_shim DIR: DIR holds gcc, g++ and binutils' tools of aarch64 under
-# their plain names, for the machine-independent tests run for aarch64.
+# a64_shim DIR: DIR holds gcc, g++ (cc, c++) and binutils' tools of
+# aarch64 under their plain names, for the machine-independent tests run
+# for aarch64.
 a64_shim() {
 	local dir=$1 t
 	mkdir -p "$dir"
@@ -37,17 +38,41 @@ a64_shim() {
 	for t in gcc g++ nm addr2line objdump readelf ar strip objcopy; do
 		ln -sf "$(command -v aarch64-linux-gnu-$t)" "$dir/$t"
 	done
+	ln -sf "$dir/gcc" "$dir/cc"
+	ln -sf "$dir/g++" "$dir/c++"
 }
 
-# a64_run_test NAME: runs tests/e2e/NAME.sh with the aarch64 tool, runtime
-# and compilers; passes, or fails with the test's last lines.
+# a64_shim_plain DIR: the same, but gcc and g++ (cc, c++) leave
+# -finstrument-functions out: the test's programs are built plain, and
+# recorded by the in-process engine.
+a64_shim_plain() {
+	local dir=$1 t real
+	a64_shim "$dir"
+	for t in gcc g++; do
+		real=$(command -v aarch64-linux-gnu-$t || command -v $t)
+		rm -f "$dir/$t"
+		# shellcheck disable=SC2016 # the wrapper's own $a and $@
+		printf '#!/bin/sh\nfor a; do shift; [ "$a" = -finstrument-functions ] || set -- "$@" "$a"; done\nexec %s "$@"\n' \
+			"$real" >"$dir/$t"
+		chmod +x "$dir/$t"
+	done
+}
+
+# a64_run_test NAME [plain]: runs tests/e2e/NAME.sh with the aarch64 tool,
+# runtime and compilers (plain: programs built without
+# -finstrument-functions); passes, or fails with the test's last lines.
 a64_run_test() {
-	local name=$1 rc=0
-	a64_shim "$WORK/shim"
-	PATH="$WORK/shim:$PATH" CALLTRACE=$A64_CALLTRACE RUNTIME=$A64_RUNTIME BUILD=$A64_BUILD \
-		bash "$ROOT/tests/e2e/$name.sh" >"$WORK/$name.log" 2>&1 || rc=$?
-	[ $rc = 77 ] && skip "$name: $(tail -n 1 "$WORK/$name.log")"
-	[ $rc = 0 ] || fail "$name on aarch64 (exit $rc): $(tail -n 4 "$WORK/$name.log")"
+	local name=$1 how=${2:-} rc=0 shim=$WORK/shim
+	if [ "$how" = plain ]; then
+		shim=$WORK/shim_plain
+		a64_shim_plain "$shim"
+	else
+		a64_shim "$shim"
+	fi
+	PATH="$shim:$PATH" CALLTRACE=$A64_CALLTRACE RUNTIME=$A64_RUNTIME BUILD=$A64_BUILD \
+		bash "$ROOT/tests/e2e/$name.sh" >"$WORK/$name$how.log" 2>&1 || rc=$?
+	[ $rc = 77 ] && skip "$name: $(tail -n 1 "$WORK/$name$how.log")"
+	[ $rc = 0 ] || fail "$name ${how:+($how) }on aarch64 (exit $rc): $(tail -n 4 "$WORK/$name$how.log")"
 }
 
 # a64_build_c OUT SOURCE... [FLAG...]: an instrumented aarch64 C program in $WORK/OUT.
