@@ -1,6 +1,6 @@
 /*
  * libcall_stubs.S (aarch64) - where a hooked GOT slot's trampoline lands
- * (src/runtime/libcall.h; x86-64's is src/runtime/libcall_stubs.S).
+ * (src/runtime/libcall/libcall.h; x86-64's is src/runtime/libcall/libcall_stubs.S).
  *
  * runtime_libcall_enter_stub: x16 holds the struct libcall_site, x30 the
  * call's return address.  Pushes the frame record (x29, x30) where the

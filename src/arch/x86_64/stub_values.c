@@ -1,6 +1,6 @@
 /*
  * stub_values.c (x86-64) - the values of a call from the registers the
- * patch stubs saved (src/runtime/patch_stubs.S): see ../stub_values.h.
+ * patch stubs saved (src/runtime/inprocess/patch_stubs.S): see ../stub_values.h.
  */
 #include "../stub_values.h"
 
