@@ -12,16 +12,10 @@
 source "$(dirname "$0")/lib.sh"
 setup
 
-# report_of NAME: "function calls" of $WORK/NAME.trace's report, sorted.
-report_of() {
-	ct report "$WORK/$1.trace" >"$WORK/$1.report"
-	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
-}
-
-# expect_calls NAME WHAT: the report's counts (report_of) equal stdin.
+# expect_calls NAME WHAT: the report's counts (counts) equal stdin.
 expect_calls() {
 	cat >"$WORK/$1.expected"
-	report_of "$1" >"$WORK/$1.counts"
+	counts "$1" >"$WORK/$1.counts"
 	expect_text "$2" "$WORK/$1.expected" "$WORK/$1.counts"
 }
 
@@ -119,7 +113,7 @@ for e in "${engines[@]}"; do
 		got=$(images "$name")
 		if [ "$follow" = no_follow ]; then
 			[ "$got" = 1 ] || fail "$name: $got process images, expected the one started"
-			report_of "$name" | grep -E '^(child_work|target_)' >&2 &&
+			counts "$name" | grep -E '^(child_work|target_)' >&2 &&
 				fail "$name: calls of the children recorded"
 		else
 			[ "$got" -ge 5 ] || fail "$name: $got process images, expected the children's too"
@@ -212,5 +206,5 @@ expect_calls inner "nested record: the inner trace" <<'COUNTS'
 fib 177
 main 1
 COUNTS
-report_of outer | grep -q '^fib ' && fail "nested record: the outer trace has fib's calls too"
+counts outer | grep -q '^fib ' && fail "nested record: the outer trace has fib's calls too"
 pass

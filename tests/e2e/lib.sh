@@ -309,6 +309,14 @@ multimod_pids() {
 		fail "mm: the children's pids $c1 $c2 are not their own (parent $parent)"
 }
 
+# counts NAME: "function calls" lines of the report of $WORK/NAME.trace,
+# sorted (the table's rows; report's notes under it, "# f: 1 unfinished",
+# are not rows).
+counts() {
+	ct report "$WORK/$1.trace" >"$WORK/$1.report"
+	awk 'NR > 2 && $1 != "#" { print $NF, $5 }' "$WORK/$1.report" | sort
+}
+
 # report_calls REPORT FUNCTION: the call count that `calltrace report` shows.
 report_calls() {
 	python3 "$ROOT/tests/e2e/check_tree.py" report-calls "$1" "$2" 2>"$WORK/report.err" ||

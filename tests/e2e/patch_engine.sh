@@ -9,12 +9,6 @@
 source "$(dirname "$0")/lib.sh"
 setup
 
-# counts NAME: "function calls" lines of the trace's report, sorted.
-counts() {
-	ct report "$WORK/$1.trace" >"$WORK/$1.report"
-	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
-}
-
 for opt in -O0 -O1 -O2; do
 	gcc -std=gnu11 -g "$opt" -o "$WORK/entries$opt" "$PROGRAMS/patch/entries.c" ||
 		fail "cannot compile entries $opt"

@@ -13,12 +13,6 @@ setup
 gcc -std=gnu11 -g -O0 -pthread -o "$WORK/first_call" "$PROGRAMS/patch/first_call.c" ||
 	fail "cannot compile first_call"
 
-# counts NAME: "function calls" lines of the trace's report, sorted.
-counts() {
-	ct report "$WORK/$1.trace" >"$WORK/$1.report"
-	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
-}
-
 # marked_ran NAME: "MARKED RAN" from -v's last summary.
 marked_ran() {
 	sed -n 's/^calltrace: in-process engine: \([0-9]*\) functions marked, \([0-9]*\) ran$/\1 \2/p' \

@@ -10,11 +10,6 @@ setup
 gcc -std=gnu11 -g -O0 -pthread -o "$WORK/first_call" "$PROGRAMS/patch/first_call.c" ||
 	fail "cannot compile first_call"
 
-counts() {
-	ct report "$WORK/$1.trace" >"$WORK/$1.report"
-	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
-}
-
 for round in 1 2 3; do
 	run_plain fork "$WORK/first_call" fork
 	record fork --engine patch -v "$WORK/first_call" fork

@@ -7,23 +7,17 @@ source "$(dirname "$0")/lib.sh"
 setup
 same_trees_build pre "$PROGRAMS/preinit.c"
 
-# calls NAME: "function calls" lines of the trace's report, sorted.
-calls() {
-	ct report "$WORK/$1.trace" >"$WORK/$1.report"
-	awk 'NR > 2 { print $NF, $5 }' "$WORK/$1.report" | sort
-}
-
 printf 'early_setup 1\nmain 1\n' >"$WORK/both.expected"
 record hooks "$WORK/pre.hooks"
-calls hooks >"$WORK/hooks.calls"
+counts hooks >"$WORK/hooks.calls"
 expect_text "the hooks' calls" "$WORK/both.expected" "$WORK/hooks.calls"
 record ptrace --engine ptrace "$WORK/pre.plain"
-calls ptrace >"$WORK/ptrace.calls"
+counts ptrace >"$WORK/ptrace.calls"
 expect_text "the ptrace engine's calls" "$WORK/both.expected" "$WORK/ptrace.calls"
 
 record patch -v "$WORK/pre.plain"
 grep -qx 'early value 42' "$WORK/patch.out" || fail "patch: the program printed $(cat "$WORK/patch.out")"
-calls patch >"$WORK/patch.calls"
+counts patch >"$WORK/patch.calls"
 printf 'main 1\n' >"$WORK/patch.expected"
 expect_text "the in-process engine's calls" "$WORK/patch.expected" "$WORK/patch.calls"
 grep -q '^calltrace: in-process engine: the 1 .preinit_array function ran before it started: not recorded' \
