@@ -82,14 +82,7 @@ main
     @printf
   @atoi
 TREES
-builds="hooks plain"
-# The aarch64 tool records no library calls yet (arm64_core_fork.sh runs
-# this test with it).
-if readelf -h "$CALLTRACE" | grep -q AArch64 &&
-	grep -q 'no_libcalls\.c' "$ROOT/src/arch/aarch64/arch.mk"; then
-	builds=
-fi
-for build in $builds; do
+for build in hooks plain; do
 	CALLTRACE_LIBCALL=1 record "l$build" "$WORK/lforks_$build" vfork "$WORK/l$build.pids" \
 		"$WORK/ltarget"
 	[ "$RC" = 0 ] || fail "$build: record exited $RC: $(head -c 300 "$WORK/l$build.err")"
