@@ -31,7 +31,7 @@ clang -fsanitize=fuzzer "$probe.c" -o "$probe" 2>/dev/null || {
 
 sources=(src/format/trace_reader.c src/format/trace_records.c src/format/trace_kernel_index.c
 	src/format/trace_cursor.c src/format/trace_merge.c src/format/proto_wire.c src/format/printable.c src/analysis/*.c src/symbols/*.c src/views/*.c
-	src/patch/name_match.c)
+	src/patch/name_match.c "src/arch/$(uname -m)/arg_placement.c")
 stale=1
 if [ -x "$bin" ]; then
 	stale=0
