@@ -185,9 +185,14 @@ check_tree() {
 
 # expect_text WHAT EXPECTED_FILE GOT_FILE: the two texts are equal.
 expect_text() {
-	cmp -s "$2" "$3" && return 0
-	diff -u "$2" "$3" >&2 || true
-	fail "$1 differs from the expected (first difference: $(diff "$2" "$3" | grep -m1 '^[<>]'))"
+	local expected=$2
+	if [ "$expected" = - ]; then # read once: cmp, diff and the message all see it
+		expected=$(mktemp "$WORK/expected.XXXXXX")
+		cat >"$expected"
+	fi
+	cmp -s "$expected" "$3" && return 0
+	diff -u "$expected" "$3" >&2 || true
+	fail "$1 differs from the expected (first difference: $(diff "$expected" "$3" | grep -m1 '^[<>]'))"
 }
 
 # expect_trees NAME: the rendered trees of $WORK/NAME.json equal stdin.

@@ -129,11 +129,19 @@ for mode in merged ordered; do
 	opts=()
 	[ "$mode" = merged ] && opts=(--merged)
 	ct flame "${opts[@]}" -o "$WORK/statics.$mode.svg" "$WORK/statics.trace"
-	grep -o '<title>scale[^<]*' "$WORK/statics.$mode.svg" | sort >"$WORK/statics.$mode.titles"
-	expect_text "$mode flame frames of the statics" - "$WORK/statics.$mode.titles" <<'TITLES'
-<title>scale (static_a.c) ×2
-<title>scale (static_b.c)
-TITLES
+	# The flame chart draws use_a's two calls of scale as one frame (×2)
+	# or as two, as their widths (the run's real durations) fall: only
+	# the names are the same whatever the machine's speed.
+	if [ "$mode" = merged ]; then
+		grep -o '<title>scale[^<]*' "$WORK/statics.$mode.svg" | sort
+	else
+		grep -o '<title>scale[^<]*' "$WORK/statics.$mode.svg" | sed 's/ ×[0-9]*$//' | sort -u
+	fi >"$WORK/statics.$mode.titles"
+	if [ "$mode" = merged ]; then
+		printf '%s\n' '<title>scale (static_a.c) ×2' '<title>scale (static_b.c)'
+	else
+		printf '%s\n' '<title>scale (static_a.c)' '<title>scale (static_b.c)'
+	fi | expect_text "$mode flame frames of the statics" - "$WORK/statics.$mode.titles"
 	grep -o '"scale[^"]*"' "$WORK/statics.$mode.svg" | grep -vx '"scale (static_[ab].c)"' &&
 		fail "$mode flame: a scale not told apart in the names table"
 done
