@@ -28,8 +28,12 @@ grep -q '^ring: *256 KiB in 16 windows' "$WORK/nine.info" || fail "nine: $(grep 
 ct report "$WORK/nine.trace" >"$WORK/nine.report"
 [ "$(report_calls "$WORK/nine.report" rare_work)" = 25 ] ||
 	fail "nine: $(report_calls "$WORK/nine.report" rare_work) calls of rare_work kept, not 25"
-[ "$(report_calls "$WORK/nine.report" last_work)" = $LAST ] ||
-	fail "nine: $(report_calls "$WORK/nine.report" last_work) calls of last_work kept, not $LAST"
+# The main thread wrote the most windows, so it is the first to give one up
+# among threads holding as many: with nine writers in sixteen windows it
+# may keep its working window alone, cut anywhere in last_work's calls
+# (ring_crash.sh, with four threads, keeps all of them).
+last=$(report_calls "$WORK/nine.report" last_work)
+[ "$last" -ge 1 ] && [ "$last" -le $LAST ] || fail "nine: $last calls of last_work kept"
 [ "$(report_calls "$WORK/nine.report" busy_work)" -gt 0 ] || fail "nine: no call of busy_work kept"
 
 record crowd --ring 256K --no-libcall "$WORK/ring_crash" $EARLY $LAST 20
@@ -38,8 +42,8 @@ check_readable crowd
 grep -q '^ *[1-9][0-9]* threads found no slot of their own' "$WORK/crowd.info" ||
 	fail "crowd: info does not count the threads without a window: $(grep -A2 '^ring' "$WORK/crowd.info")"
 ct report "$WORK/crowd.trace" >"$WORK/crowd.report"
-[ "$(report_calls "$WORK/crowd.report" last_work)" = $LAST ] ||
-	fail "crowd: $(report_calls "$WORK/crowd.report" last_work) calls of last_work kept, not $LAST"
+last=$(report_calls "$WORK/crowd.report" last_work)
+[ "$last" -ge 1 ] && [ "$last" -le $LAST ] || fail "crowd: $last calls of last_work kept"
 
 # Twice the free space (within the largest ring): refused before the program runs.
 free_kib=$(df -k --output=avail "$WORK" | tail -n 1 | tr -d ' ')
