@@ -7,6 +7,7 @@
 #include "func_signature_internal.h"
 
 #include <dwarf.h>
+#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,7 +192,7 @@ static void type_text(struct sig_ctx *c, Dwarf_Die *die, const char *decl, char 
 
 const struct ctype *sig_type_of(struct sig_ctx *c, Dwarf_Die *die, int depth);
 
-static void describe_base(struct ctype *t, Dwarf_Die *core)
+static void describe_base(struct sig_ctx *c, struct ctype *t, Dwarf_Die *core)
 {
 	uint64_t encoding = sig_die_udata(core, DW_AT_encoding, 0);
 	t->kind = CTYPE_UNKNOWN;
@@ -216,10 +217,12 @@ static void describe_base(struct ctype *t, Dwarf_Die *core)
 	case DW_ATE_float:
 		if (t->size == 4 || t->size == 8 || t->size == 16)
 			t->kind = CTYPE_FLOAT;
+		t->ieee_quad = t->size == 16 && c->m->machine == EM_AARCH64;
 		break;
 	case DW_ATE_complex_float:
 		if (t->size == 8 || t->size == 16 || t->size == 32) {
 			t->kind = CTYPE_COMPLEX;
+			t->ieee_quad = t->size == 32 && c->m->machine == EM_AARCH64;
 			t->align = t->size / 2 > 16 ? 16 : t->size / 2;
 		}
 		break;
@@ -478,7 +481,7 @@ static void describe_core(struct sig_ctx *c, struct ctype *t, Dwarf_Die *core, i
 	t->align = 1;
 	switch (dwarf_tag(core)) {
 	case DW_TAG_base_type:
-		describe_base(t, core);
+		describe_base(c, t, core);
 		break;
 	case DW_TAG_enumeration_type:
 		describe_enum(c, t, core);

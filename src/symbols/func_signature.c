@@ -156,8 +156,14 @@ static void module_open(struct sig_module *m)
 	/* dwfl_report_elf takes the descriptor over. */
 	m->mod = dwfl_report_elf(m->dwfl, m->path, m->path, open_out_of_the_way(m->path), 0, true);
 	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (m->mod)
-		m->dwarf = dwfl_module_getdwarf(m->mod, &m->bias);
+	if (!m->mod)
+		return;
+	m->dwarf = dwfl_module_getdwarf(m->mod, &m->bias);
+	GElf_Addr elf_bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &elf_bias);
+	GElf_Ehdr eh;
+	if (elf && gelf_getehdr(elf, &eh))
+		m->machine = eh.e_machine;
 }
 
 static void module_free(struct sig_module *m)

@@ -67,6 +67,8 @@ struct ctype {
 					returned through a hidden pointer */
 	bool unaligned;		     /* a packed member: passed in memory */
 	bool is_reference;	     /* POINTER: a C++ reference (& or &&) */
+	bool ieee_quad;		     /* a 16-byte FLOAT (COMPLEX: its parts) is IEEE
+					binary128 (aarch64's long double), not x87's */
 	const char *text;	     /* "const char *", "struct point", "int &", "u32" */
 	const struct ctype *element; /* ARRAY; a parameter's or result's
 					reference: the type it refers to, whose

@@ -55,6 +55,7 @@ struct sig_module {
 	Dwfl_Module *mod; /* NULL: unreadable */
 	Dwarf *dwarf;	  /* NULL: no debug info */
 	Dwarf_Addr bias;
+	int machine;		   /* its ELF e_machine (EM_NONE: unread) */
 	struct u64_map types;	   /* DIE key -> struct ctype */
 	struct u64_map signatures; /* address -> signature or &no_signature */
 	struct unit_ranges units;  /* when libdw finds no unit (no .debug_aranges) */

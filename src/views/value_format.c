@@ -4,11 +4,10 @@
  */
 #include "value_format.h"
 
+#include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../format/printable.h"
 #include "../format/trace_format.h"
 
 #define NEST_MAX 8	   /* struct and array nesting written */
@@ -58,91 +57,6 @@ size_t value_decode(const uint8_t *p, size_t len, struct tagged_value *out)
 	return 1 + head + (size_t)n;
 }
 
-/* --- output --- */
-
-void value_out_init_file(struct value_out *o, FILE *f)
-{
-	memset(o, 0, sizeof(*o));
-	o->file = f;
-}
-
-void value_out_init_buffer(struct value_out *o)
-{
-	memset(o, 0, sizeof(*o));
-}
-
-const char *value_out_text(struct value_out *o)
-{
-	return o->buf ? o->buf : "";
-}
-
-void value_out_reset(struct value_out *o)
-{
-	o->len = 0;
-	o->failed = false;
-	if (o->buf)
-		o->buf[0] = '\0';
-}
-
-void value_out_free(struct value_out *o)
-{
-	free(o->buf);
-	o->buf = NULL;
-	o->len = o->cap = 0;
-}
-
-static void out_write(struct value_out *o, const char *s, size_t n)
-{
-	if (o->file) {
-		fwrite_unlocked(s, 1, n, o->file);
-		return;
-	}
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 64;
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		char *grown = realloc(o->buf, cap);
-		if (!grown) {
-			o->failed = true;
-			return;
-		}
-		o->buf = grown;
-		o->cap = cap;
-	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-}
-
-static void out_str(struct value_out *o, const char *s)
-{
-	out_write(o, s, strlen(s));
-}
-
-void value_out_text_put(struct value_out *o, const char *s)
-{
-	out_str(o, s);
-}
-
-static void out_char(struct value_out *o, char c)
-{
-	out_write(o, &c, 1);
-}
-
-static void out_printf(struct value_out *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void out_printf(struct value_out *o, const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		out_write(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-}
-
 /* --- numbers --- */
 
 static unsigned __int128 read_le(const uint8_t *p, size_t n)
@@ -169,13 +83,13 @@ static void out_u128(struct value_out *o, unsigned __int128 v)
 		*--p = (char)('0' + (int)(v % 10));
 		v /= 10;
 	} while (v);
-	out_write(o, p, (size_t)(buf + sizeof(buf) - p));
+	value_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 static void out_int(struct value_out *o, __int128 v, bool is_signed)
 {
 	if (is_signed && v < 0) {
-		out_char(o, '-');
+		value_out_char(o, '-');
 		out_u128(o, -(unsigned __int128)v);
 	} else {
 		out_u128(o, (unsigned __int128)v);
@@ -184,28 +98,84 @@ static void out_int(struct value_out *o, __int128 v, bool is_signed)
 
 static void out_hex(struct value_out *o, uint64_t v)
 {
-	out_printf(o, "0x%llx", (unsigned long long)v);
+	value_out_printf(o, "0x%llx", (unsigned long long)v);
 }
 
-/* The shortest %g text that reads back as the same number. */
-static void shortest_float(char *buf, size_t len, const uint8_t *p, uint32_t size)
+/* A 16-byte float as the bytes of the other format: IEEE binary128
+ * (aarch64's long double) and x87's 80 bits share the sign and the 15-bit
+ * exponent; x87 keeps the integer bit and 63 bits of the fraction (the
+ * last 49 bits of binary128's are rounded off, to nearest). */
+static void x87_of_quad(const uint8_t q[16], uint8_t x[16])
+{
+	uint64_t lo, hi;
+	memcpy(&lo, q, 8);
+	memcpy(&hi, q + 8, 8);
+	uint16_t sign_exp = (uint16_t)(hi >> 48);
+	uint64_t integer = (sign_exp & 0x7fff) ? 1ull << 63 : 0;
+	uint64_t mantissa = integer | (hi & 0xffffffffffffull) << 15 | lo >> 49;
+	int finite = (sign_exp & 0x7fff) != 0x7fff;
+	if (finite && (lo >> 48 & 1) && ++mantissa == 0) { /* carried out of the top */
+		mantissa = 1ull << 63;
+		sign_exp++;
+	}
+	memset(x, 0, 16);
+	memcpy(x, &mantissa, 8);
+	memcpy(x + 8, &sign_exp, 2);
+}
+
+static void quad_of_x87(const uint8_t x[16], uint8_t q[16])
+{
+	uint64_t mantissa;
+	uint16_t sign_exp;
+	memcpy(&mantissa, x, 8);
+	memcpy(&sign_exp, x + 8, 2);
+	uint64_t fraction = mantissa & ~(1ull << 63);
+	uint64_t lo = fraction << 49, hi = (uint64_t)sign_exp << 48 | fraction >> 15;
+	memcpy(q, &lo, 8);
+	memcpy(q + 8, &hi, 8);
+}
+
+/* A float of `size` bytes; a 16-byte one is IEEE binary128 when `quad`,
+ * else x87's, whatever this machine's long double is. */
+static long double read_float(const uint8_t *p, uint32_t size, bool quad)
 {
 	if (size == 4) {
 		float f;
 		memcpy(&f, p, 4);
+		return f;
+	}
+	if (size == 8) {
+		double d;
+		memcpy(&d, p, 8);
+		return d;
+	}
+	uint8_t bytes[16];
+	if (LDBL_MANT_DIG == 64 && quad)
+		x87_of_quad(p, bytes);
+	else if (LDBL_MANT_DIG == 113 && !quad)
+		quad_of_x87(p, bytes);
+	else
+		memcpy(bytes, p, 16);
+	long double x;
+	memcpy(&x, bytes, sizeof(x) < 16 ? sizeof(x) : 16);
+	return x;
+}
+
+/* The shortest %g text that reads back as the same number. */
+static void shortest_float(char *buf, size_t len, long double x, uint32_t size)
+{
+	if (size == 4) {
+		float f = (float)x;
 		for (int prec = 1; prec <= 9; prec++)
 			if (snprintf(buf, len, "%.*g", prec, f), strtof(buf, NULL) == f)
 				return;
 	} else if (size == 8) {
-		double d;
-		memcpy(&d, p, 8);
+		double d = (double)x;
 		for (int prec = 1; prec <= 17; prec++)
 			if (snprintf(buf, len, "%.*g", prec, d), strtod(buf, NULL) == d)
 				return;
 	} else {
-		long double x;
-		memcpy(&x, p, sizeof(x) < 16 ? sizeof(x) : 16);
-		for (int prec = 1; prec <= 21; prec++)
+		for (int prec = 1; prec <= 36; prec++)
 			if (snprintf(buf, len, "%.*Lg", prec, x), strtold(buf, NULL) == x)
 				return;
 	}
@@ -213,20 +183,9 @@ static void shortest_float(char *buf, size_t len, const uint8_t *p, uint32_t siz
 
 /* C text of a float; false (and "inf", "-inf", "nan") when JSON has no
  * number for it. */
-static bool float_text(char *buf, size_t len, const uint8_t *p, uint32_t size)
+static bool float_text(char *buf, size_t len, const uint8_t *p, uint32_t size, bool quad)
 {
-	long double x;
-	if (size == 4) {
-		float f;
-		memcpy(&f, p, 4);
-		x = f;
-	} else if (size == 8) {
-		double d;
-		memcpy(&d, p, 8);
-		x = d;
-	} else {
-		memcpy(&x, p, sizeof(x) < 16 ? sizeof(x) : 16);
-	}
+	long double x = read_float(p, size, quad);
 	if (isnan(x)) {
 		snprintf(buf, len, "nan");
 		return false;
@@ -235,130 +194,8 @@ static bool float_text(char *buf, size_t len, const uint8_t *p, uint32_t size)
 		snprintf(buf, len, x < 0 ? "-inf" : "inf");
 		return false;
 	}
-	shortest_float(buf, len, p, size);
+	shortest_float(buf, len, x, size);
 	return true;
-}
-
-/* --- characters and strings --- */
-
-/* The C escape of byte c inside quotes `quote`, or NULL when it is written
- * as it is. */
-static const char *c_escape(uint8_t c, char quote)
-{
-	switch (c) {
-	case '\n':
-		return "\\n";
-	case '\t':
-		return "\\t";
-	case '\r':
-		return "\\r";
-	case '\a':
-		return "\\a";
-	case '\b':
-		return "\\b";
-	case '\f':
-		return "\\f";
-	case '\v':
-		return "\\v";
-	case '\\':
-		return "\\\\";
-	case '\0':
-		return quote == '\'' ? "\\0" : NULL;
-	case '\'':
-		return quote == '\'' ? "\\'" : NULL;
-	case '"':
-		return quote == '"' ? "\\\"" : NULL;
-	}
-	return NULL;
-}
-
-static void out_c_char(struct value_out *o, uint8_t c)
-{
-	const char *esc = c_escape(c, '\'');
-	out_char(o, '\'');
-	if (esc)
-		out_str(o, esc);
-	else if (c < 0x20 || c >= 0x7f)
-		out_printf(o, "\\x%02x", c);
-	else
-		out_char(o, (char)c);
-	out_char(o, '\'');
-}
-
-static bool is_hex_digit(uint8_t c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* A C string literal; a hex escape followed by a hex digit closes and
- * reopens the literal ("\x01" "a") so that it reads back the same. */
-static void out_c_string(struct value_out *o, const uint8_t *s, size_t n, bool cut)
-{
-	out_char(o, '"');
-	for (size_t i = 0; i < n;) {
-		const char *esc = s[i] == '\0' ? "\\0" : c_escape(s[i], '"');
-		size_t seq = s[i] >= 0x80 ? utf8_sequence(s + i, n - i) : 0;
-		if (esc) {
-			out_str(o, esc);
-			if (s[i] == '\0' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7')
-				out_str(o, "\" \"");
-		} else if (seq) {
-			out_write(o, (const char *)s + i, seq);
-			i += seq;
-			continue;
-		} else if (s[i] < 0x20 || s[i] >= 0x7f) {
-			out_printf(o, "\\x%02x", s[i]);
-			if (i + 1 < n && is_hex_digit(s[i + 1]))
-				out_str(o, "\" \"");
-		} else {
-			out_char(o, (char)s[i]);
-		}
-		i++;
-	}
-	out_char(o, '"');
-	if (cut)
-		out_str(o, "...");
-}
-
-/* A JSON string of n bytes: valid UTF-8 kept, other bytes as the code
- * points U+0080..U+00FF. */
-static void out_json_string(struct value_out *o, const uint8_t *s, size_t n, const char *tail)
-{
-	out_char(o, '"');
-	for (size_t i = 0; i < n;) {
-		uint8_t c = s[i];
-		size_t seq = c >= 0x80 ? utf8_sequence(s + i, n - i) : 0;
-		if (seq) {
-			out_write(o, (const char *)s + i, seq);
-			i += seq;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			out_printf(o, "\\%c", c);
-		else if (c == '\n')
-			out_str(o, "\\n");
-		else if (c == '\t')
-			out_str(o, "\\t");
-		else if (c == '\r')
-			out_str(o, "\\r");
-		else if (c < 0x20 || c >= 0x7f)
-			out_printf(o, "\\u%04x", c);
-		else
-			out_char(o, (char)c);
-		i++;
-	}
-	out_str(o, tail);
-	out_char(o, '"');
-}
-
-static void out_json_text(struct value_out *o, const char *s)
-{
-	out_json_string(o, (const uint8_t *)s, strlen(s), "");
-}
-
-void value_out_json_text(struct value_out *o, const char *s)
-{
-	out_json_text(o, s);
 }
 
 /* --- values by type --- */
@@ -372,7 +209,7 @@ static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 
 static void put_missing(struct fmt *f)
 {
-	out_str(f->o, f->json ? "null" : "?");
+	value_out_text_put(f->o, f->json ? "null" : "?");
 }
 
 /* Bytes of a type not described: "<bytes 01 02>". */
@@ -380,26 +217,26 @@ static void put_raw(struct fmt *f, const uint8_t *p, size_t n)
 {
 	struct value_out *o = f->o;
 	if (f->json)
-		out_char(o, '"');
-	out_str(o, "<bytes");
+		value_out_char(o, '"');
+	value_out_text_put(o, "<bytes");
 	for (size_t i = 0; i < n && i < FUNC_PLAN_MAX_COPY; i++)
-		out_printf(o, " %02x", p[i]);
-	out_char(o, '>');
+		value_out_printf(o, " %02x", p[i]);
+	value_out_char(o, '>');
 	if (f->json)
-		out_char(o, '"');
+		value_out_char(o, '"');
 }
 
 static void put_pointer(struct fmt *f, uint64_t v)
 {
 	if (v == 0) {
-		out_str(f->o, f->json ? "null" : "NULL");
+		value_out_text_put(f->o, f->json ? "null" : "NULL");
 		return;
 	}
 	if (f->json)
-		out_char(f->o, '"');
+		value_out_char(f->o, '"');
 	out_hex(f->o, v);
 	if (f->json)
-		out_char(f->o, '"');
+		value_out_char(f->o, '"');
 }
 
 /* A C++ reference as gdb writes it: "@0x7ffe5c: {id=7}", the object when
@@ -415,15 +252,15 @@ static void put_reference(struct fmt *f, const struct ctype *t, const uint8_t *p
 		return;
 	}
 	if (f->json) {
-		out_char(f->o, '"');
+		value_out_char(f->o, '"');
 		out_hex(f->o, (uint64_t)read_le(p, 8));
-		out_char(f->o, '"');
+		value_out_char(f->o, '"');
 		return;
 	}
-	out_char(f->o, '@');
+	value_out_char(f->o, '@');
 	out_hex(f->o, (uint64_t)read_le(p, 8));
 	if (read) {
-		out_str(f->o, ": ");
+		value_out_text_put(f->o, ": ");
 		put_value(f, object, p + 8, n - 8, depth + 1);
 	}
 }
@@ -435,9 +272,9 @@ static void put_enum(struct fmt *f, const struct ctype *t, const uint8_t *p)
 		if ((uint64_t)v != t->enumerators[i].value)
 			continue;
 		if (f->json)
-			out_json_text(f->o, t->enumerators[i].name);
+			value_out_json_text(f->o, t->enumerators[i].name);
 		else
-			out_str(f->o, t->enumerators[i].name);
+			value_out_text_put(f->o, t->enumerators[i].name);
 		return;
 	}
 	out_int(f->o, v, t->is_signed);
@@ -446,33 +283,33 @@ static void put_enum(struct fmt *f, const struct ctype *t, const uint8_t *p)
 static void put_char(struct fmt *f, uint8_t c)
 {
 	if (!f->json) {
-		out_c_char(f->o, c);
+		value_out_c_char(f->o, c);
 		return;
 	}
-	out_json_string(f->o, &c, 1, "");
+	value_out_json_string(f->o, &c, 1, "");
 }
 
-static void put_float(struct fmt *f, const uint8_t *p, uint32_t size)
+static void put_float(struct fmt *f, const uint8_t *p, uint32_t size, bool quad)
 {
 	char buf[64];
-	bool number = float_text(buf, sizeof(buf), p, size);
+	bool number = float_text(buf, sizeof(buf), p, size, quad);
 	if (f->json && !number)
-		out_json_text(f->o, buf);
+		value_out_json_text(f->o, buf);
 	else
-		out_str(f->o, buf);
+		value_out_text_put(f->o, buf);
 }
 
-static void put_complex(struct fmt *f, const uint8_t *p, uint32_t size)
+static void put_complex(struct fmt *f, const uint8_t *p, uint32_t size, bool quad)
 {
 	char re[64], im[64];
-	bool numbers = float_text(re, sizeof(re), p, size / 2);
-	numbers &= float_text(im, sizeof(im), p + size / 2, size / 2);
+	bool numbers = float_text(re, sizeof(re), p, size / 2, quad);
+	numbers &= float_text(im, sizeof(im), p + size / 2, size / 2, quad);
 	if (f->json && numbers)
-		out_printf(f->o, "[%s, %s]", re, im);
+		value_out_printf(f->o, "[%s, %s]", re, im);
 	else if (f->json)
-		out_printf(f->o, "[\"%s\", \"%s\"]", re, im);
+		value_out_printf(f->o, "[\"%s\", \"%s\"]", re, im);
 	else
-		out_printf(f->o, "%s + %si", re, im);
+		value_out_printf(f->o, "%s + %si", re, im);
 }
 
 /* A bitfield's bits, from the bytes that hold them. */
@@ -508,14 +345,14 @@ static void put_members(struct fmt *f, const struct ctype *t, const uint8_t *p, 
 			put_members(f, mt, p + m->offset, n - m->offset, depth + 1, first);
 			continue;
 		}
-		out_str(f->o, *first ? "" : ", ");
+		value_out_text_put(f->o, *first ? "" : ", ");
 		*first = false;
 		if (f->json) {
-			out_json_text(f->o, m->name);
-			out_str(f->o, ": ");
+			value_out_json_text(f->o, m->name);
+			value_out_text_put(f->o, ": ");
 		} else { /* a base class's name may be longer than out_printf's */
-			out_str(f->o, m->name);
-			out_char(f->o, '=');
+			value_out_text_put(f->o, m->name);
+			value_out_char(f->o, '=');
 		}
 		if (m->bit_size ? !put_bitfield(f, m, p, n) : m->offset >= n)
 			put_missing(f);
@@ -527,9 +364,9 @@ static void put_members(struct fmt *f, const struct ctype *t, const uint8_t *p, 
 static void put_struct(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth)
 {
 	bool first = true;
-	out_char(f->o, '{');
+	value_out_char(f->o, '{');
 	put_members(f, t, p, n, depth, &first);
-	out_char(f->o, '}');
+	value_out_char(f->o, '}');
 }
 
 static void put_array(struct fmt *f, const struct ctype *t, const uint8_t *p, size_t n, int depth)
@@ -540,16 +377,16 @@ static void put_array(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 		const uint8_t *nul = memchr(p, 0, len);
 		len = nul ? (size_t)(nul - p) : len;
 		if (f->json)
-			out_json_string(f->o, p, len, "");
+			value_out_json_string(f->o, p, len, "");
 		else
-			out_c_string(f->o, p, len, false);
+			value_out_c_string(f->o, p, len, false);
 		return;
 	}
-	out_char(f->o, f->json ? '[' : '{');
+	value_out_char(f->o, f->json ? '[' : '{');
 	for (uint32_t i = 0; i < t->count; i++) {
-		out_str(f->o, i ? ", " : "");
+		value_out_text_put(f->o, i ? ", " : "");
 		if (i == ARRAY_SHOWN_MAX) {
-			out_str(f->o, f->json ? "\"...\"" : "...");
+			value_out_text_put(f->o, f->json ? "\"...\"" : "...");
 			break;
 		}
 		size_t at = (size_t)i * e->size;
@@ -558,7 +395,7 @@ static void put_array(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 		else
 			put_value(f, e, p + at, n - at, depth + 1);
 	}
-	out_char(f->o, f->json ? ']' : '}');
+	value_out_char(f->o, f->json ? ']' : '}');
 }
 
 /* The value of type t in the n bytes at p (more bytes may follow). */
@@ -582,7 +419,7 @@ static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 		if (t->size == 0 || t->size > 16)
 			break;
 		if (read_le(p, t->size) <= 1)
-			out_str(f->o, p[0] ? "true" : "false");
+			value_out_text_put(f->o, p[0] ? "true" : "false");
 		else
 			out_int(f->o, read_int(p, t->size, false), false);
 		return;
@@ -592,10 +429,10 @@ static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 		put_enum(f, t, p);
 		return;
 	case CTYPE_FLOAT:
-		put_float(f, p, t->size);
+		put_float(f, p, t->size, t->ieee_quad);
 		return;
 	case CTYPE_COMPLEX:
-		put_complex(f, p, t->size);
+		put_complex(f, p, t->size, t->ieee_quad);
 		return;
 	case CTYPE_POINTER:
 	case CTYPE_STRING:
@@ -622,12 +459,12 @@ static void put_value(struct fmt *f, const struct ctype *t, const uint8_t *p, si
 static void put_unreadable(struct fmt *f, const struct tagged_value *v)
 {
 	if (f->json)
-		out_char(f->o, '"');
-	out_str(f->o, "<unreadable ");
+		value_out_char(f->o, '"');
+	value_out_text_put(f->o, "<unreadable ");
 	out_hex(f->o, (uint64_t)read_le(v->bytes, v->len < 8 ? v->len : 8));
-	out_char(f->o, '>');
+	value_out_char(f->o, '>');
 	if (f->json)
-		out_char(f->o, '"');
+		value_out_char(f->o, '"');
 }
 
 static void put_tagged(struct fmt *f, const struct ctype *t, const struct tagged_value *v)
@@ -641,22 +478,22 @@ static void put_tagged(struct fmt *f, const struct ctype *t, const struct tagged
 	case VALUE_STRING:
 	case VALUE_STRING_CUT:
 		if (f->json)
-			out_json_string(f->o, v->bytes, v->len,
-					v->tag == VALUE_STRING_CUT ? "..." : "");
+			value_out_json_string(f->o, v->bytes, v->len,
+					      v->tag == VALUE_STRING_CUT ? "..." : "");
 		else
-			out_c_string(f->o, v->bytes, v->len, v->tag == VALUE_STRING_CUT);
+			value_out_c_string(f->o, v->bytes, v->len, v->tag == VALUE_STRING_CUT);
 		return;
 	case VALUE_NULL:
-		out_str(f->o, f->json ? "null" : "NULL");
+		value_out_text_put(f->o, f->json ? "null" : "NULL");
 		return;
 	case VALUE_UNAVAILABLE:
-		out_str(f->o, f->json ? "\"<optimized out>\"" : "<optimized out>");
+		value_out_text_put(f->o, f->json ? "\"<optimized out>\"" : "<optimized out>");
 		return;
 	case VALUE_UNREADABLE:
 		put_unreadable(f, v);
 		return;
 	}
-	out_str(f->o, f->json ? "\"<bad value>\"" : "<bad value>");
+	value_out_text_put(f->o, f->json ? "\"<bad value>\"" : "<bad value>");
 }
 
 bool value_reference_address(const struct ctype *type, const struct tagged_value *v,

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../symbols/func_signature.h"
+#include "value_out.h"
 
 /* One decoded value: a trace_value_tag and the bytes that follow it. */
 struct tagged_value {
@@ -28,24 +29,6 @@ struct tagged_value {
  * took, or 0 when they are not one (unknown tag, a varint that is too long
  * or ends early, a length past the end). */
 size_t value_decode(const uint8_t *p, size_t len, struct tagged_value *out);
-
-/* Where text goes: a FILE, or a growable NUL-terminated buffer. */
-struct value_out {
-	FILE *file; /* NULL: into buf */
-	char *buf;
-	size_t len, cap;
-	bool failed; /* memory ran out: buf holds what fitted */
-};
-
-void value_out_init_file(struct value_out *o, FILE *f);
-void value_out_init_buffer(struct value_out *o);
-/* The buffer's text ("" when empty); the buffer starts again empty. */
-const char *value_out_text(struct value_out *o);
-void value_out_reset(struct value_out *o);
-void value_out_free(struct value_out *o);
-/* Writes s as it is; as a JSON string (quoted, escaped). */
-void value_out_text_put(struct value_out *o, const char *s);
-void value_out_json_text(struct value_out *o, const char *s);
 
 /* A C++ reference whose object was read: its address, and true (JSON
  * gives the object as the value, the address beside it). */

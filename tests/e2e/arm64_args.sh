@@ -71,8 +71,9 @@ grep -qxF '|   fib(n=20) = 6765;' "$WORK/fib.txt" || fail "fib: $(cat "$WORK/fib
 [ "$(grep -cE '^\| +(fib\(n=[0-9]+\) = [0-9]+;|fib\(n=[0-9]+\) \{)$' "$WORK/fib.all")" = 21891 ] ||
 	fail "fib: not 21891 calls with their argument"
 
-# What AAPCS64 places its own way.  The aarch64 tool reads this trace: a
-# long double is IEEE quad there, x87's on this machine.
+# What AAPCS64 places its own way.  The aarch64 tool reads this trace, and
+# this machine's: a long double is IEEE quad there, x87's here, and both
+# read the trace's as quad.
 "$A64_CC" -g -O2 -o "$WORK/aapcs" "$ROOT/tests/e2e/arm64/args_aapcs.c" || fail "cannot compile args_aapcs.c"
 a64_record aapcs "$WORK/aapcs"
 [ "$(cat "$WORK/aapcs.out")" = 'total 10000000244.5000' ] || fail "aapcs printed $(cat "$WORK/aapcs.out")"
@@ -88,4 +89,8 @@ for line in 'hfa_sum(h={a=1.5, b=2, c=3}) = 6.5;' 'hfa_make(x=0.5) = {a=0.5, b=1
 	'no_v_left(h={a=1, b=2, c=3, d=4}, g={a=5, b=6, c=7}, late={a=8, b=9, c=10.5}, f=11.25, n=12) = 40.75;'; do
 	grep -qxF "|   $line" "$WORK/aapcs.txt" || fail "aapcs: no line $line in: $(cat "$WORK/aapcs.txt")"
 done
+"$NATIVE_CALLTRACE" replay --no-duration --no-tid -N '^__' "$WORK/aapcs.trace" >"$WORK/aapcs.native" ||
+	fail "replay of aapcs by this machine's tool"
+grep -qxF '|   ld_half(x=5) = 2.5;' "$WORK/aapcs.native" ||
+	fail "aapcs read here: no ld_half(x=5) = 2.5 in: $(grep ld_half "$WORK/aapcs.native")"
 pass

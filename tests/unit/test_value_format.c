@@ -34,6 +34,10 @@ static const struct ctype t_enum = {.kind = CTYPE_ENUM,
 				    .n_enumerators = 3};
 static const struct ctype t_float = {.kind = CTYPE_FLOAT, .size = 4, .align = 4, .text = "float"};
 static const struct ctype t_double = {.kind = CTYPE_FLOAT, .size = 8, .align = 8, .text = "double"};
+static const struct ctype t_x87 = {
+    .kind = CTYPE_FLOAT, .size = 16, .align = 16, .text = "long double"};
+static const struct ctype t_quad = {
+    .kind = CTYPE_FLOAT, .size = 16, .align = 16, .ieee_quad = true, .text = "long double"};
 static const struct ctype t_ptr = {.kind = CTYPE_POINTER, .size = 8, .align = 8, .text = "void *"};
 static const struct ctype t_str = {
     .kind = CTYPE_STRING, .size = 8, .align = 8, .text = "const char *"};
@@ -135,6 +139,31 @@ static void test_chars_bools_enums(void)
 static void expect_double(double d, const char *c_text, const char *json)
 {
 	expect(&t_double, VALUE_BYTES, &d, 8, c_text, json);
+}
+
+/* A 16-byte float from its two halves, low first. */
+static void expect_float16(const struct ctype *t, uint64_t lo, uint64_t hi, const char *c_text,
+			   const char *json)
+{
+	uint8_t bytes[16];
+	memcpy(bytes, &lo, 8);
+	memcpy(bytes + 8, &hi, 8);
+	expect(t, VALUE_BYTES, bytes, 16, c_text, json);
+}
+
+/* long double as x87 (x86-64) and as IEEE binary128 (aarch64), read
+ * alike whatever this machine's own long double is. */
+static void test_long_doubles(void)
+{
+	expect_float16(&t_x87, 0xa000000000000000ull, 0x4000, "2.5", "2.5");
+	expect_float16(&t_x87, 0xc000000000000000ull, 0xbfff, "-1.5", "-1.5");
+	expect_float16(&t_quad, 0, 0x3fff800000000000ull, "1.5", "1.5");
+	expect_float16(&t_quad, 0x999999999999999aull, 0xbffb999999999999ull, "-0.1", "-0.1");
+	/* the fraction's dropped bits round up, into the exponent */
+	expect_float16(&t_quad, ~0ull, 0x3fffffffffffffffull, "2", "2");
+	expect_float16(&t_quad, 0, 0x7fff000000000000ull, "inf", "\"inf\"");
+	expect_float16(&t_quad, 1, 0x7fff000000000000ull, "nan", "\"nan\"");
+	expect_float16(&t_quad, 0, 0x8000000000000000ull, "-0", "-0");
 }
 
 static void test_floats(void)
@@ -323,6 +352,7 @@ int main(void)
 	test_integers();
 	test_chars_bools_enums();
 	test_floats();
+	test_long_doubles();
 	test_strings_and_pointers();
 	test_aggregates();
 	test_references();
