@@ -118,6 +118,8 @@ static void x87_of_quad(const uint8_t q[16], uint8_t x[16])
 		mantissa = 1ull << 63;
 		sign_exp++;
 	}
+	if (!finite && (hi << 16 | lo)) /* a NaN whose payload is in the bits dropped */
+		mantissa |= 1ull << 62;
 	memset(x, 0, 16);
 	memcpy(x, &mantissa, 8);
 	memcpy(x + 8, &sign_exp, 2);
