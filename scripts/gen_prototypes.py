@@ -37,6 +37,7 @@ TYPES = {
     "osockaddr": "PT_SOCKADDR_OUT", "timespec": "PT_TIMESPEC", "ostat": "PT_STAT_OUT",
     "pipefds": "PT_PIPE_FDS", "argv": "PT_ARGV", "atflags": "PT_AT_FLAGS",
     "socklenp": "PT_SOCKLEN_IO", "envp": "PT_ENVP", "iov": "PT_IOV_IN", "oiov": "PT_IOV_OUT",
+    "msgflags": "PT_MSG_FLAGS", "msghdr": "PT_MSGHDR_IN", "omsghdr": "PT_MSGHDR_OUT",
 }
 FAILURES = {None: "PF_NONE", "-1": "PF_MINUS_ONE", "NULL": "PF_NULL",
             "errnum": "PF_ERRNUM", "-errno": "PF_NEG_ERRNO"}

@@ -32,6 +32,8 @@ static const struct {
     {PT_ENVP, CAP_COUNT, CAP_NONE, 0},
     {PT_IOV_IN, CAP_IOV, CAP_NONE, 0},
     {PT_IOV_OUT, CAP_NONE, CAP_IOV, 0},
+    {PT_MSGHDR_IN, CAP_MSGHDR, CAP_NONE, 0},
+    {PT_MSGHDR_OUT, CAP_NONE, CAP_MSGHDR, 0},
 };
 
 static void plan_arg(struct capture_plan *plan, unsigned i, const struct proto_arg *a,
@@ -73,7 +75,8 @@ static uint8_t tag_of(const struct capture_item *it)
 		return VALUE_UNREADABLE;
 	if (it->status == CAPTURED_MORE)
 		return VALUE_UNAVAILABLE;
-	if (it->kind == CAP_SOCKADDR || it->kind == CAP_FIXED || it->kind == CAP_COUNT)
+	if (it->kind == CAP_SOCKADDR || it->kind == CAP_FIXED || it->kind == CAP_COUNT ||
+	    it->kind == CAP_MSGHDR)
 		return VALUE_BYTES;
 	return it->status == CAPTURED_CUT ? VALUE_STRING_CUT : VALUE_STRING;
 }
@@ -95,7 +98,7 @@ uint32_t syscall_capture_values(uint8_t *out, uint32_t room, const uint8_t *item
 		if ((uint32_t)(p - out) + 3 + 1 + 10 + n > room)
 			break;
 		uint8_t index = it.arg;
-		if (it.kind == CAP_ARGV || it.kind == CAP_IOV)
+		if (it.kind == CAP_ARGV || it.kind == CAP_IOV || it.kind == CAP_MSGHDR)
 			index |=
 			    it.status == CAPTURED_MORE ? SYSCALL_VALUE_MORE : SYSCALL_VALUE_ELEMENT;
 		*p++ = VALUE_BYTES;

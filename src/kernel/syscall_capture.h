@@ -41,6 +41,11 @@ enum capture_kind {
 	 * iov_len (u64), then the first bytes of its data; at the return, of
 	 * the data the return says was read, spread over them in order. */
 	CAP_IOV,
+	/* A struct msghdr: an item of its 56 bytes (LP64's layout), then its
+	 * msg_name (a CAP_SOCKADDR item of msg_namelen bytes) when it has
+	 * one, then its iovecs as CAP_IOV's (the data: at the call all, at
+	 * the return what the return says was read). */
+	CAP_MSGHDR,
 };
 
 struct capture_plan {

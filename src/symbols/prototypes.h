@@ -63,6 +63,9 @@ enum proto_type {
 	PT_ENVP,	 /* char *const envp[]: its address and how many (strace's count) */
 	PT_IOV_IN,	 /* const struct iovec * (writev); len_arg: how many */
 	PT_IOV_OUT,	 /* struct iovec * filled (readv); len_arg: how many */
+	PT_MSG_FLAGS,	 /* send/recv flags by name: MSG_DONTWAIT|MSG_NOSIGNAL */
+	PT_MSGHDR_IN,	 /* const struct msghdr * (sendmsg): its name, iovecs, sizes */
+	PT_MSGHDR_OUT,	 /* struct msghdr * filled (recvmsg) */
 	PT_TYPES	 /* count */
 };
 

@@ -312,6 +312,31 @@ static const struct name_of at_flags[] = {
     {0x4000, "AT_STATX_DONT_SYNC"}, {0x8000, "AT_RECURSIVE"},
 };
 
+/* send/recv flags, and a msghdr's msg_flags. */
+static const struct name_of msg_flags[] = {
+    {0x1, "MSG_OOB"},
+    {0x2, "MSG_PEEK"},
+    {0x4, "MSG_DONTROUTE"},
+    {0x8, "MSG_CTRUNC"},
+    {0x10, "MSG_PROXY"},
+    {0x20, "MSG_TRUNC"},
+    {0x40, "MSG_DONTWAIT"},
+    {0x80, "MSG_EOR"},
+    {0x100, "MSG_WAITALL"},
+    {0x200, "MSG_FIN"},
+    {0x400, "MSG_SYN"},
+    {0x800, "MSG_CONFIRM"},
+    {0x1000, "MSG_RST"},
+    {0x2000, "MSG_ERRQUEUE"},
+    {0x4000, "MSG_NOSIGNAL"},
+    {0x8000, "MSG_MORE"},
+    {0x10000, "MSG_WAITFORONE"},
+    {0x40000, "MSG_BATCH"},
+    {0x4000000, "MSG_ZEROCOPY"},
+    {0x20000000, "MSG_FASTOPEN"},
+    {0x40000000, "MSG_CMSG_CLOEXEC"},
+};
+
 static void put_errno(struct text *t, uint64_t value)
 {
 	int err = (int)(int32_t)value;
@@ -326,7 +351,7 @@ bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, siz
 {
 	struct text t = {buf, size, 0};
 	bool named = type == PT_FD || type == PT_DIRFD || type == PT_AT_FLAGS ||
-		     (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
+		     type == PT_MSG_FLAGS || (type >= PT_OPEN_FLAGS && type <= PT_FILE_FLAGS);
 	if (!buf || size == 0 || !named)
 		return false;
 	buf[0] = '\0';
@@ -381,6 +406,9 @@ bool proto_decode(uint8_t type, uint64_t value, uint32_t machine, char *buf, siz
 		break;
 	case PT_AT_FLAGS:
 		put_flags(&t, at_flags, COUNT(at_flags), value & 0xffffffffu);
+		break;
+	case PT_MSG_FLAGS:
+		put_flags(&t, msg_flags, COUNT(msg_flags), value & 0xffffffffu);
 		break;
 	default:
 		return false;

@@ -69,6 +69,9 @@ static const char *type_text(uint8_t type)
 	    [PT_ENVP] = "char *const *",
 	    [PT_IOV_IN] = "const struct iovec *",
 	    [PT_IOV_OUT] = "struct iovec *",
+	    [PT_MSG_FLAGS] = "int",
+	    [PT_MSGHDR_IN] = "const struct msghdr *",
+	    [PT_MSGHDR_OUT] = "struct msghdr *",
 	};
 	return type < PT_TYPES && texts[type] ? texts[type] : "?";
 }
@@ -99,6 +102,8 @@ static const struct ctype *ctype_of(uint8_t type)
 	case PT_ENVP:
 	case PT_IOV_IN:
 	case PT_IOV_OUT:
+	case PT_MSGHDR_IN:
+	case PT_MSGHDR_OUT:
 		return &t_pointer;
 	case PT_STRING:
 		return &t_string;

@@ -260,6 +260,48 @@ static void iov_text(struct value_out *t, const struct copied *c)
 	value_out_text_put(t, c->more ? (c->n ? ", ...]" : "...]") : "]");
 }
 
+/* A struct msghdr as strace writes it: {msg_name=..., msg_namelen=16,
+ * msg_iov=[...], msg_iovlen=1, msg_controllen=0, msg_flags=0}, from its
+ * copies: the struct (56 bytes), its msg_name's bytes when it has one,
+ * then its iovecs. */
+static bool msghdr_text(struct value_out *t, const struct copied *c, uint32_t machine)
+{
+	const struct tagged_value *h = &c->v[0];
+	if (h->tag != VALUE_BYTES || h->len != 56)
+		return false;
+	const uint8_t *m = h->bytes;
+	uint64_t name = le(m, 8), namelen = le(m + 8, 4), iovlen = le(m + 24, 8);
+	uint64_t control = le(m + 32, 8), controllen = le(m + 40, 8), flags = le(m + 48, 4);
+	unsigned next = 1;
+	value_out_text_put(t, "{msg_name=");
+	if (!name)
+		value_out_text_put(t, "NULL");
+	else if (namelen && next < c->n && c->v[next].tag == VALUE_BYTES)
+		sockaddr_text(t, &c->v[next++]);
+	else
+		put_fmt(t, "%#" PRIx64, name, 0);
+	put_fmt(t, ", msg_namelen=%" PRIu64 ", msg_iov=", namelen, 0);
+	if (le(m + 16, 8)) {
+		struct copied iovs;
+		memset(&iovs, 0, sizeof(iovs));
+		for (unsigned i = next; i < c->n; i++)
+			iovs.v[iovs.n++] = c->v[i];
+		iovs.more = c->more;
+		iov_text(t, &iovs);
+	} else {
+		value_out_text_put(t, "NULL");
+	}
+	put_fmt(t, ", msg_iovlen=%" PRIu64, iovlen, 0);
+	if (controllen)
+		put_fmt(t, ", msg_control=%#" PRIx64, control, 0);
+	char names[256];
+	put_fmt(t, ", msg_controllen=%" PRIu64 ", msg_flags=", controllen, 0);
+	if (proto_decode(PT_MSG_FLAGS, flags, machine, names, sizeof(names)))
+		value_out_text_put(t, names);
+	value_out_text_put(t, "}");
+	return true;
+}
+
 bool syscall_value_text(struct value_out *t, const struct syscall_recorded *r, unsigned arg,
 			uint8_t type, uint64_t reg)
 {
@@ -278,6 +320,8 @@ bool syscall_value_text(struct value_out *t, const struct syscall_recorded *r, u
 		iov_text(t, &c);
 		return true;
 	}
+	if (type == PT_MSGHDR_IN || type == PT_MSGHDR_OUT)
+		return msghdr_text(t, &c, r->machine);
 	if (!c.element)
 		return one_text(t, &c.v[0], type, r->machine);
 	value_out_text_put(t, "[");

@@ -13,7 +13,8 @@ import re
 import sys
 
 NAMES = {"openat", "read", "write", "connect", "bind", "unlink", "execve",
-         "clock_nanosleep", "pipe2", "newfstatat", "accept", "readv", "writev"}
+         "clock_nanosleep", "pipe2", "newfstatat", "accept", "readv", "writev",
+         "sendmsg", "recvmsg"}
 PATH_KEPT = 255  # bytes of a path the copies keep
 
 
@@ -132,6 +133,14 @@ def main():
         'newfstatat(3, "", {st_mode=S_IFREG|0644, st_size=2000, ...},'
         ' AT_SYMLINK_NOFOLLOW|AT_EMPTY_PATH) = 0',
         'writev(1, [{iov_base="abc", iov_len=3}, {iov_base="de\\n", iov_len=3}], 2) = 6',
+        'sendmsg(3, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="hello", iov_len=5},'
+        ' {iov_base=" world", iov_len=6}], msg_iovlen=2, msg_controllen=0, msg_flags=0}, 0) = 11',
+        'recvmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="hell", iov_len=4},'
+        ' {iov_base="o w", iov_len=3}], msg_iovlen=2, msg_controllen=0, msg_flags=MSG_TRUNC},'
+        ' 0) = 7',
+        'sendmsg(3, {msg_name={sa_family=AF_INET, sin_port=htons(9),'
+        ' sin_addr=inet_addr("127.0.0.1")}, msg_namelen=16, msg_iov=[{iov_base="hello",'
+        ' iov_len=5}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, MSG_DONTWAIT) = 5',
     ]
     for line in wanted:
         if line not in seen:

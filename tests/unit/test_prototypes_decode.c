@@ -37,6 +37,10 @@ static void test_open_flags(void)
 	expect(PT_FILE_FLAGS, 04000 | 02000000, EM_X86_64, "O_NONBLOCK|O_CLOEXEC");
 	expect(PT_FILE_FLAGS, 0, EM_X86_64, "0");
 	expect(PT_FILE_FLAGS, 1 | 02000000, EM_X86_64, "O_CLOEXEC|0x1"); /* EFD_SEMAPHORE */
+	expect(PT_MSG_FLAGS, 0, 0, "0");
+	expect(PT_MSG_FLAGS, 0x40 | 0x4000, 0, "MSG_DONTWAIT|MSG_NOSIGNAL");
+	expect(PT_MSG_FLAGS, 0x20 | 0x40000000 | 0x80000000, 0,
+	       "MSG_TRUNC|MSG_CMSG_CLOEXEC|0x80000000");
 	CHECK(proto_open_flags_create(0100, EM_X86_64), "O_CREAT creates");
 	CHECK(proto_open_flags_create(020200000, EM_X86_64), "O_TMPFILE creates");
 	CHECK(!proto_open_flags_create(020000000, EM_X86_64), "__O_TMPFILE alone does not");

@@ -259,6 +259,35 @@ static __always_inline __u32 put_iov(unsigned char *buf, __u32 off, int arg, con
 	return off;
 }
 
+struct msghdr_user {
+	__u64 name;
+	__u32 namelen, pad0;
+	__u64 iov, iovlen, control, controllen;
+	__u32 flags, pad1;
+};
+
+/* A struct msghdr (CAP_MSGHDR in syscall_capture.h): the struct, its
+ * msg_name, its iovecs with `budget` bytes of data. */
+static __always_inline __u32 put_msghdr(unsigned char *buf, __u32 off, int arg, const void *ptr,
+					__u64 budget)
+{
+	struct msghdr_user m;
+	struct capture_item *it = item_at(buf, off, arg, CAP_MSGHDR);
+	off = bound(off);
+	if (bpf_probe_read_user(&m, sizeof(m), ptr) < 0) {
+		it->status = CAPTURE_FAULT;
+		return off + sizeof(*it);
+	}
+	__builtin_memcpy(buf + off + sizeof(*it), &m, sizeof(m));
+	it->len = sizeof(m);
+	off += sizeof(*it) + sizeof(m);
+	if (m.name && m.namelen)
+		off = put_bytes(buf, off, arg, CAP_SOCKADDR, (const void *)m.name, m.namelen,
+				CAPTURE_STRUCT_MAX);
+	__u32 count = m.iovlen > CAPTURE_IOV_MAX ? CAPTURE_IOV_MAX + 1 : (__u32)m.iovlen;
+	return put_iov(buf, off, arg, (const void *)m.iov, count, budget);
+}
+
 /* What capture() copies: argument `arg` as `kind`, and for CAP_IOV how
  * many iovecs (`count`, CAPTURE_IOV_MAX + 1 standing for more). */
 static __always_inline int what_of(int arg, int kind, __u64 count)
@@ -294,6 +323,8 @@ __noinline __u32 capture(struct scratch *s, __u32 off, int what, unsigned long p
 		return put_count(buf, off, arg, (const void *)ptr);
 	case CAP_IOV:
 		return put_iov(buf, off, arg, (const void *)ptr, (__u32)what >> 16, len);
+	case CAP_MSGHDR:
+		return put_msghdr(buf, off, arg, (const void *)ptr, len);
 	}
 	return off;
 }
@@ -415,8 +446,8 @@ int on_enter(struct sys_enter_args *ctx)
 			continue;
 		__u32 before = off;
 		unsigned long len = length_of(args, plan->len_arg[i]);
-		off =
-		    capture(sc, off, what_of(i, kind, len), args[i], kind == CAP_IOV ? ~0ull : len);
+		int all = kind == CAP_IOV || kind == CAP_MSGHDR; /* a length in the struct */
+		off = capture(sc, off, what_of(i, kind, len), args[i], all ? ~0ull : len);
 		if (off > before && buf[(before & OFF_MASK) + 2] == CAPTURE_FAULT)
 			faulted |= 1u << i;
 	}
@@ -467,14 +498,14 @@ int on_exit(struct sys_exit_args *ctx)
 		if (!kind && (faulted & (1u << i))) {
 			/* The kernel has read it since: it is in memory now. */
 			kind = plan->enter[i];
-			len = kind == CAP_IOV ? ~0ull : count;
+			len = kind == CAP_IOV || kind == CAP_MSGHDR ? ~0ull : count;
 		} else if (!kind || ret < 0) {
 			continue;
 		} else if (kind == CAP_SOCKADDR && la < 6) {
 			__u32 n = 0;
 			bpf_probe_read_user(&n, sizeof(n), (const void *)length_of(args, la));
 			len = n;
-		} else if (kind != CAP_BUF && kind != CAP_IOV) {
+		} else if (kind != CAP_BUF && kind != CAP_IOV && kind != CAP_MSGHDR) {
 			len = length_of(args, la); /* a size */
 		}
 		off = capture(sc, off, what_of(i, kind, count), args[i], len);

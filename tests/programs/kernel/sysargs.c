@@ -5,8 +5,10 @@
  * listens on (refused) and to a local socket that accepts, sleeps 40 ms,
  * opens a path longer than the copies keep, a NULL path and a bad pointer
  * (EFAULT), reads the file again into two iovecs (readv) and stats it by
- * its descriptor (AT_EMPTY_PATH), writes two iovecs (writev), and forks a
- * child that execs /bin/true with one environment variable.
+ * its descriptor (AT_EMPTY_PATH), writes two iovecs (writev), sends and
+ * receives messages (sendmsg with two iovecs, a datagram cut short by
+ * recvmsg: MSG_TRUNC, a sendmsg to an address with MSG_DONTWAIT), and forks
+ * a child that execs /bin/true with one environment variable.
  *
  * usage: sysargs FILE SOCKET
  */
@@ -87,6 +89,31 @@ static void sockets(const char *name)
 	unlink(name);
 }
 
+static void messages(void)
+{
+	int pair[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair) < 0)
+		_exit(1);
+	struct iovec out[2] = {{"hello", 5}, {" world", 6}};
+	struct msghdr m = {.msg_iov = out, .msg_iovlen = 2};
+	if (sendmsg(pair[0], &m, 0) != 11)
+		_exit(1);
+	char a[4], b[3];
+	struct iovec in[2] = {{a, sizeof(a)}, {b, sizeof(b)}};
+	struct msghdr r = {.msg_iov = in, .msg_iovlen = 2};
+	if (recvmsg(pair[1], &r, 0) != 7 || !(r.msg_flags & MSG_TRUNC))
+		_exit(1);
+	close(pair[0]);
+	close(pair[1]);
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)};
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	int u = socket(AF_INET, SOCK_DGRAM, 0);
+	struct msghdr k = {
+	    .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = out, .msg_iovlen = 1};
+	sendmsg(u, &k, MSG_DONTWAIT);
+	close(u);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3)
@@ -94,6 +121,7 @@ int main(int argc, char **argv)
 	files(argv[1]);
 	iovecs(argv[1]);
 	sockets(argv[2]);
+	messages();
 	struct timespec ts = {0, 40000000};
 	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 	pid_t pid = fork();
