@@ -245,7 +245,7 @@ static const struct prototype syscall_protos[] = {
 	{"utimensat", PT_INT, PF_NEG_ERRNO, 4, 0, {{"dfd", PT_DIRFD, PROTO_NO_LEN}, {"filename", PT_STRING, PROTO_NO_LEN}, {"utimes", PT_PTR, PROTO_NO_LEN}, {"flags", PT_AT_FLAGS, PROTO_NO_LEN}}},
 	{"utimes", PT_INT, PF_NEG_ERRNO, 2, 0, {{"filename", PT_STRING, PROTO_NO_LEN}, {"utimes", PT_PTR, PROTO_NO_LEN}}},
 	{"vfork", PT_INT, PF_NEG_ERRNO, 0, 0, {{NULL, PT_VOID, PROTO_NO_LEN}}},
-	{"vmsplice", PT_LONG, PF_NEG_ERRNO, 4, 0, {{"fd", PT_FD, PROTO_NO_LEN}, {"iov", PT_PTR, PROTO_NO_LEN}, {"nr_segs", PT_ULONG, PROTO_NO_LEN}, {"flags", PT_HEX, PROTO_NO_LEN}}},
+	{"vmsplice", PT_LONG, PF_NEG_ERRNO, 4, 0, {{"fd", PT_FD, PROTO_NO_LEN}, {"iov", PT_IOV_IN, 2}, {"nr_segs", PT_ULONG, PROTO_NO_LEN}, {"flags", PT_HEX, PROTO_NO_LEN}}},
 	{"wait4", PT_INT, PF_NEG_ERRNO, 4, 0, {{"upid", PT_INT, PROTO_NO_LEN}, {"stat_addr", PT_PTR, PROTO_NO_LEN}, {"options", PT_HEX, PROTO_NO_LEN}, {"ru", PT_PTR, PROTO_NO_LEN}}},
 	{"waitid", PT_INT, PF_NEG_ERRNO, 5, 0, {{"which", PT_INT, PROTO_NO_LEN}, {"upid", PT_INT, PROTO_NO_LEN}, {"infop", PT_PTR, PROTO_NO_LEN}, {"options", PT_HEX, PROTO_NO_LEN}, {"ru", PT_PTR, PROTO_NO_LEN}}},
 	{"write", PT_LONG, PF_NEG_ERRNO, 3, 0, {{"fd", PT_FD, PROTO_NO_LEN}, {"buf", PT_BUF_IN, 2}, {"count", PT_ULONG, PROTO_NO_LEN}}},

@@ -14,7 +14,7 @@ import sys
 
 NAMES = {"openat", "read", "write", "connect", "bind", "unlink", "execve",
          "clock_nanosleep", "pipe2", "newfstatat", "accept", "readv", "writev",
-         "sendmsg", "recvmsg"}
+         "sendmsg", "recvmsg", "vmsplice"}
 PATH_KEPT = 255  # bytes of a path the copies keep
 
 
@@ -117,6 +117,7 @@ def main():
         'write(1, "hello, \\"world\\"\\t\\1\\n", 17) = 17',
         'newfstatat(AT_FDCWD, "%s", {st_mode=S_IFREG|0644, st_size=2000, ...}, 0) = 0' % data,
         "pipe2([3, 4], O_CLOEXEC) = 0",
+        'vmsplice(4, [{iov_base="abc", iov_len=3}], 1, 0) = 3',
         'openat(AT_FDCWD, "/%s"..., O_RDONLY) = -1 ENAMETOOLONG (File name too long)'
         % ("a" * (PATH_KEPT - 1)),
         "openat(AT_FDCWD, NULL, O_RDONLY) = -1 EFAULT (Bad address)",

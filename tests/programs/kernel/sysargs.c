@@ -1,14 +1,13 @@
 /*
  * sysargs.c - a program whose system calls' arguments the kernel tests
  * compare with strace's: it opens a file it is given and reads it, writes
- * known bytes, stats the file, makes a pipe, connects to a port nobody
- * listens on (refused) and to a local socket that accepts, sleeps 40 ms,
- * opens a path longer than the copies keep, a NULL path and a bad pointer
- * (EFAULT), reads the file again into two iovecs (readv) and stats it by
- * its descriptor (AT_EMPTY_PATH), writes two iovecs (writev), sends and
- * receives messages (sendmsg with two iovecs, a datagram cut short by
- * recvmsg: MSG_TRUNC, a sendmsg to an address with MSG_DONTWAIT), and forks
- * a child that execs /bin/true with one environment variable.
+ * known bytes, stats the file, makes a pipe (and vmsplices an iovec into it), connects to a port
+ * nobody listens on (refused) and to a local socket that accepts, sleeps 40 ms, opens a path longer
+ * than the copies keep, a NULL path and a bad pointer (EFAULT), reads the file again into two
+ * iovecs (readv) and stats it by its descriptor (AT_EMPTY_PATH), writes two iovecs (writev), sends
+ * and receives messages (sendmsg with two iovecs, a datagram cut short by recvmsg: MSG_TRUNC, a
+ * sendmsg to an address with MSG_DONTWAIT), and forks a child that execs /bin/true with one
+ * environment variable.
  *
  * usage: sysargs FILE SOCKET
  */
@@ -39,6 +38,9 @@ static void files(const char *path)
 	syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0);
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) == 0) {
+		struct iovec gift = {"abc", 3};
+		if (vmsplice(p[1], &gift, 1, 0) != 3)
+			_exit(1);
 		close(p[0]);
 		close(p[1]);
 	}
