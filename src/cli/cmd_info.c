@@ -55,6 +55,11 @@ static void print_header(const struct trace_reader *r, const struct walk_stats *
 	printf("command:    ");
 	printable_put(stdout, r->command);
 	putchar('\n');
+	if (r->header.filters[0]) {
+		printf("filtered:   ");
+		printable_put(stdout, r->header.filters);
+		printf(" (calls left out as they were recorded)\n");
+	}
 	printf("recorded:   %s, for %s\n", when, cli_format_duration(last_ns, dur, sizeof(dur)));
 	char other[32];
 	printf("machine:    %s\n", machine_name(r->header.machine, other, sizeof(other)));

@@ -13,6 +13,7 @@ struct record_options {
 	uint64_t buffer_size;
 	const char *max_depth;
 	char time_filter[32]; /* --time-filter: "<ns>ns" for the runtime, "" when not given */
+	const char *time_filter_given; /* as given */
 	int start_off, quiet;
 	int args;		 /* --args */
 	const char *args_filter; /* --args=REGEX */

@@ -136,6 +136,7 @@ int record_option(struct record_options *o, int opt, const char *arg)
 			return -1;
 		}
 		snprintf(o->time_filter, sizeof(o->time_filter), "%" PRIu64 "ns", ns);
+		o->time_filter_given = arg;
 		return 0;
 	}
 	case RECORD_OPT_BUFFER:

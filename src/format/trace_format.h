@@ -78,9 +78,13 @@ struct trace_file_header {
 	uint32_t lost_windows;				   /* atomic */
 	char pad[64 - 16];
 	char command[2048]; /* the command line, arguments NUL-separated */
+	/* The recording's options that leave calls out, as given ("-t 1ms -D
+	 * 5 -F main"), NUL-terminated; "" when none (and in older traces). */
+	char filters[256];
 };
 _Static_assert(__builtin_offsetof(struct trace_file_header, next_offset) == 128,
 	       "the header's layout");
+_Static_assert(sizeof(struct trace_file_header) <= TRACE_HEADER_SIZE, "the header fits its page");
 
 /*
  * A ring (`record --ring SIZE`): the file never grows past SIZE of event

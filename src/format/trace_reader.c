@@ -408,6 +408,7 @@ static int check_header(struct trace_reader *r, char *err, size_t errlen)
 	}
 	r->command =
 	    trace_reader_join_arguments((const uint8_t *)r->header.command, r->header.command_len);
+	r->header.filters[sizeof(r->header.filters) - 1] = '\0'; /* a string, however damaged */
 	return 0;
 }
 

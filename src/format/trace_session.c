@@ -173,6 +173,16 @@ int trace_session_create_replacing(struct trace_session *s, const char *path, co
 	return create_session(s, path, command, command_len, window_size, 1);
 }
 
+void trace_session_note_filters(struct trace_session *s, const char *filters)
+{
+	char *to = s->header->filters;
+	size_t n = strlen(filters);
+	if (n >= sizeof(s->header->filters))
+		n = sizeof(s->header->filters) - 1;
+	memcpy(to, filters, n);
+	to[n] = '\0';
+}
+
 const char *trace_session_refusal(const struct trace_session *s, int err)
 {
 	return s->created.refused ? s->created.refused : strerror(err);

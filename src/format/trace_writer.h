@@ -70,6 +70,9 @@ void trace_session_placement(const struct trace_session *s, const char *asked, c
  * or -1 with errno (EINVAL: `size` is below TRACE_RING_MIN; ENOSPC: it is
  * more than the file's filesystem has free). */
 int trace_session_make_ring(struct trace_session *s, uint64_t size);
+/* Notes in the header the recording's options that leave calls out
+ * (trace_file_header.filters; cut to fit). */
+void trace_session_note_filters(struct trace_session *s, const char *filters);
 /* Why trace_session_make_ring failed with errno `err` (ENOSPC: the ring
  * is larger than the free space of the file's filesystem). */
 const char *trace_ring_refusal(int err);

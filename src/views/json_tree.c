@@ -260,6 +260,10 @@ void json_tree_finish(struct json_tree *jt, const struct walk_stats *stats)
 		stamp, (unsigned long long)(r->header.start_real_ns % 1000000000u / 1000));
 	fputs("\"command\": ", jt->out);
 	view_json_string(jt->out, r->command);
+	if (r->header.filters[0]) { /* the options that left calls out as they were recorded */
+		fputs(", \"filters\": ", jt->out);
+		view_json_string(jt->out, r->header.filters);
+	}
 	fprintf(jt->out, ", \"total_calls\": %llu, \"threads\": %llu, \"processes\": %zu}",
 		(unsigned long long)stats->shown, (unsigned long long)jt->threads, r->nimages);
 	newline(jt, 0);
