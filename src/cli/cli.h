@@ -74,10 +74,10 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	"      --tid TID[,TID]    only these threads\n"                                            \
 	"      --pid PID[,PID]    only these processes\n"                                          \
 	"      --kind KIND[,KIND] only calls of these kinds (function, library, syscall,\n"        \
-	"                         offcpu); --kind=-offcpu: all but off-CPU intervals;\n"        \
-	"                         the callees of hidden calls stay, as with -N\n"                \
-	"      --from TIME        only calls running at or after TIME since the\n"                \
-	"                         session started (e.g. 1.5s, 200ms)\n"                           \
+	"                         offcpu); --kind=-offcpu: all but off-CPU intervals;\n"           \
+	"                         the callees of hidden calls stay, as with -N\n"                  \
+	"      --from TIME        only calls running at or after TIME since the\n"                 \
+	"                         session started (e.g. 1.5s, 200ms)\n"                            \
 	"      --to TIME          only calls that began at or before TIME\n"
 
 int cli_filter_option(struct cli_trace *t, int opt, const char *arg);
@@ -179,6 +179,10 @@ void cli_say_placement(const struct trace_session *s, const char *asked);
 FILE *cli_output_open(const char *path);
 /* Closes it, reporting a write error; 0 or -1. */
 int cli_output_close(FILE *f, const char *path);
+
+/* Appends printf-style to the NUL-terminated text in `buf` (of `size`
+ * bytes), cut where it is full. */
+void cli_append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* After getopt_long returned '?' or ':': one line naming the bad option
  * (main() turns getopt's own messages off).  Returns 2, the exit status. */

@@ -445,6 +445,14 @@ static int attach_work(void *arg)
 		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
 		return 2;
 	}
+	char filters[sizeof(s.header->filters)] = "";
+	if (o->only)
+		cli_append(filters, sizeof(filters), " -F '%s'", o->only);
+	if (o->hide)
+		cli_append(filters, sizeof(filters), " -N '%s'", o->hide);
+	if (o->no_own_libraries)
+		cli_append(filters, sizeof(filters), " --no-own-libraries");
+	trace_session_note_filters(&s, filters[0] ? filters + 1 : filters);
 	if (o->ring && trace_session_make_ring(&s, o->ring) < 0) {
 		cli_error("cannot make %s a ring: %s", s.path, trace_ring_refusal(errno));
 		trace_session_close(&s);

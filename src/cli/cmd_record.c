@@ -17,7 +17,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -341,41 +340,28 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 	return code;
 }
 
-/* Appends to the text in `buf` (of `size` bytes), cut where it is full. */
-static void append(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, size - n, fmt, ap);
-	va_end(ap);
-}
-
 /* The options that leave calls out, noted in the trace for `info`. */
 static void note_filters(struct trace_session *s, const struct record_options *o)
 {
 	char text[sizeof(s->header->filters)] = "";
 	if (o->time_filter_given)
-		append(text, sizeof(text), " -t %s", o->time_filter_given);
+		cli_append(text, sizeof(text), " -t %s", o->time_filter_given);
 	if (o->max_depth)
-		append(text, sizeof(text), " -D %s", o->max_depth);
+		cli_append(text, sizeof(text), " -D %s", o->max_depth);
 	if (o->only)
-		append(text, sizeof(text), " -F '%s'", o->only);
+		cli_append(text, sizeof(text), " -F '%s'", o->only);
 	if (o->hide)
-		append(text, sizeof(text), " -N '%s'", o->hide);
+		cli_append(text, sizeof(text), " -N '%s'", o->hide);
 	if (o->programs)
-		append(text, sizeof(text), " --program '%s'", o->programs);
+		cli_append(text, sizeof(text), " --program '%s'", o->programs);
 	if (!o->engine.dyn.follow_forks)
-		append(text, sizeof(text), " --no-follow");
+		cli_append(text, sizeof(text), " --no-follow");
 	if (o->no_libcall)
-		append(text, sizeof(text), " --no-libcall");
+		cli_append(text, sizeof(text), " --no-libcall");
 	if (o->no_own_libraries)
-		append(text, sizeof(text), " --no-own-libraries");
+		cli_append(text, sizeof(text), " --no-own-libraries");
 	if (o->start_off)
-		append(text, sizeof(text), " --start-off");
+		cli_append(text, sizeof(text), " --start-off");
 	trace_session_note_filters(s, text[0] ? text + 1 : text);
 }
 

@@ -93,4 +93,8 @@ grep -q '^own_tick@libown.so [1-9]' "$WORK/no_own.calls" ||
 	fail "no_own: own_tick is no library call: $(tr '\n' ' ' <"$WORK/no_own.calls")"
 ! grep -q '^own_tock' "$WORK/no_own.calls" ||
 	fail "no_own: own_tock recorded: $(tr '\n' ' ' <"$WORK/no_own.calls")"
+# info says the library was left out as it was recorded; not of the whole one.
+ct info "$WORK/no_own.trace" | grep -qx 'filtered:   --no-own-libraries (calls left out as they were recorded)' ||
+	fail "no_own: info's filtered line: $(ct info "$WORK/no_own.trace" | grep filtered || echo none)"
+! grep -q '^filtered:' "$WORK/own.info" || fail "own: info says the trace was filtered"
 pass
