@@ -128,14 +128,29 @@ static long mem_pid;
 static dev_t mem_dev;
 static ino_t mem_ino;
 
+/* Within a batch (patch_code_batch), the descriptor is checked once: the
+ * writes of one first call or of one module's marks come from one thread
+ * under the caller's lock, with no fork between them. */
+static int in_batch, batch_checked;
+
+void patch_code_batch(int on)
+{
+	in_batch = on;
+	batch_checked = 0;
+}
+
 static int mem_open(void)
 {
+	if (mem_fd >= 0 && in_batch && batch_checked)
+		return mem_fd;
 	long self = raw_syscall(SYS_getpid, 0, 0, 0, 0);
 	struct stat st;
 	if (mem_fd >= 0 && mem_pid == self &&
 	    raw_syscall(SYS_fstat, mem_fd, (long)&st, 0, 0) == 0 && st.st_dev == mem_dev &&
-	    st.st_ino == mem_ino)
+	    st.st_ino == mem_ino) {
+		batch_checked = in_batch;
 		return mem_fd;
+	}
 	long fd = raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -152,6 +167,7 @@ static int mem_open(void)
 	mem_pid = self;
 	mem_dev = st.st_dev;
 	mem_ino = st.st_ino;
+	batch_checked = in_batch;
 	return mem_fd;
 }
 

@@ -136,6 +136,11 @@ static inline uint64_t patch_code_region_block(const struct patch_code_region *r
 							   : 0;
 }
 
+/* Between patch_code_batch(1) and patch_code_batch(0), the writes below
+ * come from one thread, under its caller's lock, with no fork meanwhile:
+ * the descriptor they go through is checked once, not before each. */
+void patch_code_batch(int on);
+
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */
 int patch_write_jump(uint64_t address, uint64_t target);

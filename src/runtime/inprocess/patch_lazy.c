@@ -211,6 +211,7 @@ void runtime_patch_marks_write(void)
 		return;
 	install_trap();
 	lock(thread_id());
+	patch_code_batch(1);
 	uint64_t lo = UINT64_MAX, hi = 0;
 	struct mark *m;
 	size_t at = 0;
@@ -236,6 +237,7 @@ void runtime_patch_marks_write(void)
 	if (opened)
 		patch_code_writable(lo, hi, 0);
 	unwritten = 0;
+	patch_code_batch(0);
 	unlock();
 }
 
@@ -347,6 +349,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		return pc;
 	}
 	lock(self);
+	patch_code_batch(1);
 	struct mark *m = address_table_find(&marks, pc);
 	uint64_t resume = 0;
 	if (m && m->state == MARKED && marked_at(pc)) {
@@ -360,6 +363,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 	else if (m && m->state == TRAPPED)
 		resume = m->entry_at;
 	mark_again();
+	patch_code_batch(0);
 	unlock();
 	return resume;
 }
