@@ -36,8 +36,12 @@ enum patch_verdict {
 
 const char *patch_verdict_text(enum patch_verdict v);
 
-/* Sets capstone up; 0, or -1 when it cannot be. */
+/* Sets the decoder up (x86-64: loads capstone); 0, or -1 when it cannot
+ * be, and patch_decoder_error() says why in a few words. */
 int patch_decoder_init(void);
+const char *patch_decoder_error(void);
+/* Whether patch_decoder_init has succeeded in this process. */
+int patch_decoder_ready(void);
 
 /* Which instructions the jump at `address` displaces.  `code` holds the
  * function's `size` bytes followed by `pad` bytes of padding that no code

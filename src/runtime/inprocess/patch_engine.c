@@ -329,8 +329,8 @@ static struct module_job patch_module(const char *path, uint64_t bias, uint64_t 
 				 .bias = bias,
 				 .entry = entry,
 				 .record_calls = record_calls,
-				 .at_start = runtime_attach_mode || !ARCH_PATCH_LAZY ||
-					     !lazy_module(path),
+				 .at_start =
+				     runtime_attach_mode || !ARCH_PATCH_LAZY || !lazy_module(path),
 				 .lo = UINT64_MAX};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
@@ -599,7 +599,9 @@ void runtime_patch_init(void)
 	verbose = runtime_config.debug ||
 		  (verbose_setting && *verbose_setting && strcmp(verbose_setting, "0") != 0);
 	if (patch_decoder_init() < 0) {
-		runtime_say("cannot set up the disassembler: nothing is traced");
+		runtime_say("in-process engine: cannot set up the disassembler (%s): nothing is "
+			    "traced",
+			    patch_decoder_error());
 		return;
 	}
 	patch_new_modules();
