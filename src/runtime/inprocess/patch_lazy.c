@@ -46,6 +46,7 @@ struct mark {
 	uint64_t address;  /* 0: a free slot */
 	uint64_t entry_at; /* its trampoline's entry, once built */
 	const struct func_plan *plan;
+	const struct patch_decoded *decoded; /* its entry's, or NULL: decoded at its first call */
 	uint32_t size;
 	uint16_t room;
 	uint8_t original[ARCH_MARK_LEN]; /* the bytes the mark took */
@@ -154,6 +155,13 @@ static int take_mark(const struct mark *m)
 int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
 		       int by_hooks)
 {
+	return runtime_patch_mark_decoded(address, size, room, plan, by_hooks, NULL);
+}
+
+int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
+			       const struct func_plan *plan, int by_hooks,
+			       const struct patch_decoded *decoded)
+{
 	lock(thread_id());
 	struct mark *m = address_table_find(&marks, address);
 	if (m && m->written && m->state != GIVEN_UP && still_there(m)) {
@@ -166,6 +174,7 @@ int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct 
 	if (m) {
 		*m = (struct mark){.address = address,
 				   .plan = plan,
+				   .decoded = decoded,
 				   .size = (uint32_t)size,
 				   .room = (uint16_t)(room < 0xffff ? room : 0xffff),
 				   .state = MARKED,
@@ -302,14 +311,28 @@ static const uint8_t *copy_without_mark(const struct mark *m)
 
 /* The first call of the function marked at `m`: its trampoline built,
  * its entry patched (or its mark kept).  Under the lock. */
+/* The function's trampoline built from its entry's decoding: only the
+ * bytes it displaces are read. */
+static enum patch_verdict build_decoded(const struct mark *m, uint64_t *entry_at, int *trapped)
+{
+	uint8_t code[PATCH_DISPLACED_MAX];
+	size_t n = m->decoded->displaced <= sizeof(code) ? m->decoded->displaced : 0;
+	memcpy(code, (const void *)m->address, n);
+	memcpy(code, m->original, n < ARCH_MARK_LEN ? n : ARCH_MARK_LEN);
+	return runtime_patch_build_decoded(m->address, code, m->decoded, m->plan, m->by_hooks,
+					   entry_at, trapped);
+}
+
 static void first_call(struct mark *m)
 {
-	const uint8_t *code = m->size ? copy_without_mark(m) : NULL;
 	uint64_t entry_at = 0;
 	int trapped = 0;
-	enum patch_verdict v = code ? runtime_patch_build(m->address, code, m->size, m->room,
-							  m->plan, m->by_hooks, &entry_at, &trapped)
-				    : PATCH_NO_MEMORY;
+	const uint8_t *code = m->decoded || !m->size ? NULL : copy_without_mark(m);
+	enum patch_verdict v = m->decoded ? build_decoded(m, &entry_at, &trapped)
+			       : code
+				   ? runtime_patch_build(m->address, code, m->size, m->room,
+							 m->plan, m->by_hooks, &entry_at, &trapped)
+				   : PATCH_NO_MEMORY;
 	patch_code_seal();
 	runtime_patch_count_verdict(v);
 	if (v != PATCH_OK) {
