@@ -10,20 +10,7 @@
 # the same counts of functions marked and run.
 source "$(dirname "$0")/lib.sh"
 setup
-export TMPDIR=$WORK/tmp
-mkdir -p "$TMPDIR"
-
-build_multimod "$WORK/hooks" pie
-CFLAGS_TRACED=(-g -O0 -Wall -Wextra)
-build_multimod "$WORK/plain" pie
-
-record one "$WORK/hooks/multimod" "$WORK/hooks/plugin.so"
-to_json one
-check_tree render "$WORK/one.json" >"$WORK/one.trees"
-[ "$(grep -c '^== process' "$WORK/one.trees")" = 5 ] || fail "the hooks build's run: not 3 processes, 5 threads"
-for run in 0 1 2 3 4; do
-	awk -v base=$((run * 3)) '/^== process / { $3 = $3 + base } { print }' "$WORK/one.trees"
-done >"$WORK/expected"
+multimod_runs_expected 5
 
 cat >"$WORK/script.sh" <<'SCRIPT'
 for run in 1 2 3 4 5; do
