@@ -170,10 +170,14 @@ struct module_job {
  * notice, and what must keep its return address. */
 static int never_patched(const struct elf_function *f, const struct module_job *m)
 {
-	return (m->entry && f->address == m->entry) || strcmp(f->name, "_start") == 0 ||
-	       strcmp(f->name, "call_weak_fn") == 0 ||
-	       strncmp(f->name, "__cyg_profile_func_", 19) == 0 ||
-	       strcmp(f->name, "_dl_debug_state") == 0 || patch_keeps_return_address(f->name);
+	const char *n = f->name; /* asked of every function marked: first bytes first */
+	if ((m->entry && f->address == m->entry) || (n[0] == 'c' && strcmp(n, "call_weak_fn") == 0))
+		return 1;
+	if (n[0] == '_' &&
+	    (strcmp(n, "_start") == 0 || strncmp(n, "__cyg_profile_func_", 19) == 0 ||
+	     strcmp(n, "_dl_debug_state") == 0))
+		return 1;
+	return patch_keeps_return_address(n);
 }
 
 /* Builds the trampoline of the function at `address` whose entry's
