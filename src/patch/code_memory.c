@@ -9,6 +9,9 @@
  * stack may still return through one.  An attach's detach writes the
  * original bytes back over the jumps.
  *
+ * A jump is written in two pieces, its first byte last, unless the process
+ * has one thread (__libc_single_threaded).
+ *
  * Code that is read-execute is written through /proc/self/mem where the
  * kernel lets it and the architecture allows (ARCH_CODE_THROUGH_PROC_MEM:
  * one system call, no change of protection, which would split the mapping
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -272,7 +276,10 @@ int patch_write_jump(uint64_t address, uint64_t target)
 	}
 	struct code_piece pieces[2] = {{address + 1, jump + 1, PATCH_JUMP_LEN - 1},
 				       {address, jump, 1}};
-	if (poke(pieces, 2) == 0)
+	/* With one thread (a vfork's parent waits) nothing runs the entry
+	 * meanwhile: the jump goes in one write. */
+	struct code_piece whole = {address, jump, PATCH_JUMP_LEN};
+	if (__libc_single_threaded ? poke(&whole, 1) == 0 : poke(pieces, 2) == 0)
 		return 0;
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t first = address & ~(uint64_t)(page - 1);
