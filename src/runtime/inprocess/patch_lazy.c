@@ -59,7 +59,18 @@ struct mark {
  * lock reads without it. */
 static struct address_table marks = {
     .entry_size = sizeof(struct mark), .first_size = 8192, .keep_old = 1};
-static size_t unwritten; /* marks noted but not written yet */
+static size_t unwritten;				 /* marks noted but not written yet */
+static uint64_t unwritten_lo = UINT64_MAX, unwritten_hi; /* where they lie */
+
+/* Where marks not written lie (the next write's span); `count`: a new
+ * one to write (not a forgotten one, written with the next new ones). */
+static void note_unwritten(uint64_t address, int count)
+{
+	unwritten += (size_t)count;
+	unwritten_lo = address < unwritten_lo ? address : unwritten_lo;
+	unwritten_hi = address > unwritten_hi ? address : unwritten_hi;
+}
+
 static struct patch_lazy_counts counts;
 static int stopped; /* an attach's stop: no entry is patched any more */
 
@@ -163,13 +174,11 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 			       const struct patch_decoded *decoded)
 {
 	lock(thread_id());
-	struct mark *m = address_table_find(&marks, address);
+	struct mark *m = address_table_add(&marks, address); /* the one there, or a new one */
 	if (m && m->written && m->state != GIVEN_UP && still_there(m)) {
 		unlock(); /* marked or patched already */
 		return 0;
 	}
-	if (!m)
-		m = address_table_add(&marks, address);
 	int rc = m ? 0 : -1;
 	if (m) {
 		*m = (struct mark){.address = address,
@@ -180,7 +189,7 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 				   .state = MARKED,
 				   .by_hooks = (uint8_t)by_hooks};
 		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
-		unwritten++;
+		note_unwritten(address, 1);
 	}
 	unlock();
 	return rc;
@@ -221,16 +230,10 @@ void runtime_patch_marks_write(void)
 	install_trap();
 	lock(thread_id());
 	patch_code_batch(1);
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t lo = unwritten_lo, hi = unwritten_hi;
 	struct mark *m;
-	size_t at = 0;
-	while ((m = address_table_next(&marks, &at)))
-		if (!m->written) {
-			lo = m->address < lo ? m->address : lo;
-			hi = m->address > hi ? m->address : hi;
-		}
 	int opened = hi >= lo && patch_code_writable(lo, hi, 1) == 0;
-	for (at = 0; (m = address_table_next(&marks, &at));) {
+	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (m->written)
 			continue;
 		if (opened) {
@@ -246,6 +249,8 @@ void runtime_patch_marks_write(void)
 	if (opened)
 		patch_code_writable(lo, hi, 0);
 	unwritten = 0;
+	unwritten_lo = UINT64_MAX;
+	unwritten_hi = 0;
 	patch_code_batch(0);
 	unlock();
 }
@@ -512,8 +517,10 @@ void runtime_patch_marks_forget(void)
 	lock(thread_id());
 	struct mark *m;
 	for (size_t at = 0; (m = address_table_next(&marks, &at));)
-		if (m->state == GIVEN_UP)
+		if (m->state == GIVEN_UP) {
 			m->written = 0;
+			note_unwritten(m->address, 0);
+		}
 	memset(&counts, 0, sizeof(counts));
 	stopped = 0;
 	unlock();
