@@ -261,7 +261,14 @@ int patch_code_writable(uint64_t first, uint64_t last, int writable)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t from = first & ~(uint64_t)(page - 1);
 	size_t span = (size_t)(last + 1 - from);
-	return mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
+	int rc = mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
+#ifdef MADV_POPULATE_WRITE
+	/* The pages made private in one go, not one write fault each (a
+	 * kernel older than 5.14 says EINVAL: the writes fault then). */
+	if (rc == 0 && writable)
+		madvise((void *)from, span, MADV_POPULATE_WRITE);
+#endif
+	return rc;
 }
 
 /* The jump is written so that a thread running the entry meanwhile meets
