@@ -32,8 +32,9 @@ CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
 TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
 
 FORMAT_SRC   := $(wildcard src/format/*.c)
-# The in-process patching engine (and capstone) goes into libcalltrace.so
-# only: a program that links the runtime is instrumented already.
+# The in-process patching engine goes into libcalltrace.so only: a program
+# that links the runtime is instrumented already.  libcalltrace.so does not
+# link capstone: it opens it when an entry must be decoded (decoder.c).
 PATCH_SRC    := $(wildcard src/runtime/inprocess/*.c src/runtime/inprocess/*.S) \
 		src/runtime/session/attach_session.c \
 		$(wildcard src/runtime/libcall/*.c src/runtime/libcall/*.S) \
@@ -141,7 +142,7 @@ endif
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -lcapstone -ldl -lpthread -Wl,-z,nodelete
+	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -ldl -lpthread -Wl,-z,nodelete
 
 $(DWARF_SO): $(DWARF_OBJ)
 	@mkdir -p $(dir $@)

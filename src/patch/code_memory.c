@@ -9,6 +9,9 @@
  * stack may still return through one.  An attach's detach writes the
  * original bytes back over the jumps.
  *
+ * A jump is written in two pieces, its first byte last, unless the process
+ * has one thread (__libc_single_threaded).
+ *
  * Code that is read-execute is written through /proc/self/mem where the
  * kernel lets it and the architecture allows (ARCH_CODE_THROUGH_PROC_MEM:
  * one system call, no change of protection, which would split the mapping
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -128,14 +132,29 @@ static long mem_pid;
 static dev_t mem_dev;
 static ino_t mem_ino;
 
+/* Within a batch (patch_code_batch), the descriptor is checked once: the
+ * writes of one first call or of one module's marks come from one thread
+ * under the caller's lock, with no fork between them. */
+static int in_batch, batch_checked;
+
+void patch_code_batch(int on)
+{
+	in_batch = on;
+	batch_checked = 0;
+}
+
 static int mem_open(void)
 {
+	if (mem_fd >= 0 && in_batch && batch_checked)
+		return mem_fd;
 	long self = raw_syscall(SYS_getpid, 0, 0, 0, 0);
 	struct stat st;
 	if (mem_fd >= 0 && mem_pid == self &&
 	    raw_syscall(SYS_fstat, mem_fd, (long)&st, 0, 0) == 0 && st.st_dev == mem_dev &&
-	    st.st_ino == mem_ino)
+	    st.st_ino == mem_ino) {
+		batch_checked = in_batch;
 		return mem_fd;
+	}
 	long fd = raw_syscall(SYS_openat, AT_FDCWD, (long)"/proc/self/mem", O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -152,6 +171,7 @@ static int mem_open(void)
 	mem_pid = self;
 	mem_dev = st.st_dev;
 	mem_ino = st.st_ino;
+	batch_checked = in_batch;
 	return mem_fd;
 }
 
@@ -241,7 +261,14 @@ int patch_code_writable(uint64_t first, uint64_t last, int writable)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t from = first & ~(uint64_t)(page - 1);
 	size_t span = (size_t)(last + 1 - from);
-	return mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
+	int rc = mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
+#ifdef MADV_POPULATE_WRITE
+	/* The pages made private in one go, not one write fault each (a
+	 * kernel older than 5.14 says EINVAL: the writes fault then). */
+	if (rc == 0 && writable)
+		madvise((void *)from, span, MADV_POPULATE_WRITE);
+#endif
+	return rc;
 }
 
 /* The jump is written so that a thread running the entry meanwhile meets
@@ -256,7 +283,10 @@ int patch_write_jump(uint64_t address, uint64_t target)
 	}
 	struct code_piece pieces[2] = {{address + 1, jump + 1, PATCH_JUMP_LEN - 1},
 				       {address, jump, 1}};
-	if (poke(pieces, 2) == 0)
+	/* With one thread (a vfork's parent waits) nothing runs the entry
+	 * meanwhile: the jump goes in one write. */
+	struct code_piece whole = {address, jump, PATCH_JUMP_LEN};
+	if (__libc_single_threaded ? poke(&whole, 1) == 0 : poke(pieces, 2) == 0)
 		return 0;
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t first = address & ~(uint64_t)(page - 1);

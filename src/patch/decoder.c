@@ -3,12 +3,16 @@
  *
  * capstone's memory comes from pages of our own, never from the traced
  * program's malloc (the in-process engine decodes inside that program).
+ * capstone is opened with dlopen when first needed (patch_decoder_init), so
+ * that a process that never decodes never maps it.
  * The handle lives as long as the process; decoding happens on one thread
  * at a time (at start, under the dynamic linker's lock, or in the ptrace
  * engine's single tracer thread).
  */
 #include "decoder.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "patch.h"
@@ -71,32 +75,79 @@ static int arena_vsnprintf(char *s, size_t n, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* ---- capstone itself ----------------------------------------------------- */
+
+/* The library is opened when it is first needed, not linked: most
+ * processes of a session patch from decodings made once for the session
+ * (entry_cache.c) and never load it. */
+#define CAPSTONE_LIBRARY "libcapstone.so.4"
+
+static struct {
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+} cs;
+
 static csh handle;
 static int handle_ready;
+static char why_not[160];
+
+static int load_capstone(void)
+{
+	void *lib = dlopen(CAPSTONE_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		const char *e = dlerror();
+		snprintf(why_not, sizeof(why_not), "%s", e ? e : "cannot be loaded");
+		return -1;
+	}
+	*(void **)&cs.option = dlsym(lib, "cs_option");
+	*(void **)&cs.open = dlsym(lib, "cs_open");
+	*(void **)&cs.malloc = dlsym(lib, "cs_malloc");
+	*(void **)&cs.disasm_iter = dlsym(lib, "cs_disasm_iter");
+	if (cs.option && cs.open && cs.malloc && cs.disasm_iter)
+		return 0;
+	snprintf(why_not, sizeof(why_not), "%s lacks capstone's functions", CAPSTONE_LIBRARY);
+	return -1;
+}
 
 int patch_decoder_init(void)
 {
 	if (handle_ready)
 		return 0;
-	cs_opt_mem mem = {arena_malloc, arena_calloc, arena_realloc, arena_free, arena_vsnprintf};
-	if (cs_option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK ||
-	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+	if (why_not[0] || load_capstone() < 0)
 		return -1;
-	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	cs_opt_mem mem = {arena_malloc, arena_calloc, arena_realloc, arena_free, arena_vsnprintf};
+	if (cs.option(0, CS_OPT_MEM, (size_t)&mem) != CS_ERR_OK ||
+	    cs.open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) {
+		snprintf(why_not, sizeof(why_not), "capstone cannot be set up for x86-64");
+		return -1;
+	}
+	cs.option(handle, CS_OPT_DETAIL, CS_OPT_ON);
 	handle_ready = 1;
 	return 0;
 }
 
+const char *patch_decoder_error(void)
+{
+	return why_not[0] ? why_not : "not set up";
+}
+
+int patch_decoder_ready(void)
+{
+	return handle_ready;
+}
+
 cs_insn *decoder_insn_buffer(void)
 {
-	return patch_decoder_init() < 0 ? NULL : cs_malloc(handle);
+	return patch_decoder_init() < 0 ? NULL : cs.malloc(handle);
 }
 
 /* ---- reading instructions ---------------------------------------------- */
 
 int decoder_next(const uint8_t **code, size_t *len, uint64_t *address, cs_insn *insn)
 {
-	return cs_disasm_iter(handle, code, len, address, insn) ? 0 : -1;
+	return cs.disasm_iter(handle, code, len, address, insn) ? 0 : -1;
 }
 
 int decoder_in_group(const cs_insn *insn, uint8_t group)

@@ -6,11 +6,16 @@
 
 #include <stdint.h>
 
+struct patch_decoded;
+
 struct elf_function {
 	uint64_t address; /* file address (st_value) */
 	uint64_t size;
 	uint64_t padding; /* bytes after it that belong to no function */
 	const char *name; /* valid during the call only */
+	/* Its entry's decoding, from a session's cache (function_cache.c):
+	 * valid as long as the process; NULL when there is none. */
+	const struct patch_decoded *decoded;
 };
 
 typedef void (*elf_function_fn)(const struct elf_function *f, void *ctx);

@@ -4,7 +4,11 @@
  * shared by the processes of a session: the first process that lists a
  * module writes the list into a cache file of the session's folder, the
  * later ones (every `bash` a script starts) map that file read-only and
- * walk it.
+ * walk it.  The second process that lists a module (a module run again)
+ * decodes the entry of every function (patch_decode) into the file, so
+ * that the later ones patch their first calls from it without loading a
+ * decoder; those keep the file mapped (read-only, shared) for its
+ * decodings.
  *
  * A cache file is named after the module: its build-id and size, or, with
  * no build-id, a hash of its path with its inode, size and modification
@@ -20,6 +24,7 @@
  * malloc may be its own.
  */
 #include "function_cache.h"
+#include "patch.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -31,7 +36,7 @@
 #include <unistd.h>
 
 #define CACHE_MAGIC "CTFUNCS"
-#define CACHE_VERSION 1
+#define CACHE_VERSION 2
 #define KEY_MAX 128
 
 struct cache_header {
@@ -40,14 +45,16 @@ struct cache_header {
 	char key[KEY_MAX]; /* the module's, NUL-terminated */
 	uint64_t entry;	   /* elf_file_facts */
 	uint32_t instrumented, with_eh_frame;
-	uint64_t count;	     /* entries */
-	uint64_t names_size; /* bytes of names, after the entries */
-	uint64_t checksum;   /* FNV-1a of the entries and names */
+	uint32_t decoded, unused; /* every entry's decoding is there */
+	uint64_t count;		  /* entries */
+	uint64_t names_size;	  /* bytes of names, after the entries */
+	uint64_t checksum;	  /* FNV-1a of the entries and names */
 };
 
 struct cache_entry {
 	uint64_t address, size, padding;
 	uint64_t name; /* offset in the names */
+	struct patch_decoded decoded;
 };
 
 static uint64_t fnv1a(uint64_t hash, const void *data, size_t len)
@@ -59,6 +66,23 @@ static uint64_t fnv1a(uint64_t hash, const void *data, size_t len)
 }
 
 #define FNV_START 0xcbf29ce484222325ull
+
+/* The body's checksum: FNV-1a over 8-byte words (the entries and the
+ * names, each from its start; the bytes after the last whole word one by
+ * one): every process of a session checks it. */
+static uint64_t checksum(uint64_t hash, const uint8_t *p, size_t len)
+{
+	size_t i = 0;
+	if (!len)
+		return hash;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		hash = (hash ^ w) * 0x100000001b3ull;
+		hash ^= hash >> 32;
+	}
+	return fnv1a(hash, p + i, len - i);
+}
 
 /* ---- the module's key --------------------------------------------------- */
 
@@ -142,47 +166,71 @@ static int cache_valid(const uint8_t *map, size_t size, const char *key)
 		return 0;
 	const uint8_t *names = map + sizeof(*h) + h->count * sizeof(struct cache_entry);
 	if (names[h->names_size - 1] != '\0' ||
-	    fnv1a(FNV_START, map + sizeof(*h), body) != h->checksum)
+	    checksum(checksum(FNV_START, map + sizeof(*h), body - h->names_size), names,
+		     h->names_size) != h->checksum)
 		return 0;
 	const struct cache_entry *e = (const struct cache_entry *)(map + sizeof(*h));
-	for (uint64_t i = 0; i < h->count; i++)
-		if (e[i].name >= h->names_size)
+	for (uint64_t i = 0; i < h->count; i++) {
+		const struct patch_decoded *d = &e[i].decoded;
+		if (e[i].name >= h->names_size ||
+		    (h->decoded && (d->verdict >= PATCH_VERDICTS || d->n > PATCH_DECODED_INSNS ||
+				    d->displaced > PATCH_DISPLACED_MAX)))
 			return 0;
+	}
 	return 1;
 }
 
-/* 1 after walking the cache file `file`, 0 when there is none, -1 when it
- * is not sound (ignored). */
-static int read_cache(const char *file, const char *key, elf_function_fn each, void *ctx,
-		      struct elf_file_facts *facts)
+/* The cache file of the module at `path` mapped, when it is there and
+ * sound: its size in *size; NULL when not, and *bad = 1 when it is there
+ * but not sound. */
+static const uint8_t *map_cache(const char *file, const char *key, size_t *size, int *bad)
 {
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*bad = 0;
 	if (fd < 0)
-		return 0;
+		return NULL;
 	struct stat st;
 	void *map = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size > 0)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
+	*bad = 1;
 	if (map == MAP_FAILED)
-		return -1;
-	size_t size = (size_t)st.st_size;
-	int rc = -1;
-	if (cache_valid(map, size, key)) {
-		const struct cache_header *h = map;
-		const struct cache_entry *e = (const struct cache_entry *)(h + 1);
-		const char *names = (const char *)(e + h->count);
-		facts->entry = h->entry;
-		facts->instrumented = (int)h->instrumented;
-		for (uint64_t i = 0; each && i < h->count; i++) {
-			struct elf_function f = {e[i].address, e[i].size, e[i].padding,
-						 names + e[i].name};
-			each(&f, ctx);
-		}
-		rc = 1;
+		return NULL;
+	*size = (size_t)st.st_size;
+	if (cache_valid(map, *size, key)) {
+		*bad = 0;
+		return map;
 	}
-	munmap(map, size);
-	return rc;
+	munmap(map, *size);
+	return NULL;
+}
+
+/* After walking the cache file `file`: 2 when it has the decodings (it
+ * stays mapped for them), else 1; 0 when there is none, -1 when it is not
+ * sound (ignored). */
+static int read_cache(const char *file, const char *key, elf_function_fn each, void *ctx,
+		      struct elf_file_facts *facts)
+{
+	size_t size;
+	int bad;
+	const uint8_t *map = map_cache(file, key, &size, &bad);
+	if (!map)
+		return bad ? -1 : 0;
+	const struct cache_header *h = (const struct cache_header *)map;
+	const struct cache_entry *e = (const struct cache_entry *)(h + 1);
+	const char *names = (const char *)(e + h->count);
+	facts->entry = h->entry;
+	facts->instrumented = (int)h->instrumented;
+	for (uint64_t i = 0; each && i < h->count; i++) {
+		struct elf_function f = {e[i].address, e[i].size, e[i].padding, names + e[i].name,
+					 h->decoded ? &e[i].decoded : NULL};
+		each(&f, ctx);
+	}
+	if (h->decoded)
+		return 2;
+	munmap((void *)map, size);
+	return 1;
 }
 
 /* ---- listing and writing ------------------------------------------------------ */
@@ -231,7 +279,7 @@ struct listing {
 static void list_one(const struct elf_function *f, void *data)
 {
 	struct listing *l = data;
-	struct cache_entry e = {f->address, f->size, f->padding, l->names.used};
+	struct cache_entry e = {f->address, f->size, f->padding, l->names.used, {0}};
 	grow_add(&l->entries, &e, sizeof(e));
 	grow_add(&l->names, f->name, strlen(f->name) + 1);
 	if (l->each)
@@ -253,22 +301,24 @@ static int write_all(int fd, const void *data, size_t len)
 
 /* Writes the list into `file`, through a temporary file renamed into
  * place; 0 or -1. */
-static int write_cache(const char *file, const char *key, const struct listing *l,
-		       const struct elf_file_facts *facts)
+static int write_cache(const char *file, const char *key, struct listing *l,
+		       const struct elf_file_facts *facts, int decoded)
 {
-	const char nul = '\0';
+	grow_add(&l->names, "", 1); /* the names end in a NUL */
+	if (l->entries.failed || l->names.failed)
+		return -1;
 	struct cache_header h = {.magic = CACHE_MAGIC,
 				 .version = CACHE_VERSION,
 				 .header_size = sizeof(h),
 				 .entry = facts->entry,
 				 .instrumented = (uint32_t)facts->instrumented,
 				 .with_eh_frame = (uint32_t)facts->with_eh_frame,
+				 .decoded = (uint32_t)decoded,
 				 .count = l->entries.used / sizeof(struct cache_entry),
-				 .names_size = l->names.used + 1};
+				 .names_size = l->names.used};
 	snprintf(h.key, sizeof(h.key), "%s", key);
-	h.checksum = fnv1a(FNV_START, l->entries.data, l->entries.used);
-	h.checksum = fnv1a(h.checksum, l->names.data, l->names.used);
-	h.checksum = fnv1a(h.checksum, &nul, 1);
+	h.checksum = checksum(checksum(FNV_START, l->entries.data, l->entries.used), l->names.data,
+			      l->names.used);
 	char temp[PATH_MAX];
 	if (snprintf(temp, sizeof(temp), "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof(temp))
 		return -1;
@@ -278,10 +328,8 @@ static int write_cache(const char *file, const char *key, const struct listing *
 	int rc = write_all(fd, &h, sizeof(h));
 	if (rc == 0 && l->entries.used)
 		rc = write_all(fd, l->entries.data, l->entries.used);
-	if (rc == 0 && l->names.used)
-		rc = write_all(fd, l->names.data, l->names.used);
 	if (rc == 0)
-		rc = write_all(fd, &nul, 1);
+		rc = write_all(fd, l->names.data, l->names.used);
 	if (close(fd) < 0)
 		rc = -1;
 	if (rc == 0)
@@ -289,6 +337,17 @@ static int write_cache(const char *file, const char *key, const struct listing *
 	if (rc < 0)
 		unlink(temp);
 	return rc;
+}
+
+/* The module's key and its cache file's name in `dir`; 0, or -1 when
+ * there is no folder or no key. */
+static int cache_file(const char *dir, const char *path, int with_eh_frame, char key[KEY_MAX],
+		      char file[PATH_MAX])
+{
+	return dir && *dir && module_key(path, with_eh_frame, key, KEY_MAX) == 0 &&
+		       snprintf(file, PATH_MAX, "%s/%s.functions", dir, key) < PATH_MAX
+		   ? 0
+		   : -1;
 }
 
 int function_cache_each(const char *dir, const char *path, elf_function_fn each, void *ctx,
@@ -302,22 +361,54 @@ int function_cache_each(const char *dir, const char *path, elf_function_fn each,
 		source = &unused;
 	*source = FUNCTIONS_LISTED_ONLY;
 	char key[KEY_MAX], file[PATH_MAX];
-	if (!dir || !*dir || module_key(path, facts->with_eh_frame, key, sizeof(key)) < 0 ||
-	    snprintf(file, sizeof(file), "%s/%s.functions", dir, key) >= (int)sizeof(file))
+	if (cache_file(dir, path, facts->with_eh_frame, key, file) < 0)
 		return elf_functions_each(path, each, ctx, facts);
 	int found = read_cache(file, key, each, ctx, facts);
 	if (found > 0) {
-		*source = FUNCTIONS_FROM_CACHE;
+		*source = found == 2 ? FUNCTIONS_DECODED : FUNCTIONS_FROM_CACHE;
 		return 0;
 	}
 	struct listing l = {.each = each, .ctx = ctx};
 	int rc = elf_functions_each(path, list_one, &l, facts);
 	if (rc == 0 && !l.entries.failed && !l.names.failed &&
-	    write_cache(file, key, &l, facts) == 0)
+	    write_cache(file, key, &l, facts, 0) == 0)
 		*source = FUNCTIONS_LISTED;
 	if (found < 0)
 		*source = FUNCTIONS_REJECTED;
 	grow_free(&l.entries);
 	grow_free(&l.names);
+	return rc;
+}
+
+int function_cache_decode(const char *dir, const char *path, const struct elf_file_facts *facts,
+			  function_decode_fn decode, void *ctx)
+{
+	char key[KEY_MAX], file[PATH_MAX];
+	size_t size;
+	int bad;
+	const uint8_t *map = cache_file(dir, path, facts->with_eh_frame, key, file) == 0
+				 ? map_cache(file, key, &size, &bad)
+				 : NULL;
+	if (!map)
+		return -1;
+	const struct cache_header *h = (const struct cache_header *)map;
+	const struct cache_entry *e = (const struct cache_entry *)(h + 1);
+	const char *names = (const char *)(e + h->count);
+	struct listing l = {0};
+	for (uint64_t i = 0; !h->decoded && i < h->count; i++) {
+		struct cache_entry copy = e[i];
+		struct elf_function f = {e[i].address, e[i].size, e[i].padding, names + e[i].name,
+					 NULL};
+		decode(&f, &copy.decoded, ctx);
+		grow_add(&l.entries, &copy, sizeof(copy));
+	}
+	grow_add(&l.names, names, (size_t)h->names_size - 1);
+	struct elf_file_facts kept = {h->entry, (int)h->instrumented, (int)h->with_eh_frame};
+	int rc = !h->decoded && !l.entries.failed && !l.names.failed
+		     ? write_cache(file, key, &l, &kept, 1)
+		     : -1;
+	grow_free(&l.entries);
+	grow_free(&l.names);
+	munmap((void *)map, size);
 	return rc;
 }

@@ -11,6 +11,7 @@
 /* Where the list came from. */
 enum function_cache_source {
 	FUNCTIONS_FROM_CACHE,  /* the folder's cache file for the module */
+	FUNCTIONS_DECODED,     /* the same, with every entry's decoding */
 	FUNCTIONS_LISTED,      /* listed from the file, and put in the cache */
 	FUNCTIONS_LISTED_ONLY, /* listed from the file; not cached (no folder, or
 				  it could not be written) */
@@ -27,5 +28,14 @@ enum function_cache_source {
  * 64-bit ELF. */
 int function_cache_each(const char *dir, const char *path, elf_function_fn each, void *ctx,
 			struct elf_file_facts *facts, enum function_cache_source *source);
+
+/* Decodes the entry of every function of the module at `path` whose list
+ * is in the cache folder `dir` (`decode` fills a patch_decoded from the
+ * function), and puts the decodings in its cache file, for the later
+ * processes of the session (FUNCTIONS_DECODED).  0, or -1. */
+typedef void (*function_decode_fn)(const struct elf_function *f, struct patch_decoded *out,
+				   void *ctx);
+int function_cache_decode(const char *dir, const char *path, const struct elf_file_facts *facts,
+			  function_decode_fn decode, void *ctx);
 
 #endif

@@ -36,8 +36,12 @@ enum patch_verdict {
 
 const char *patch_verdict_text(enum patch_verdict v);
 
-/* Sets capstone up; 0, or -1 when it cannot be. */
+/* Sets the decoder up (x86-64: loads capstone); 0, or -1 when it cannot
+ * be, and patch_decoder_error() says why in a few words. */
 int patch_decoder_init(void);
+const char *patch_decoder_error(void);
+/* Whether patch_decoder_init has succeeded in this process. */
+int patch_decoder_ready(void);
 
 /* Which instructions the jump at `address` displaces.  `code` holds the
  * function's `size` bytes followed by `pad` bytes of padding that no code
@@ -84,6 +88,50 @@ struct patch_layout {
 enum patch_verdict patch_relocate_layout(const uint8_t *code, size_t displaced, uint64_t address,
 					 uint8_t *out, uint64_t out_address, size_t *out_len,
 					 struct patch_layout *layout);
+
+/* What planning and relocating a function's entry need to know of its
+ * instructions, derived from the file's bytes alone (no address in it):
+ * made once per module and session, and kept in the session's function
+ * cache (function_cache.c), so that a process patches from it without a
+ * decoder.  `n` instructions are described: those patch_plan displaces
+ * (PATCH_OK), or the first one (PATCH_TOO_SHORT, for an entry that keeps
+ * its trap; n = 0 when it cannot run elsewhere). */
+#define PATCH_DECODED_INSNS 5 /* the jump's 5 bytes hold 5 instructions at most */
+enum patch_move {
+	PATCH_MOVE_COPY = 1, /* copied as it is */
+	PATCH_MOVE_RIP,	     /* copied, its %rip displacement (at `aux`) fixed */
+	PATCH_MOVE_CALL,     /* a direct call of `target`, emulated */
+	PATCH_MOVE_JMP,	     /* a direct jmp to `target` */
+	PATCH_MOVE_JCC,	     /* a jcc (condition `aux`) to `target` */
+};
+struct patch_decoded {
+	uint8_t verdict;   /* patch_plan's */
+	uint8_t displaced; /* bytes of the `n` instructions */
+	uint8_t padding;   /* patch_padding_after's, of the 16 bytes after it at most */
+	uint8_t n;
+	uint8_t len[PATCH_DECODED_INSNS], move[PATCH_DECODED_INSNS], aux[PATCH_DECODED_INSNS];
+	uint8_t reserved;
+	int64_t target[PATCH_DECODED_INSNS]; /* from the function's start */
+};
+
+/* Decodes the entry of the function of `size` bytes at `code` (running at
+ * `address`) into *d; `after` is the `room` bytes after the function that
+ * belong to no function (the first 16 at most are read, for padding). */
+void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t room,
+		  uint64_t address, struct patch_decoded *d);
+
+/* patch_decode with no decoder, for a function made of a `ret` alone (an
+ * endbr64 before it), as the dynamic linker's notice function is: 0, or -1
+ * when the function is not one (patch_decode must decode it). */
+int patch_decode_plain(const uint8_t *code, size_t size, const uint8_t *after, size_t room,
+		       struct patch_decoded *d);
+
+/* patch_relocate of the `d->n` instructions described by *d, from `code`
+ * (the function's first bytes as the compiler wrote them), with no
+ * decoder. */
+enum patch_verdict patch_relocate_decoded(const struct patch_decoded *d, const uint8_t *code,
+					  uint64_t address, uint8_t *out, uint64_t out_address,
+					  size_t *out_len);
 
 /* Writes a jump from `from` to `to` at `out`: jmp rel32 (B) when it
  * reaches, else jmp through an absolute address (14 bytes; 16 on aarch64).
@@ -135,6 +183,11 @@ static inline uint64_t patch_code_region_block(const struct patch_code_region *r
 	return address >= base && address < base + r->used ? base + (address - base) / len * len
 							   : 0;
 }
+
+/* Between patch_code_batch(1) and patch_code_batch(0), the writes below
+ * come from one thread, under its caller's lock, with no fork meanwhile:
+ * the descriptor they go through is checked once, not before each. */
+void patch_code_batch(int on);
 
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */

@@ -248,33 +248,65 @@ static int jcc_condition(const cs_insn *insn)
 	return -1;
 }
 
-/* One instruction, moved from insn->address to `to`; NULL when it cannot. */
-static uint8_t *move_one(const cs_insn *insn, uint8_t *out, uint64_t to)
+/* How `insn` moves (enum patch_move; 0: it cannot), with its condition or
+ * %rip displacement's offset in *aux and its target from `base` in
+ * *target. */
+static uint8_t describe(const cs_insn *insn, uint64_t base, uint8_t *aux, int64_t *target)
 {
-	uint64_t target = decoder_branch_target(insn);
-	if (target) {
+	uint64_t t = decoder_branch_target(insn);
+	*aux = 0;
+	*target = t ? (int64_t)(t - base) : 0;
+	if (t) {
 		if (insn->id == X86_INS_CALL)
-			return emit_call(out, to, insn->address + insn->size, target);
+			return PATCH_MOVE_CALL;
 		if (insn->id == X86_INS_JMP)
-			return patch_emit_jump(out, to, target);
+			return PATCH_MOVE_JMP;
 		int cc = jcc_condition(insn);
-		return cc < 0 ? NULL : emit_jcc(out, to, (uint8_t)cc, target);
+		*aux = (uint8_t)cc;
+		return cc < 0 ? 0 : PATCH_MOVE_JCC;
 	}
 	if (decoder_in_group(insn, CS_GRP_BRANCH_RELATIVE))
-		return NULL; /* a relative branch of a kind not rewritten */
-	memcpy(out, insn->bytes, insn->size);
-	uint8_t at = decoder_rip_disp_offset(insn);
-	if (at) {
+		return 0; /* a relative branch of a kind not rewritten */
+	*aux = decoder_rip_disp_offset(insn);
+	return *aux ? PATCH_MOVE_RIP : PATCH_MOVE_COPY;
+}
+
+/* The instruction of `len` bytes at `bytes`, which ran at `from`, moved to
+ * `to` as `move` says; NULL when it cannot. */
+static uint8_t *emit_move(uint8_t move, uint8_t aux, uint64_t target, const uint8_t *bytes,
+			  uint8_t len, uint64_t from, uint8_t *out, uint64_t to)
+{
+	if (move == PATCH_MOVE_CALL)
+		return emit_call(out, to, from + len, target);
+	if (move == PATCH_MOVE_JMP)
+		return patch_emit_jump(out, to, target);
+	if (move == PATCH_MOVE_JCC)
+		return emit_jcc(out, to, aux, target);
+	if (move != PATCH_MOVE_COPY && move != PATCH_MOVE_RIP)
+		return NULL;
+	memcpy(out, bytes, len);
+	if (move == PATCH_MOVE_RIP) {
 		int32_t disp;
-		memcpy(&disp, insn->bytes + at, 4);
-		int64_t d = (int64_t)(insn->address + insn->size + (uint64_t)(int64_t)disp) -
-			    (int64_t)(to + insn->size);
+		if (aux + 4u > len)
+			return NULL;
+		memcpy(&disp, bytes + aux, 4);
+		int64_t d = (int64_t)(from + len + (uint64_t)(int64_t)disp) - (int64_t)(to + len);
 		if (!fits_rel32(d))
 			return NULL;
 		disp = (int32_t)d;
-		memcpy(out + at, &disp, 4);
+		memcpy(out + aux, &disp, 4);
 	}
-	return out + insn->size;
+	return out + len;
+}
+
+/* One instruction, moved from insn->address to `to`; NULL when it cannot. */
+static uint8_t *move_one(const cs_insn *insn, uint8_t *out, uint64_t to)
+{
+	uint8_t aux;
+	int64_t target;
+	uint8_t move = describe(insn, insn->address, &aux, &target);
+	return emit_move(move, aux, insn->address + (uint64_t)target, insn->bytes,
+			 (uint8_t)insn->size, insn->address, out, to);
 }
 
 /* Notes where the next instruction starts in the original and the output;
@@ -332,4 +364,103 @@ enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_
 				  uint8_t *out, uint64_t out_address, size_t *out_len)
 {
 	return patch_relocate_layout(code, displaced, address, out, out_address, out_len, NULL);
+}
+
+/* ---- decoded once, relocated without the decoder ------------------------ */
+
+/* Describes the instructions in the first `displaced` bytes at `code` into
+ * *d. */
+static void describe_all(const uint8_t *code, size_t displaced, uint64_t address,
+			 struct patch_decoded *d, cs_insn *insn)
+{
+	const uint8_t *p = code;
+	size_t left = displaced;
+	uint64_t at = address;
+	while (left > 0 && d->n < PATCH_DECODED_INSNS && decoder_next(&p, &left, &at, insn) == 0) {
+		uint8_t i = d->n++;
+		d->len[i] = (uint8_t)insn->size;
+		d->move[i] = describe(insn, address, &d->aux[i], &d->target[i]);
+	}
+	d->displaced = (uint8_t)displaced;
+}
+
+void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t room,
+		  uint64_t address, struct patch_decoded *d)
+{
+	memset(d, 0, sizeof(*d));
+	cs_insn *insn = insn_buffer();
+	if (!insn) {
+		d->verdict = PATCH_UNDECODABLE;
+		return;
+	}
+	d->padding = (uint8_t)patch_padding_after(after, room < 16 ? room : 16);
+	size_t displaced;
+	enum patch_verdict v = patch_plan(code, size, d->padding, address, &displaced);
+	d->verdict = (uint8_t)v;
+	if (v == PATCH_TOO_SHORT && patch_plan_trap(code, size, address, &displaced) != PATCH_OK)
+		return;
+	if (v == PATCH_OK || v == PATCH_TOO_SHORT)
+		describe_all(code, displaced, address, d, insn);
+}
+
+enum patch_verdict patch_relocate_decoded(const struct patch_decoded *d, const uint8_t *code,
+					  uint64_t address, uint8_t *out, uint64_t out_address,
+					  size_t *out_len)
+{
+	uint8_t *o = out;
+	size_t from = 0;
+	*out_len = 0;
+	for (uint8_t i = 0; i < d->n && i < PATCH_DECODED_INSNS; i++) {
+		uint8_t *next =
+		    emit_move(d->move[i], d->aux[i], address + (uint64_t)d->target[i], code + from,
+			      d->len[i], address + from, o, out_address + (uint64_t)(o - out));
+		if (!next || next - out > PATCH_RELOCATED_MAX - 14)
+			return PATCH_UNRELOCATABLE;
+		o = next;
+		from += d->len[i];
+	}
+	if (d->n == 0 || from != d->displaced)
+		return PATCH_UNDECODABLE;
+	o = patch_emit_jump(o, out_address + (uint64_t)(o - out), address + from);
+	*out_len = (size_t)(o - out);
+	return PATCH_OK;
+}
+
+/* The length of the nop or int3 at `p` in the forms compilers pad with
+ * (0x90, 0xcc, [0x66...][0x2e] 0f 1f /0), within `max` bytes; 0 when it is
+ * none of them. */
+static size_t plain_nop(const uint8_t *p, size_t max)
+{
+	size_t i = 0;
+	if (max && (p[0] == 0x90 || p[0] == 0xcc))
+		return 1;
+	while (i < max && i < 8 && (p[i] == 0x66 || p[i] == 0x2e))
+		i++;
+	if (i + 3 > max || p[i] != 0x0f || p[i + 1] != 0x1f || (p[i + 2] & 0x38) != 0)
+		return 0;
+	uint8_t mod = p[i + 2] >> 6, rm = p[i + 2] & 7;
+	size_t n = i + 3 + (mod != 3 && rm == 4) + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
+	return (mod == 0 && rm == 5) || n > max ? 0 : n;
+}
+
+int patch_decode_plain(const uint8_t *code, size_t size, const uint8_t *after, size_t room,
+		       struct patch_decoded *d)
+{
+	static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	size_t at = size == 5 && memcmp(code, endbr64, 4) == 0 ? 4 : 0;
+	if (size != at + 1 || code[at] != 0xc3)
+		return -1;
+	memset(d, 0, sizeof(*d));
+	size_t n, max = room < 16 ? room : 16;
+	while (d->padding < max && (n = plain_nop(after + d->padding, max - d->padding)))
+		d->padding = (uint8_t)(d->padding + n);
+	if (size + d->padding < PATCH_JUMP_LEN)
+		return -1; /* a padding of another form, maybe: the decoder says */
+	d->verdict = PATCH_OK;
+	d->n = (uint8_t)(at ? 2 : 1);
+	d->len[0] = (uint8_t)(at ? 4 : 1);
+	d->len[1] = 1;
+	d->move[0] = d->move[1] = PATCH_MOVE_COPY;
+	d->displaced = (uint8_t)size;
+	return 0;
 }

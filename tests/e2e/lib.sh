@@ -301,6 +301,27 @@ TREES
 	multimod_pids
 }
 
+# multimod_runs_expected N: the multi-module program built with hooks
+# ($WORK/hooks) and plain ($WORK/plain), and in $WORK/expected the trees of
+# N runs of the hooks build one after the other (each run 3 processes),
+# for a session that runs the plain build N times; TMPDIR (where the
+# session's cache goes) in $WORK.
+multimod_runs_expected() {
+	export TMPDIR=$WORK/tmp
+	mkdir -p "$TMPDIR"
+	build_multimod "$WORK/hooks" pie
+	CFLAGS_TRACED=(-g -O0 -Wall -Wextra)
+	build_multimod "$WORK/plain" pie
+	record one "$WORK/hooks/multimod" "$WORK/hooks/plugin.so"
+	to_json one
+	check_tree render "$WORK/one.json" >"$WORK/one.trees"
+	[ "$(grep -c '^== process' "$WORK/one.trees")" = 5 ] || fail "the hooks build's run: not 3 processes, 5 threads"
+	local run
+	for ((run = 0; run < $1; run++)); do
+		awk -v base=$((run * 3)) '/^== process / { $3 = $3 + base } { print }' "$WORK/one.trees"
+	done >"$WORK/expected"
+}
+
 # The threads run in the parent's process, each child in a process of its own.
 multimod_pids() {
 	local parent a b c1 c2

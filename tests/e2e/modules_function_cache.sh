@@ -10,21 +10,7 @@
 # the -finstrument-functions build; the cache folder is gone at the end.
 source "$(dirname "$0")/lib.sh"
 setup
-export TMPDIR=$WORK/tmp
-mkdir -p "$TMPDIR"
-
-build_multimod "$WORK/hooks" pie
-CFLAGS_TRACED=(-g -O0 -Wall -Wextra)
-build_multimod "$WORK/plain" pie
-
-# The trees of one run, from the hooks build.
-record one "$WORK/hooks/multimod" "$WORK/hooks/plugin.so"
-to_json one
-check_tree render "$WORK/one.json" >"$WORK/one.trees"
-[ "$(grep -c '^== process' "$WORK/one.trees")" = 5 ] || fail "the hooks build's run: not 3 processes, 5 threads"
-for run in 0 1 2 3 4 5 6 7 8; do
-	awk -v base=$((run * 3)) '/^== process / { $3 = $3 + base } { print }' "$WORK/one.trees"
-done >"$WORK/expected"
+multimod_runs_expected 9
 
 cat >"$WORK/script.sh" <<'SCRIPT'
 prog=$1

@@ -26,6 +26,16 @@ int patch_decoder_init(void)
 	return 0;
 }
 
+const char *patch_decoder_error(void)
+{
+	return "none";
+}
+
+int patch_decoder_ready(void)
+{
+	return 1;
+}
+
 static uint32_t insn_at(const uint8_t *code)
 {
 	uint32_t v;
@@ -219,4 +229,36 @@ enum patch_verdict patch_relocate(const uint8_t *code, size_t displaced, uint64_
 				  uint8_t *out, uint64_t out_address, size_t *out_len)
 {
 	return patch_relocate_layout(code, displaced, address, out, out_address, out_len, NULL);
+}
+
+/* ---- decoded once ---------------------------------------------------------- */
+
+void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t room,
+		  uint64_t address, struct patch_decoded *d)
+{
+	size_t displaced = 0;
+	memset(d, 0, sizeof(*d));
+	d->padding = (uint8_t)patch_padding_after(after, room < 16 ? room : 16);
+	d->verdict = (uint8_t)patch_plan(code, size, d->padding, address, &displaced);
+	if (d->verdict == PATCH_OK) {
+		d->n = 1;
+		d->len[0] = INSN;
+		d->move[0] = PATCH_MOVE_COPY; /* move_one decides again: it needs no decoder */
+		d->displaced = INSN;
+	}
+}
+
+enum patch_verdict patch_relocate_decoded(const struct patch_decoded *d, const uint8_t *code,
+					  uint64_t address, uint8_t *out, uint64_t out_address,
+					  size_t *out_len)
+{
+	return d->n ? patch_relocate(code, d->displaced, address, out, out_address, out_len)
+		    : PATCH_UNDECODABLE;
+}
+
+int patch_decode_plain(const uint8_t *code, size_t size, const uint8_t *after, size_t room,
+		       struct patch_decoded *d)
+{
+	(void)code, (void)size, (void)after, (void)room, (void)d;
+	return -1; /* patch_decode needs no library here */
 }

@@ -4,11 +4,15 @@
  * folder (CALLTRACE_FUNCTION_CACHE) where the first process that lists a
  * module leaves the list, and every later process of the session (each
  * `bash` a script starts) takes it from there (src/patch/function_cache.c).
- * Without the folder, each process lists its modules itself.
+ * Without the folder, each process lists its modules itself.  The second
+ * process that lists a module also decodes every function's entry into
+ * the cache (runtime_module_decode_all), and the later ones patch from
+ * those decodings without loading the decoder.
  */
 #include "../runtime.h"
 #include "module_functions.h"
 #include "../../patch/function_cache.h"
+#include "../../patch/patch.h"
 
 #include <string.h>
 
@@ -19,15 +23,18 @@ static int verbose(void)
 }
 
 int runtime_module_functions(const char *path, elf_function_fn each, void *ctx,
-			     struct elf_file_facts *facts)
+			     struct elf_file_facts *facts, int *decode_all)
 {
 	enum function_cache_source source;
 	const char *dir = runtime_getenv("CALLTRACE_FUNCTION_CACHE");
 	int rc = function_cache_each(dir, path, each, ctx, facts, &source);
+	if (decode_all)
+		*decode_all = rc == 0 && source == FUNCTIONS_FROM_CACHE;
 	if (rc < 0 || !verbose() || !dir || !*dir)
 		return rc;
 	static const char *const said[] = {
 	    [FUNCTIONS_FROM_CACHE] = "from the session's cache",
+	    [FUNCTIONS_DECODED] = "from the session's cache, entries decoded",
 	    [FUNCTIONS_LISTED] = "listed, and kept in the session's cache",
 	    [FUNCTIONS_LISTED_ONLY] = "listed (the session's cache cannot be written)",
 	    [FUNCTIONS_REJECTED] =
@@ -35,4 +42,23 @@ int runtime_module_functions(const char *path, elf_function_fn each, void *ctx,
 	};
 	runtime_say("in-process engine: functions of %s: %s", path, said[source]);
 	return rc;
+}
+
+/* A function's entry decoded from the module's code in memory (no mark
+ * written yet). */
+static void decode_one(const struct elf_function *f, struct patch_decoded *out, void *ctx)
+{
+	uint64_t address = *(const uint64_t *)ctx + f->address;
+	const uint8_t *code = (const uint8_t *)address;
+	patch_decode(code, (size_t)f->size, code + f->size, (size_t)f->padding, address, out);
+}
+
+void runtime_module_decode_all(const char *path, uint64_t bias, const struct elf_file_facts *facts)
+{
+	const char *dir = runtime_getenv("CALLTRACE_FUNCTION_CACHE");
+	int rc = function_cache_decode(dir, path, facts, decode_one, &bias);
+	if (verbose())
+		runtime_say("in-process engine: entries of %s %s", path,
+			    rc == 0 ? "decoded into the session's cache"
+				    : "not decoded into the session's cache");
 }

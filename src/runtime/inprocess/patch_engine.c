@@ -59,8 +59,6 @@ static int module_pattern_set, only_pattern_set, hide_pattern_set;
 static uint32_t verdicts[PATCH_VERDICTS];
 static int verbose;		  /* CALLTRACE_PATCH_VERBOSE or debug: say what was patched */
 static uint32_t patched_at_start; /* functions of modules not patched lazily */
-/* An entry too short for the jump keeps its mark (patch_lazy.c). */
-static int trapped_entries_allowed = 1;
 
 /* Whether arguments may be read now: recording is on, and the thread is
  * not in the middle of writing or of the runtime's own work. */
@@ -161,6 +159,7 @@ struct module_job {
 	struct elf_file_facts facts;
 	uint32_t matched[2]; /* functions whose names -F, -N match */
 	uint32_t listed;     /* functions marked or patched */
+	uint32_t undecoded;  /* functions marked with no decoding of their entry */
 	uint64_t lo, hi;     /* where they lie */
 };
 
@@ -169,97 +168,14 @@ struct module_job {
  * notice, and what must keep its return address. */
 static int never_patched(const struct elf_function *f, const struct module_job *m)
 {
-	return (m->entry && f->address == m->entry) || strcmp(f->name, "_start") == 0 ||
-	       strcmp(f->name, "call_weak_fn") == 0 ||
-	       strncmp(f->name, "__cyg_profile_func_", 19) == 0 ||
-	       strcmp(f->name, "_dl_debug_state") == 0 || patch_keeps_return_address(f->name);
-}
-
-/* Builds the trampoline of the function at `address` whose first
- * `displaced` bytes of instructions are `code` (their bytes as the
- * compiler wrote them, whatever a mark made of the first): the record,
- * then the head that takes it to runtime_patch_enter_stub
- * (patch_emit_enter), then the displaced instructions and the jump back.  *entry_at: where a
- * call goes in. */
-static enum patch_verdict build_trampoline(uint64_t address, const uint8_t *code, size_t displaced,
-					   const struct func_plan *plan, int by_hooks,
-					   uint64_t *entry_at)
-{
-	uint8_t *tramp = patch_code_take(address, PATCH_TRAMPOLINE_SIZE);
-	if (!tramp)
-		return PATCH_NO_MEMORY;
-	/* Built here, then written in one go (the pages may be sealed). */
-	uint64_t buf[(PATCH_TRAMPOLINE_SIZE + 7) / 8];
-	uint8_t *start = (uint8_t *)buf;
-	struct patch_record *rec = (struct patch_record *)start;
-	uint8_t *p = start + PATCH_RECORD_ROOM;
-	uint64_t base = (uint64_t)tramp;
-#define AT(q) (base + (uint64_t)((q)-start))
-	*entry_at = AT(p);
-	p = patch_emit_enter(p, AT(p), base, (uint64_t)runtime_patch_enter_stub);
-	size_t relocated;
-	enum patch_verdict v = patch_relocate(code, displaced, address, p, AT(p), &relocated);
-	if (v != PATCH_OK)
-		return v;
-	rec->address = address;
-	rec->resume = AT(p);
-	rec->plan = plan;
-	rec->by_hooks = (uint64_t)by_hooks;
-#undef AT
-	if (patch_code_fill(tramp, start, (size_t)(p - start) + relocated) < 0)
-		return PATCH_NO_MEMORY;
-	return PATCH_OK;
-}
-
-enum patch_verdict runtime_patch_build(uint64_t address, const uint8_t *code, size_t size,
-				       size_t room, const struct func_plan *plan, int by_hooks,
-				       uint64_t *entry_at, int *trapped)
-{
-	size_t padding =
-	    patch_padding_after((const uint8_t *)address + size, room < 16 ? room : 16);
-	size_t displaced;
-	enum patch_verdict v = patch_plan(code, size, padding, address, &displaced);
-	*trapped = 0;
-	/* Attached, every trap stops at the tool's ptrace first: too slow for
-	 * every call of a function, the entry is left alone then. */
-	if (v == PATCH_TOO_SHORT && trapped_entries_allowed && !runtime_attach_mode &&
-	    patch_plan_trap(code, size, address, &displaced) == PATCH_OK) {
-		/* The mark stays, and every call comes through it. */
-		v = build_trampoline(address, code, displaced, plan, by_hooks, entry_at);
-		*trapped = v == PATCH_OK;
-		return v;
-	}
-	if (v != PATCH_OK)
-		return v;
-	if (runtime_attach_mode) { /* a running process: is it safe? (patch_attach.c) */
-		int vet = runtime_patch_attach_vet(address, displaced, plan);
-		if (vet >= 0)
-			return (enum patch_verdict)vet;
-	}
-	v = build_trampoline(address, code, displaced, plan, by_hooks, entry_at);
-	if (v != PATCH_OK)
-		return v;
-	if (patch_write_jump(address, *entry_at) < 0)
-		return PATCH_NO_MEMORY;
-	if (runtime_attach_mode)
-		runtime_patch_attach_note(address, *entry_at);
-	return PATCH_OK;
-}
-
-/* Patches the function of `size` bytes at `address` now, followed by at
- * most `room` bytes that belong to no function (of which only nops and
- * int3 count as padding a jump may cover). */
-enum patch_verdict runtime_patch_entry(uint64_t address, size_t size, size_t room,
-				       const struct func_plan *plan, int by_hooks)
-{
-	uint64_t entry_at;
-	int trapped;
-	int allowed = trapped_entries_allowed;
-	trapped_entries_allowed = 0;
-	enum patch_verdict v = runtime_patch_build(address, (const uint8_t *)address, size, room,
-						   plan, by_hooks, &entry_at, &trapped);
-	trapped_entries_allowed = allowed;
-	return v;
+	const char *n = f->name; /* asked of every function marked: first bytes first */
+	if ((m->entry && f->address == m->entry) || (n[0] == 'c' && strcmp(n, "call_weak_fn") == 0))
+		return 1;
+	if (n[0] == '_' &&
+	    (strcmp(n, "_start") == 0 || strncmp(n, "__cyg_profile_func_", 19) == 0 ||
+	     strcmp(n, "_dl_debug_state") == 0))
+		return 1;
+	return patch_keeps_return_address(n);
 }
 
 /* A module with hooks: its entries are patched for arguments only, and
@@ -291,9 +207,11 @@ static void patch_function(const struct elf_function *f, void *ctx)
 		patched_at_start++;
 		verdicts[runtime_patch_entry(address, (size_t)f->size, (size_t)f->padding, plan,
 					     by_hooks)]++;
-	} else if (runtime_patch_mark(address, (size_t)f->size, (size_t)f->padding, plan,
-				      by_hooks) < 0) {
+	} else if (runtime_patch_mark_decoded(address, (size_t)f->size, (size_t)f->padding, plan,
+					      by_hooks, f->decoded) < 0) {
 		verdicts[PATCH_NO_MEMORY]++;
+	} else {
+		m->undecoded += !f->decoded;
 	}
 }
 
@@ -321,6 +239,22 @@ static int lazy_module(const char *path)
 	return 1;
 }
 
+/* Sets the decoder up, where marks without a decoding will need it at
+ * their first calls (they must not load it there: a first call may come
+ * with any lock of the program's held); said once when it cannot be.  0,
+ * or -1. */
+static int decoder_needed(void)
+{
+	static int said;
+	if (patch_decoder_init() == 0)
+		return 0;
+	if (!said++)
+		runtime_say("in-process engine: cannot set up the disassembler (%s): functions "
+			    "are not traced",
+			    patch_decoder_error());
+	return -1;
+}
+
 /* Patches or marks the chosen functions of a module; where they lie. */
 static struct module_job patch_module(const char *path, uint64_t bias, uint64_t entry,
 				      int record_calls)
@@ -329,17 +263,22 @@ static struct module_job patch_module(const char *path, uint64_t bias, uint64_t 
 				 .bias = bias,
 				 .entry = entry,
 				 .record_calls = record_calls,
-				 .at_start = runtime_attach_mode || !ARCH_PATCH_LAZY ||
-					     !lazy_module(path),
+				 .at_start =
+				     runtime_attach_mode || !ARCH_PATCH_LAZY || !lazy_module(path),
 				 .lo = UINT64_MAX};
 	job.facts.with_eh_frame = entry != 0; /* the program, not a library */
 	if (!entry)
 		runtime_patch_libraries_patched = 1;
 	uint32_t before = verdicts[PATCH_OK];
-	if (runtime_module_functions(path, patch_function, &job, &job.facts) < 0) {
+	int decode_all = 0;
+	if (job.at_start)
+		decoder_needed(); /* before patch_function patches */
+	if (runtime_module_functions(path, patch_function, &job, &job.facts, &decode_all) < 0) {
 		runtime_debug("cannot read the functions of %s", path);
 		return job;
 	}
+	if (job.undecoded && decoder_needed() == 0 && decode_all && !job.at_start)
+		runtime_module_decode_all(path, bias, &job.facts);
 	if (entry)
 		program_by_hooks = job.facts.instrumented && runtime_hooks_are_ours();
 	if (verbose && (only_pattern_set || hide_pattern_set) && record_calls &&
@@ -598,10 +537,8 @@ void runtime_patch_init(void)
 	const char *verbose_setting = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
 	verbose = runtime_config.debug ||
 		  (verbose_setting && *verbose_setting && strcmp(verbose_setting, "0") != 0);
-	if (patch_decoder_init() < 0) {
-		runtime_say("cannot set up the disassembler: nothing is traced");
+	if (runtime_attach_mode && decoder_needed() < 0)
 		return;
-	}
 	patch_new_modules();
 	watch_loader();
 	if (runtime_attach_mode)

@@ -46,6 +46,7 @@ struct mark {
 	uint64_t address;  /* 0: a free slot */
 	uint64_t entry_at; /* its trampoline's entry, once built */
 	const struct func_plan *plan;
+	const struct patch_decoded *decoded; /* its entry's, or NULL: decoded at its first call */
 	uint32_t size;
 	uint16_t room;
 	uint8_t original[ARCH_MARK_LEN]; /* the bytes the mark took */
@@ -58,7 +59,18 @@ struct mark {
  * lock reads without it. */
 static struct address_table marks = {
     .entry_size = sizeof(struct mark), .first_size = 8192, .keep_old = 1};
-static size_t unwritten; /* marks noted but not written yet */
+static size_t unwritten;				 /* marks noted but not written yet */
+static uint64_t unwritten_lo = UINT64_MAX, unwritten_hi; /* where they lie */
+
+/* Where marks not written lie (the next write's span); `count`: a new
+ * one to write (not a forgotten one, written with the next new ones). */
+static void note_unwritten(uint64_t address, int count)
+{
+	unwritten += (size_t)count;
+	unwritten_lo = address < unwritten_lo ? address : unwritten_lo;
+	unwritten_hi = address > unwritten_hi ? address : unwritten_hi;
+}
+
 static struct patch_lazy_counts counts;
 static int stopped; /* an attach's stop: no entry is patched any more */
 
@@ -154,24 +166,30 @@ static int take_mark(const struct mark *m)
 int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
 		       int by_hooks)
 {
+	return runtime_patch_mark_decoded(address, size, room, plan, by_hooks, NULL);
+}
+
+int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
+			       const struct func_plan *plan, int by_hooks,
+			       const struct patch_decoded *decoded)
+{
 	lock(thread_id());
-	struct mark *m = address_table_find(&marks, address);
+	struct mark *m = address_table_add(&marks, address); /* the one there, or a new one */
 	if (m && m->written && m->state != GIVEN_UP && still_there(m)) {
 		unlock(); /* marked or patched already */
 		return 0;
 	}
-	if (!m)
-		m = address_table_add(&marks, address);
 	int rc = m ? 0 : -1;
 	if (m) {
 		*m = (struct mark){.address = address,
 				   .plan = plan,
+				   .decoded = decoded,
 				   .size = (uint32_t)size,
 				   .room = (uint16_t)(room < 0xffff ? room : 0xffff),
 				   .state = MARKED,
 				   .by_hooks = (uint8_t)by_hooks};
 		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
-		unwritten++;
+		note_unwritten(address, 1);
 	}
 	unlock();
 	return rc;
@@ -211,16 +229,11 @@ void runtime_patch_marks_write(void)
 		return;
 	install_trap();
 	lock(thread_id());
-	uint64_t lo = UINT64_MAX, hi = 0;
+	patch_code_batch(1);
+	uint64_t lo = unwritten_lo, hi = unwritten_hi;
 	struct mark *m;
-	size_t at = 0;
-	while ((m = address_table_next(&marks, &at)))
-		if (!m->written) {
-			lo = m->address < lo ? m->address : lo;
-			hi = m->address > hi ? m->address : hi;
-		}
 	int opened = hi >= lo && patch_code_writable(lo, hi, 1) == 0;
-	for (at = 0; (m = address_table_next(&marks, &at));) {
+	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (m->written)
 			continue;
 		if (opened) {
@@ -236,6 +249,9 @@ void runtime_patch_marks_write(void)
 	if (opened)
 		patch_code_writable(lo, hi, 0);
 	unwritten = 0;
+	unwritten_lo = UINT64_MAX;
+	unwritten_hi = 0;
+	patch_code_batch(0);
 	unlock();
 }
 
@@ -300,14 +316,28 @@ static const uint8_t *copy_without_mark(const struct mark *m)
 
 /* The first call of the function marked at `m`: its trampoline built,
  * its entry patched (or its mark kept).  Under the lock. */
+/* The function's trampoline built from its entry's decoding: only the
+ * bytes it displaces are read. */
+static enum patch_verdict build_decoded(const struct mark *m, uint64_t *entry_at, int *trapped)
+{
+	uint8_t code[PATCH_DISPLACED_MAX];
+	size_t n = m->decoded->displaced <= sizeof(code) ? m->decoded->displaced : 0;
+	memcpy(code, (const void *)m->address, n);
+	memcpy(code, m->original, n < ARCH_MARK_LEN ? n : ARCH_MARK_LEN);
+	return runtime_patch_build_decoded(m->address, code, m->decoded, m->plan, m->by_hooks,
+					   entry_at, trapped);
+}
+
 static void first_call(struct mark *m)
 {
-	const uint8_t *code = m->size ? copy_without_mark(m) : NULL;
 	uint64_t entry_at = 0;
 	int trapped = 0;
-	enum patch_verdict v = code ? runtime_patch_build(m->address, code, m->size, m->room,
-							  m->plan, m->by_hooks, &entry_at, &trapped)
-				    : PATCH_NO_MEMORY;
+	const uint8_t *code = m->decoded || !m->size ? NULL : copy_without_mark(m);
+	enum patch_verdict v = m->decoded ? build_decoded(m, &entry_at, &trapped)
+			       : code
+				   ? runtime_patch_build(m->address, code, m->size, m->room,
+							 m->plan, m->by_hooks, &entry_at, &trapped)
+				   : PATCH_NO_MEMORY;
 	patch_code_seal();
 	runtime_patch_count_verdict(v);
 	if (v != PATCH_OK) {
@@ -347,6 +377,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		return pc;
 	}
 	lock(self);
+	patch_code_batch(1);
 	struct mark *m = address_table_find(&marks, pc);
 	uint64_t resume = 0;
 	if (m && m->state == MARKED && marked_at(pc)) {
@@ -360,6 +391,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 	else if (m && m->state == TRAPPED)
 		resume = m->entry_at;
 	mark_again();
+	patch_code_batch(0);
 	unlock();
 	return resume;
 }
@@ -485,8 +517,10 @@ void runtime_patch_marks_forget(void)
 	lock(thread_id());
 	struct mark *m;
 	for (size_t at = 0; (m = address_table_next(&marks, &at));)
-		if (m->state == GIVEN_UP)
+		if (m->state == GIVEN_UP) {
 			m->written = 0;
+			note_unwritten(m->address, 0);
+		}
 	memset(&counts, 0, sizeof(counts));
 	stopped = 0;
 	unlock();

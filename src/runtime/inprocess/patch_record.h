@@ -29,4 +29,18 @@ extern void runtime_patch_enter_stub(void);
 extern void runtime_patch_enter_stub_end(void);
 extern __thread uint64_t runtime_patch_entering __attribute__((tls_model("initial-exec")));
 
+/* patch_engine.c: runtime_patch_build (patch_shadow.h) from the decoding
+ * *d of the function's entry (made by this process or another of the
+ * session), with no decoder. */
+enum patch_verdict runtime_patch_build_decoded(uint64_t address, const uint8_t *code,
+					       const struct patch_decoded *d,
+					       const struct func_plan *plan, int by_hooks,
+					       uint64_t *entry_at, int *trapped);
+/* patch_lazy.c: runtime_patch_mark (patch_shadow.h) of a function whose
+ * entry's decoding is *decoded (NULL: decoded at its first call); the
+ * decoding must stay as long as the mark. */
+int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
+			       const struct func_plan *plan, int by_hooks,
+			       const struct patch_decoded *decoded);
+
 #endif
