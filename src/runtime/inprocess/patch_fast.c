@@ -11,9 +11,9 @@
  * nothing, so it needs no guard against the runtime's own calls.
  */
 #include "../runtime.h"
-#include "../core/hook_fast.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "../core/hook_fast.h"
 
 extern void runtime_patch_return_stub(void);
 
@@ -43,14 +43,8 @@ runtime_patch_enter_fast(const struct patch_record *r, uint64_t *slot)
 
 __attribute__((visibility("hidden"))) uint64_t runtime_patch_return_fast(uint64_t sp)
 {
-	struct thread_state *t = &runtime_thread;
-	uint32_t state = RUNTIME_LOAD(runtime_state);
-	struct shadow_frame *f = shadow_innermost_at(sp);
-	if (unlikely(!f || f->by_hooks || f->plan || state == 0) ||
-	    !hook_fast_exit(t, state, f->function))
+	const struct shadow_frame *f = shadow_innermost_at(sp);
+	if (unlikely(!f || f->by_hooks || f->plan))
 		return 0;
-	uint64_t original = f->original;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	runtime_shadow_depth--;
-	return original;
+	return shadow_return_fast(&runtime_thread, f);
 }

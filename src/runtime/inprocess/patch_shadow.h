@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "../../patch/patch.h"
+#include "../core/hook_fast.h"
 
 struct func_plan;
 
@@ -122,6 +123,20 @@ static inline struct shadow_frame *shadow_innermost_at(uint64_t sp)
 	if (__builtin_expect(d == 0 || (uint64_t)(f->slot + 1) != sp, 0))
 		return NULL;
 	return f;
+}
+
+/* The exit of the innermost frame f by the hooks' fast path, and f popped:
+ * the real return address; 0, with nothing changed, when that path cannot
+ * write it. */
+static inline uint64_t shadow_return_fast(struct thread_state *t, const struct shadow_frame *f)
+{
+	uint32_t state = RUNTIME_LOAD(runtime_state);
+	if (__builtin_expect(state == 0, 0) || !hook_fast_exit(t, state, f->function))
+		return 0;
+	uint64_t original = f->original;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	runtime_shadow_depth--;
+	return original;
 }
 
 /* patch_shadow.c: the call's return comes through the return stub, its

@@ -44,15 +44,9 @@ __attribute__((visibility("hidden"))) uint64_t runtime_libcall_enter_fast(struct
 
 __attribute__((visibility("hidden"))) uint64_t runtime_libcall_return_fast(uint64_t sp)
 {
-	struct thread_state *t = &runtime_thread;
-	uint32_t state = RUNTIME_LOAD(runtime_state);
-	struct shadow_frame *f = shadow_innermost_at(sp);
+	const struct shadow_frame *f = shadow_innermost_at(sp);
 	if (unlikely(!f || f->by_hooks != SHADOW_LIBCALL ||
-		     (f->site->flags & LIBCALL_AFTER_RETURN) || state == 0) ||
-	    !hook_fast_exit(t, state, f->function))
+		     (f->site->flags & LIBCALL_AFTER_RETURN)))
 		return 0;
-	uint64_t original = f->original;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	runtime_shadow_depth--;
-	return original;
+	return shadow_return_fast(&runtime_thread, f);
 }
