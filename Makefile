@@ -115,6 +115,10 @@ $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) -c $< -o $@
 
+# The stubs' fast paths: their stubs save no vector register for them.
+RT_GPR_ONLY := src/runtime/inprocess/patch_fast.c src/runtime/libcall/libcall_fast.c
+$(RT_GPR_ONLY:%.c=$(BUILD)/rt/%.o): RT_CFLAGS += -mgeneral-regs-only
+
 $(BUILD)/rt/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) -fPIC -c $< -o $@

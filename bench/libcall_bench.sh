@@ -2,7 +2,9 @@
 # libcall_bench.sh - the cost of recording one library call, beside
 # uftrace's (which records library calls by default too): a function that
 # calls free(NULL) N times, recorded with library calls and without
-# (--no-libcall, for both tools), the difference per call; calltrace with
+# (--no-libcall, for both tools), the difference per call, at two lengths
+# (N and N/10 calls) so that what a process pays once (hooking the slots,
+# the start, the end) cancels out; calltrace with
 # the call's values (its prototype's: free's pointer;
 # CALLTRACE_LIBCALL_ARGS=1, as with --args) and without them (the
 # default); uftrace records none by default.  Wall time and
@@ -22,6 +24,7 @@ cd "$root"
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
 if [ "${BENCH_QUICK:-0}" = 1 ]; then reps=${BENCH_REPS:-3} n=500000; else reps=${BENCH_REPS:-7} n=2000000; fi
+short_n=$((n / 10))
 command -v uftrace >/dev/null || { echo "libcall_bench: uftrace is needed (make deps)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
@@ -32,13 +35,18 @@ $CC -O2 -g -o "$tmp/plain" "$src"
 $CC -O2 -g -finstrument-functions -o "$tmp/instr" "$src"
 $CC -O2 -g -pg -o "$tmp/pg" "$src"
 
-# measure LABEL COMMAND...: appends "wall_ns cpu_ns" to $tmp/LABEL.
+# measure LABEL COMMAND...: appends "wall_ns cpu_ns" of a run of N calls to
+# $tmp/LABEL, of one of N/10 calls to $tmp/LABEL.short.
 measure() {
-	local label=$1
+	local label=$1 calls
 	shift
-	taskset -c 0 "$tmp/run_measure" /dev/null "$tmp/err" "$@" "$n" |
-		awk '{ print $1, $3 + $4 }' >>"$tmp/$label" ||
-		{ echo "libcall_bench: $label failed: $(head -c 300 "$tmp/err")" >&2; exit 1; }
+	for calls in "$n" "$short_n"; do
+		local file=$tmp/$label
+		[ "$calls" = "$n" ] || file=$file.short
+		taskset -c 0 "$tmp/run_measure" /dev/null "$tmp/err" "$@" "$calls" |
+			awk '{ print $1, $3 + $4 }' >>"$file" ||
+			{ echo "libcall_bench: $label failed: $(head -c 300 "$tmp/err")" >&2; exit 1; }
+	done
 }
 
 ct=("$CALLTRACE" record -q --replace -o "$tmp/t.trace")
@@ -53,10 +61,13 @@ for ((i = 0; i < reps; i++)); do
 	measure uf_off "${uf[@]}" --no-libcall "$tmp/pg"
 done
 
+# span LABEL COLUMN: the median of LABEL's runs of N calls less that of its runs of N/10.
+span() { calc '%.0f' "$(med "$2" "$tmp/$1") - $(med "$2" "$tmp/$1.short")"; }
 # per_call LABEL COLUMN [BASE]: ns per library call, with them over without (BASE_off).
-per_call() { calc '%.1f' "($(med "$2" "$tmp/$1") - $(med "$2" "$tmp/${3:-$1}_off")) / $n"; }
+per_call() { calc '%.1f' "($(span "$1" "$2") - $(span "${3:-$1}_off" "$2")) / ($n - $short_n)"; }
 
-printf '\n== library calls: %d calls of free(NULL), ns per call recorded (with over without) ==\n' "$n"
+printf '\n== library calls: %d and %d calls of free(NULL), ns per call recorded (with over without) ==\n' \
+	"$n" "$short_n"
 printf '%-46s %9s %9s %9s %9s\n' "" "wall ns" "CPU ns" "wall/uf" "CPU/uf"
 uf_wall=$(per_call uf 1)
 uf_cpu=$(per_call uf 2)

@@ -16,12 +16,13 @@
  * writes its calls whole before the hook reads the stream.
  */
 #include "../runtime.h"
+#include "hook_fast.h"
 
 #include <errno.h>
 
 __thread struct thread_state runtime_thread __attribute__((tls_model("initial-exec")));
 
-#define SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define SIGNAL_FENCE() HOOK_SIGNAL_FENCE()
 
 /* After a stop/start (or a longjmp that could not be followed): calls open
  * before end there.  After a module went away: every address is looked up
@@ -208,52 +209,13 @@ int runtime_hook_event_checked(struct thread_state *t, uint64_t fn, enum hook_ki
 	return hook_slow(t, fn, kind, sp);
 }
 
-/* The common case of an enter: the thread's generation current, room in
- * the window, the function's id cached.  Whether it was written. */
-static inline __attribute__((always_inline)) int fast_enter(struct thread_state *t, uint32_t state,
-							    uint64_t fn, uint64_t sp)
-{
-	struct trace_stream *st = &t->stream;
-	if (unlikely(state != t->gen))
-		return 0;
-	t->gen = RUNTIME_GEN_BUSY;
-	SIGNAL_FENCE();
-	uint8_t *pos = st->pos;
-	int64_t fid = -1;
-	if (likely(pos < st->limit && st->depth < t->fast_depth))
-		fid = trace_stream_cached_fid(st, fn);
-	if (likely(fid >= 0))
-		trace_stream_put_enter_fid(st, pos, fn, (uint32_t)fid, trace_clock_tsc(), sp);
-	SIGNAL_FENCE();
-	t->gen = state;
-	return fid >= 0;
-}
-
-/* The common case of an exit: the same, and it ends the innermost call. */
-static inline __attribute__((always_inline)) int fast_exit(struct thread_state *t, uint32_t state,
-							   uint64_t fn)
-{
-	struct trace_stream *st = &t->stream;
-	if (unlikely(state != t->gen))
-		return 0;
-	t->gen = RUNTIME_GEN_BUSY;
-	SIGNAL_FENCE();
-	int ok = likely(st->pos < st->limit && st->depth - 1 < t->fast_depth) &&
-		 trace_stream_exits_innermost(st, fn);
-	if (likely(ok))
-		trace_stream_put_exit_innermost(st, trace_clock_tsc());
-	SIGNAL_FENCE();
-	t->gen = state;
-	return ok;
-}
-
 /* The hooks' paths, for the in-process engine's stubs (patch_engine.c);
  * whether an enter was counted. */
 int runtime_hook_event(struct thread_state *t, uint64_t fn, enum hook_kind kind, uint64_t sp)
 {
 	uint32_t state = RUNTIME_LOAD(runtime_state);
 	if (likely(state != 0) &&
-	    (kind == HOOK_ENTER ? fast_enter(t, state, fn, sp) : fast_exit(t, state, fn)))
+	    (kind == HOOK_ENTER ? hook_fast_enter(t, state, fn, sp) : hook_fast_exit(t, state, fn)))
 		return kind == HOOK_ENTER;
 	return hook_slow(t, fn, kind, sp);
 }
@@ -266,7 +228,7 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
 	uint32_t state = RUNTIME_LOAD(runtime_state);
-	if (!fast_enter(t, state, (uint64_t)fn, HOOKED_CALL_SP()) && state != 0)
+	if (!hook_fast_enter(t, state, (uint64_t)fn, HOOKED_CALL_SP()) && state != 0)
 		hook_slow(t, (uint64_t)fn, HOOK_ENTER, HOOKED_CALL_SP());
 }
 
@@ -276,6 +238,6 @@ RUNTIME_EXPORT __attribute__((no_instrument_function)) void __cyg_profile_func_e
 	(void)call_site;
 	struct thread_state *t = &runtime_thread;
 	uint32_t state = RUNTIME_LOAD(runtime_state);
-	if (!fast_exit(t, state, (uint64_t)fn) && state != 0)
+	if (!hook_fast_exit(t, state, (uint64_t)fn) && state != 0)
 		hook_slow(t, (uint64_t)fn, HOOK_EXIT, 0);
 }

@@ -36,6 +36,7 @@
 #include "own_modules.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "../core/hook_fast.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -50,7 +51,7 @@
 /* The record of the call the enter stub is in (patch_stubs.S sets it). */
 __thread uint64_t runtime_patch_entering __attribute__((tls_model("initial-exec")));
 
-static uint64_t loader_notice; /* _dl_debug_state: modules loaded or gone */
+uint64_t runtime_patch_loader_notice; /* _dl_debug_state: modules loaded or gone */
 /* CALLTRACE_PATCH: the modules without hooks are patched to record their
  * calls (else entries are patched only to capture arguments). */
 static int patch_calls;
@@ -98,7 +99,7 @@ static void capture_for_hooks(struct thread_state *t, const struct patch_record 
 static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, uint64_t *slot,
 			 void *registers)
 {
-	if (r->address == loader_notice) {
+	if (r->address == runtime_patch_loader_notice) {
 		runtime_patch_modules_changed();
 		return r->resume;
 	}
@@ -116,7 +117,7 @@ static uint64_t on_enter(struct thread_state *t, const struct patch_record *r, u
 		capture(t, r, slot, registers);
 		counted = runtime_hook_event_checked(t, r->address, HOOK_ENTER, (uint64_t)slot);
 	} else {
-		counted = runtime_hook_event(t, r->address, HOOK_ENTER, (uint64_t)slot);
+		counted = runtime_hook_enter(t, r->address, (uint64_t)slot);
 	}
 	if (counted)
 		runtime_patch_hijack_return(slot, r->address, r->plan, 0,
@@ -396,7 +397,7 @@ static void watch_loader(void)
 		return;
 	size_t size = sym->st_size ? (size_t)sym->st_size : 1;
 	if (runtime_patch_entry(address, size, 16, NULL, 0) == PATCH_OK)
-		loader_notice = address;
+		runtime_patch_loader_notice = address;
 	else
 		runtime_debug("cannot watch the dynamic linker: modules loaded later are not "
 			      "traced");
@@ -512,7 +513,7 @@ const uint32_t *runtime_patch_verdicts(void)
 void runtime_patch_forget(void)
 {
 	npatched = 0;
-	loader_notice = 0;
+	runtime_patch_loader_notice = 0;
 	memset(verdicts, 0, sizeof(verdicts));
 	patched_at_start = 0;
 	runtime_patch_marks_forget();

@@ -10,6 +10,7 @@
 #include "../runtime.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "../core/hook_fast.h"
 #include "../libcall/libcall.h"
 #include "../../arch/arch.h"
 
@@ -19,25 +20,11 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-struct shadow_frame {
-	uint64_t *slot;	   /* where the return address was */
-	uint64_t original; /* the return address */
-	uint64_t function;
-	union {
-		const struct func_plan *plan; /* to read its return value, or NULL */
-		struct libcall_site *site;    /* a library call's (SHADOW_LIBCALL) */
-	};
-	uint64_t by_hooks;  /* its exit is the hooks' to record; or SHADOW_LIBCALL */
-	uint64_t result_at; /* where a result in memory goes (runtime_args_result_at) */
-	uint64_t *saved_at; /* where the swapped return address was found: the slot, or
-			       where the function saved it (shadow_restore_all) */
-};
-
 #define SHADOW_FIRST 1024
 
-static __thread struct shadow_frame *shadow __attribute__((tls_model("initial-exec")));
-static __thread uint32_t shadow_depth __attribute__((tls_model("initial-exec")));
-static __thread uint32_t shadow_cap __attribute__((tls_model("initial-exec")));
+__thread struct shadow_frame *runtime_shadow __attribute__((tls_model("initial-exec")));
+__thread uint32_t runtime_shadow_depth __attribute__((tls_model("initial-exec")));
+__thread uint32_t runtime_shadow_cap __attribute__((tls_model("initial-exec")));
 /* An exception is on its way up this thread's stack: frames below a call
  * being made are frames it has left. */
 __thread int runtime_patch_unwinding __attribute__((tls_model("initial-exec")));
@@ -48,24 +35,30 @@ int runtime_patch_unwinder_watched;
 
 /* ---- the shadow stack --------------------------------------------------- */
 
+/* Room for one more frame; 0, or -1 when the stack cannot grow. */
+static int shadow_grow(void)
+{
+	uint32_t cap = runtime_shadow_cap ? 2 * runtime_shadow_cap : SHADOW_FIRST;
+	size_t now = runtime_shadow_cap * sizeof(*runtime_shadow),
+	       len = cap * sizeof(*runtime_shadow);
+	trace_own_begin(); /* the tracer's system call, not the program's */
+	void *m = runtime_shadow
+		      ? mremap(runtime_shadow, now, len, MREMAP_MAYMOVE)
+		      : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	trace_own_end();
+	if (m == MAP_FAILED)
+		return -1;
+	runtime_shadow = m;
+	runtime_shadow_cap = cap;
+	return 0;
+}
+
 static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int by_hooks,
 		       uint64_t result_at)
 {
-	if (shadow_depth == shadow_cap) {
-		uint32_t cap = shadow_cap ? 2 * shadow_cap : SHADOW_FIRST;
-		trace_own_begin(); /* the tracer's system call, not the program's */
-		void *m = shadow ? mremap(shadow, shadow_cap * sizeof(*shadow),
-					  cap * sizeof(*shadow), MREMAP_MAYMOVE)
-				 : mmap(NULL, cap * sizeof(*shadow), PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		trace_own_end();
-		if (m == MAP_FAILED)
-			return -1;
-		shadow = m;
-		shadow_cap = cap;
-	}
-	shadow[shadow_depth++] = (struct shadow_frame){
-	    slot, *slot, function, {.plan = plan}, (uint64_t)by_hooks, result_at, slot};
+	if (unlikely(!shadow_has_room()) && shadow_grow() < 0)
+		return -1;
+	shadow_put(slot, function, plan, (uint64_t)by_hooks, result_at);
 	return 0;
 }
 
@@ -74,10 +67,11 @@ static int shadow_push(uint64_t *slot, uint64_t function, const void *plan, int 
 void runtime_patch_end_frames_below(uint64_t limit)
 {
 	struct thread_state *t = &runtime_thread;
-	while (shadow_depth > 0 && (uint64_t)shadow[shadow_depth - 1].slot < limit) {
-		struct shadow_frame f = shadow[--shadow_depth];
+	while (runtime_shadow_depth > 0 &&
+	       (uint64_t)runtime_shadow[runtime_shadow_depth - 1].slot < limit) {
+		struct shadow_frame f = runtime_shadow[--runtime_shadow_depth];
 		if (f.by_hooks != 1)
-			runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+			runtime_hook_exit(t, f.function);
 	}
 }
 
@@ -105,18 +99,37 @@ static int below_on_same_stack(const struct shadow_frame *f, uint64_t sp)
 	return slot < sp && sp - slot < SAME_STACK;
 }
 
-/* Removes shadow[i] and the frames above it that lie below `sp` on the same
+/* Removes runtime_shadow[i] and the frames above it that lie below `sp` on the same
  * stack (left without returning: a jump the runtime did not see); frames of
  * other stacks stay, in order. */
 static void shadow_remove(uint32_t i, uint64_t sp)
 {
 	uint32_t kept = i;
-	for (uint32_t j = i + 1; j < shadow_depth; j++)
-		if (!below_on_same_stack(&shadow[j], sp))
-			shadow[kept++] = shadow[j];
-	shadow_depth = kept;
+	for (uint32_t j = i + 1; j < runtime_shadow_depth; j++)
+		if (!below_on_same_stack(&runtime_shadow[j], sp))
+			runtime_shadow[kept++] = runtime_shadow[j];
+	runtime_shadow_depth = kept;
 }
 
+/* Takes the frame whose return address was the word below `sp` off the
+ * stack, with the frames above it left without returning; `what` came
+ * back with no frame kept: the program cannot go on. */
+static struct shadow_frame shadow_take(uint64_t sp, const char *what)
+{
+	uint32_t i = runtime_shadow_depth;
+	while (i > 0 && (uint64_t)(runtime_shadow[i - 1].slot + 1) != sp)
+		i--;
+	if (unlikely(i == 0)) {
+		runtime_say("%s returned with no return address kept; aborting", what);
+		abort();
+	}
+	struct shadow_frame f = runtime_shadow[i - 1];
+	shadow_remove(i - 1, sp);
+	return f;
+}
+
+/* A patched call's return by the checked path (patch_stubs.S, when
+ * runtime_patch_return_fast declined). */
 __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *registers, uint64_t sp)
 {
 	struct thread_state *t = &runtime_thread;
@@ -124,17 +137,9 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	t->in_patch_stub = runtime_patch_libraries_patched;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	int saved = errno;
-	uint32_t i = shadow_depth;
-	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
-		i--;
-	if (i == 0) {
-		runtime_say("a patched function returned with no return address kept; aborting");
-		abort();
-	}
-	struct shadow_frame f = shadow[i - 1];
-	shadow_remove(i - 1, sp);
+	struct shadow_frame f = shadow_take(sp, "a patched function");
 	if (f.by_hooks != 1)
-		runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+		runtime_hook_exit(t, f.function);
 	if (f.by_hooks == SHADOW_LIBCALL)
 		runtime_libcall_returned(f.site, registers, f.slot);
 	else if (f.plan)
@@ -146,8 +151,9 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_on_return(void *reg
 	return f.original;
 }
 
-/* A library call's return (libcall_stubs.S): the frame is the innermost
- * one but when frames above it were left without returning (a longjmp the
+/* A library call's return by the checked path (libcall_stubs.S, when
+ * runtime_libcall_return_fast declined): the frame is the innermost one
+ * but when frames above it were left without returning (a longjmp the
  * runtime did not see). */
 __attribute__((visibility("hidden"))) uint64_t runtime_patch_libcall_return(uint64_t *registers,
 									    uint64_t sp)
@@ -156,19 +162,8 @@ __attribute__((visibility("hidden"))) uint64_t runtime_patch_libcall_return(uint
 	uint32_t outer = t->in_patch_stub;
 	t->in_patch_stub = runtime_patch_libraries_patched;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	uint32_t i = shadow_depth;
-	while (i > 0 && (uint64_t)(shadow[i - 1].slot + 1) != sp)
-		i--;
-	if (unlikely(i == 0)) {
-		runtime_say("a library call returned with no return address kept; aborting");
-		abort();
-	}
-	struct shadow_frame f = shadow[i - 1];
-	if (likely(i == shadow_depth))
-		shadow_depth--;
-	else
-		shadow_remove(i - 1, sp);
-	runtime_hook_event(t, f.function, HOOK_EXIT, 0);
+	struct shadow_frame f = shadow_take(sp, "a library call");
+	runtime_hook_exit(t, f.function);
 	if (unlikely(f.site->flags & LIBCALL_AFTER_RETURN))
 		runtime_libcall_returned(f.site, registers, f.slot);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -182,10 +177,10 @@ void runtime_patch_unwind(uint64_t sp)
 {
 	runtime_libcall_sweep();
 	uint32_t kept = 0;
-	for (uint32_t j = 0; j < shadow_depth; j++)
-		if (!below_on_same_stack(&shadow[j], sp))
-			shadow[kept++] = shadow[j];
-	shadow_depth = kept;
+	for (uint32_t j = 0; j < runtime_shadow_depth; j++)
+		if (!below_on_same_stack(&runtime_shadow[j], sp))
+			runtime_shadow[kept++] = runtime_shadow[j];
+	runtime_shadow_depth = kept;
 }
 
 /* What a frame's return address was swapped for. */
@@ -231,8 +226,8 @@ __attribute__((noinline)) static void shadow_restore_all(void)
 	runtime_libcall_sweep();
 	runtime_patch_unwinding = 1;
 	uint64_t inner = (uint64_t)__builtin_frame_address(0);
-	for (uint32_t i = shadow_depth; i-- > 0;) {
-		struct shadow_frame *f = &shadow[i];
+	for (uint32_t i = runtime_shadow_depth; i-- > 0;) {
+		struct shadow_frame *f = &runtime_shadow[i];
 		f->saved_at = saved_landing(f, inner);
 		swap_return_address(f, frame_landing(f), f->original);
 		if ((uint64_t)f->slot > inner && (uint64_t)f->slot - inner < SAME_STACK)
@@ -247,8 +242,9 @@ static void shadow_resume_after_catch(uint64_t sp)
 {
 	runtime_patch_end_frames_below(sp);
 	runtime_patch_unwinding = 0;
-	for (uint32_t i = 0; i < shadow_depth; i++)
-		swap_return_address(&shadow[i], shadow[i].original, frame_landing(&shadow[i]));
+	for (uint32_t i = 0; i < runtime_shadow_depth; i++)
+		swap_return_address(&runtime_shadow[i], runtime_shadow[i].original,
+				    frame_landing(&runtime_shadow[i]));
 }
 
 typedef int (*raise_fn)(void *);
@@ -277,7 +273,7 @@ RUNTIME_EXPORT void *__cxa_begin_catch(void *exception)
 	static catch_fn real;
 	if (!real)
 		real = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
-	if (shadow_depth || runtime_patch_unwinding)
+	if (runtime_shadow_depth || runtime_patch_unwinding)
 		shadow_resume_after_catch((uint64_t)__builtin_dwarf_cfa()); /* the caller's sp */
 	return real ? real(exception) : NULL;
 }
@@ -296,7 +292,8 @@ int runtime_patch_unwinder_notice(uint64_t address, uint64_t *slot)
 	}
 	if (address != unwinder_entries[2])
 		return 0;
-	if (shadow_depth || runtime_patch_unwinding) /* the catch's caller's stack pointer */
+	if (runtime_shadow_depth ||
+	    runtime_patch_unwinding) /* the catch's caller's stack pointer */
 		shadow_resume_after_catch((uint64_t)(slot + 1));
 	return 1;
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "../../patch/patch.h"
+#include "../core/hook_fast.h"
 
 struct func_plan;
 
@@ -59,9 +60,84 @@ int runtime_patch_real_sigaction(int sig, const struct sigaction *act, struct si
 /* patch_engine.c: the verdict of a function patched at its first call. */
 void runtime_patch_count_verdict(enum patch_verdict v);
 
+/* patch_engine.c: the dynamic linker's notice (_dl_debug_state), whose
+ * entry says modules came or went. */
+extern uint64_t runtime_patch_loader_notice;
+/* patch_fast.c: the common case of an enter (where to resume) and of a
+ * return (the real return address); 0: take the checked path. */
+struct patch_record;
+uint64_t runtime_patch_enter_fast(const struct patch_record *r, uint64_t *slot);
+uint64_t runtime_patch_return_fast(uint64_t sp);
+
 /* A library is patched (--module): the runtime's own calls into it may
  * come to the stubs. */
 extern int runtime_patch_libraries_patched;
+
+/* One call whose return address the shadow stack keeps (patch_shadow.c). */
+struct func_plan;
+struct libcall_site;
+struct shadow_frame {
+	uint64_t *slot;	   /* where the return address was */
+	uint64_t original; /* the return address */
+	uint64_t function;
+	union {
+		const struct func_plan *plan; /* to read its return value, or NULL */
+		struct libcall_site *site;    /* a library call's (SHADOW_LIBCALL) */
+	};
+	uint64_t by_hooks;  /* its exit is the hooks' to record; or SHADOW_LIBCALL */
+	uint64_t result_at; /* where a result in memory goes (runtime_args_result_at) */
+	uint64_t *saved_at; /* where the swapped return address was found: the slot, or
+			       where the function saved it (shadow_restore_all) */
+};
+#define SHADOW_LIBCALL 2
+
+/* The thread's shadow stack, innermost frame last (patch_shadow.c grows it). */
+extern __thread struct shadow_frame *runtime_shadow __attribute__((tls_model("initial-exec")));
+extern __thread uint32_t runtime_shadow_depth __attribute__((tls_model("initial-exec")));
+extern __thread uint32_t runtime_shadow_cap __attribute__((tls_model("initial-exec")));
+
+/* Whether a frame can be pushed without growing the stack. */
+static inline int shadow_has_room(void)
+{
+	return runtime_shadow_depth < runtime_shadow_cap;
+}
+
+/* Pushes a frame (shadow_has_room): counted before it is written, so that
+ * a signal handler's calls meanwhile push theirs above it, not over it. */
+static inline void shadow_put(uint64_t *slot, uint64_t function, const void *plan,
+			      uint64_t by_hooks, uint64_t result_at)
+{
+	uint32_t d = runtime_shadow_depth;
+	runtime_shadow_depth = d + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	runtime_shadow[d] =
+	    (struct shadow_frame){slot, *slot, function, {.plan = plan}, by_hooks, result_at, slot};
+}
+
+/* The innermost frame when its return address was the word below `sp`
+ * (the common return), else NULL. */
+static inline struct shadow_frame *shadow_innermost_at(uint64_t sp)
+{
+	uint32_t d = runtime_shadow_depth;
+	struct shadow_frame *f = &runtime_shadow[d - 1];
+	if (__builtin_expect(d == 0 || (uint64_t)(f->slot + 1) != sp, 0))
+		return NULL;
+	return f;
+}
+
+/* The exit of the innermost frame f by the hooks' fast path, and f popped:
+ * the real return address; 0, with nothing changed, when that path cannot
+ * write it. */
+static inline uint64_t shadow_return_fast(struct thread_state *t, const struct shadow_frame *f)
+{
+	uint32_t state = RUNTIME_LOAD(runtime_state);
+	if (__builtin_expect(state == 0, 0) || !hook_fast_exit(t, state, f->function))
+		return 0;
+	uint64_t original = f->original;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	runtime_shadow_depth--;
+	return original;
+}
 
 /* patch_shadow.c: the call's return comes through the return stub, its
  * real return address kept on the thread's shadow stack (and where its
@@ -70,8 +146,6 @@ void runtime_patch_hijack_return(uint64_t *slot, uint64_t function, const struct
 				 int by_hooks, uint64_t result_at);
 /* A library call's return (libcall_record.c) comes through the return
  * stub too, by way of `landing` (the stub, or a pad that jumps there). */
-#define SHADOW_LIBCALL 2
-struct libcall_site;
 void runtime_patch_hijack_libcall(uint64_t *slot, struct libcall_site *site, uint64_t landing);
 /* An exception is on its way up this thread's stack: frames below a call
  * being made are frames it has left. */

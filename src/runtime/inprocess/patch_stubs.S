@@ -4,22 +4,27 @@
  *
  * Both keep every register a call may clobber: a compiler that knows its
  * callee (gcc -fipa-ra) keeps values in the ones the callee leaves alone,
- * so the runtime's code in between must leave them as they were.
+ * so the runtime's code in between must leave them as they were.  Each
+ * asks the common case first (patch_fast.c, which uses no vector
+ * register) and saves the vector registers only when it says 0 and the
+ * checked path runs.
  *
  * runtime_patch_enter_stub: reached from a function's trampoline, which
  * pushed %r11 and put its struct patch_record in %r11; above that is the
  * call's return address.  Saves the registers (the argument registers as
- * the function got them, for runtime_patch_on_enter to read), calls
+ * the function got them, for runtime_patch_on_enter to read), asks
+ * runtime_patch_enter_fast(record, &return address), then when it says 0
  * runtime_patch_on_enter(record, &return address, registers), puts every
  * register back and jumps where it said: the displaced instructions.
- * For the time of that call the thread's runtime_patch_entering holds the
+ * For the time of those calls the thread's runtime_patch_entering holds the
  * record (the outer value kept in the frame, for a signal handler's call
  * that comes meanwhile): a fault in the runtime then names the function
  * being entered (crash_site.c).
  *
  * runtime_patch_return_stub: a patched call's return address while it
- * runs.  Asks runtime_patch_on_return(registers, stack pointer) for the
- * real return address and returns there, every register as it was.
+ * runs.  Asks runtime_patch_return_fast(stack pointer), then when it says
+ * 0 runtime_patch_on_return(registers, stack pointer), for the real return
+ * address and goes there, every register as it was.
  */
 	/* Every xmm register to or from 16 bytes a register from \base(%rsp). */
 	.macro SAVE_XMM base
@@ -41,7 +46,7 @@ runtime_patch_enter_stub:
 	pushq %rbp            /* 8(%rbp): the caller's %r11, 16(%rbp): return address */
 	movq %rsp, %rbp
 	andq $-16, %rsp
-	subq $336, %rsp       /* 320(%rsp): the outer runtime_patch_entering */
+	subq $336, %rsp       /* 320(%rsp): the outer runtime_patch_entering, 328: the record */
 	movq %rdi, 0(%rsp)
 	movq %rsi, 8(%rsp)
 	movq %rdx, 16(%rsp)
@@ -50,16 +55,23 @@ runtime_patch_enter_stub:
 	movq %r9, 40(%rsp)
 	movq %rax, 48(%rsp)
 	movq %r10, 56(%rsp)
-	SAVE_XMM 64
+	movq %r11, 328(%rsp)
 	movq %r11, %rdi
 	movq runtime_patch_entering@gottpoff(%rip), %rax
 	movq %fs:(%rax), %rcx
 	movq %rcx, 320(%rsp)
 	movq %rdi, %fs:(%rax)
 	leaq 16(%rbp), %rsi
+	call runtime_patch_enter_fast
+	testq %rax, %rax
+	jnz 1f
+	SAVE_XMM 64
+	movq 328(%rsp), %rdi
+	leaq 16(%rbp), %rsi
 	movq %rsp, %rdx
 	call runtime_patch_on_enter
-	movq runtime_patch_entering@gottpoff(%rip), %rcx
+	LOAD_XMM 64
+1:	movq runtime_patch_entering@gottpoff(%rip), %rcx
 	movq 320(%rsp), %rdx
 	movq %rdx, %fs:(%rcx)
 	movq 8(%rbp), %r11    /* the caller's */
@@ -72,7 +84,6 @@ runtime_patch_enter_stub:
 	movq 40(%rsp), %r9
 	movq 48(%rsp), %rax
 	movq 56(%rsp), %r10
-	LOAD_XMM 64
 	movq %rbp, %rsp
 	popq %rbp
 	leaq 8(%rsp), %rsp    /* no flags touched; the target stays in the red zone */
@@ -103,11 +114,16 @@ runtime_patch_return_stub:
 	movq %r9, 48(%rsp)
 	movq %r10, 56(%rsp)
 	movq %r11, 64(%rsp)
+	leaq 16(%rbp), %rdi
+	call runtime_patch_return_fast
+	testq %rax, %rax
+	jnz 1f
 	SAVE_XMM 80
 	movq %rsp, %rdi
 	leaq 16(%rbp), %rsi
 	call runtime_patch_on_return
-	movq %rax, 8(%rbp)
+	LOAD_XMM 80
+1:	movq %rax, 8(%rbp)
 	movq 0(%rsp), %rax
 	movq 8(%rsp), %rdx
 	movq 16(%rsp), %rcx
@@ -117,10 +133,13 @@ runtime_patch_return_stub:
 	movq 48(%rsp), %r9
 	movq 56(%rsp), %r10
 	movq 64(%rsp), %r11
-	LOAD_XMM 80
 	movq %rbp, %rsp
 	popq %rbp
-	ret
+	/* A jump, not a ret: the call's ret that came here took the
+	 * return stack's entry for this address, and a ret would be
+	 * mispredicted (and leave the return stack out of step). */
+	leaq 8(%rsp), %rsp    /* the address stays in the red zone */
+	jmp *-8(%rsp)
 	.size runtime_patch_return_stub, . - runtime_patch_return_stub
 
 	.section .note.GNU-stack, "", @progbits

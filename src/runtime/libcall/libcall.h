@@ -73,6 +73,14 @@ const char *runtime_libcall_symbol_version(const uint16_t *versym, const void *v
  * module at `path` would be bound to; 0 when not found. */
 uint64_t runtime_libcall_resolve(const char *name, const char *version, const char *path);
 
+/* libcall_fast.c: the common case of an enter (the function's address)
+ * and of a return (the real return address); 0: take the checked path. */
+uint64_t runtime_libcall_enter_fast(struct libcall_site *site, uint64_t *return_slot);
+uint64_t runtime_libcall_return_fast(uint64_t sp);
+/* libcall_record.c: this thread records a library call now (calls
+ * meanwhile are its own); lazily bound slots wait to be put back. */
+extern __thread uint32_t runtime_libcall_busy __attribute__((tls_model("initial-exec")));
+extern uint32_t runtime_libcall_lazy_waiting;
 /* libcall_record.c: from libcall_stubs.S and patch_shadow.c */
 uint64_t runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot,
 				  uint64_t *registers);

@@ -16,6 +16,7 @@
  */
 #include "../runtime.h"
 #include "libcall.h"
+#include "../core/hook_fast.h"
 #include "../inprocess/patch_shadow.h"
 #include "../../arch/arch.h"
 #include "../../symbols/prototypes.h"
@@ -23,8 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 
-/* This thread records a library call now: calls meanwhile are its own. */
-static __thread uint32_t libcall_busy __attribute__((tls_model("initial-exec")));
+__thread uint32_t runtime_libcall_busy __attribute__((tls_model("initial-exec")));
 
 static int runtime_at_work(const struct thread_state *t)
 {
@@ -40,7 +40,7 @@ static int runtime_at_work(const struct thread_state *t)
  * or a C++ exception (patch_shadow.c). */
 #define LAZY_PENDING_MAX 64
 static struct libcall_site *lazy_pending[LAZY_PENDING_MAX];
-static uint32_t nlazy_pending;
+uint32_t runtime_libcall_lazy_waiting;
 static int lazy_lock;
 
 static void take_resolved(struct libcall_site *site);
@@ -55,24 +55,24 @@ static void lazy_note(struct libcall_site *site)
 {
 	lazy_lock_take();
 	uint32_t i = 0;
-	while (i < nlazy_pending && lazy_pending[i] != site)
+	while (i < runtime_libcall_lazy_waiting && lazy_pending[i] != site)
 		i++;
-	if (i == nlazy_pending && nlazy_pending < LAZY_PENDING_MAX)
-		lazy_pending[nlazy_pending++] = site;
+	if (i == runtime_libcall_lazy_waiting && runtime_libcall_lazy_waiting < LAZY_PENDING_MAX)
+		lazy_pending[runtime_libcall_lazy_waiting++] = site;
 	__atomic_store_n(&lazy_lock, 0, __ATOMIC_RELEASE);
 }
 
 static void lazy_sweep(void)
 {
 	lazy_lock_take();
-	for (uint32_t i = 0; i < nlazy_pending;) {
+	for (uint32_t i = 0; i < runtime_libcall_lazy_waiting;) {
 		struct libcall_site *site = lazy_pending[i];
 		if (site->flags & LIBCALL_LAZY)
 			take_resolved(site);
 		if (site->flags & LIBCALL_LAZY)
 			i++;
 		else
-			lazy_pending[i] = lazy_pending[--nlazy_pending];
+			lazy_pending[i] = lazy_pending[--runtime_libcall_lazy_waiting];
 	}
 	__atomic_store_n(&lazy_lock, 0, __ATOMIC_RELEASE);
 }
@@ -125,24 +125,26 @@ static void write_return(struct thread_state *t, struct libcall_site *site, uint
 
 void runtime_libcall_sweep(void)
 {
-	if (likely(!RUNTIME_LOAD(nlazy_pending)) || libcall_busy)
+	if (likely(!RUNTIME_LOAD(runtime_libcall_lazy_waiting)) || runtime_libcall_busy)
 		return;
-	libcall_busy = 1; /* the lock is never taken by a handler that interrupts it */
+	runtime_libcall_busy = 1; /* the lock is never taken by a handler that interrupts it */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	lazy_sweep();
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	libcall_busy = 0;
+	runtime_libcall_busy = 0;
 }
 
+/* A library call's enter by the checked path (libcall_stubs.S, when
+ * runtime_libcall_enter_fast declined). */
 __attribute__((visibility("hidden"))) uint64_t
 runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot, uint64_t *registers)
 {
 	struct thread_state *t = &runtime_thread;
-	if (libcall_busy) /* a call the recording of another one makes */
+	if (runtime_libcall_busy) /* a call the recording of another one makes */
 		return site->target;
-	libcall_busy = 1;
+	runtime_libcall_busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(RUNTIME_LOAD(nlazy_pending)))
+	if (unlikely(RUNTIME_LOAD(runtime_libcall_lazy_waiting)))
 		lazy_sweep();
 	if (unlikely(site->flags & LIBCALL_LAZY))
 		lazy_note(site);
@@ -156,14 +158,13 @@ runtime_libcall_on_enter(struct libcall_site *site, uint64_t *return_slot, uint6
 		if (site->flags & LIBCALL_VALUES)
 			counted = enter_with_values(t, site, return_slot, registers);
 		else
-			counted =
-			    runtime_hook_event(t, site->fid, HOOK_ENTER, (uint64_t)return_slot);
+			counted = runtime_hook_enter(t, site->fid, (uint64_t)return_slot);
 		if (counted)
 			runtime_patch_hijack_libcall(return_slot, site,
 						     runtime_libcall_landing_of(site));
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	libcall_busy = 0;
+	runtime_libcall_busy = 0;
 	return target;
 }
 
@@ -181,9 +182,9 @@ static void take_resolved(struct libcall_site *site)
 void runtime_libcall_forget_pending(const struct libcall_site *sites, uint32_t n)
 {
 	lazy_lock_take();
-	for (uint32_t i = 0; i < nlazy_pending;) {
+	for (uint32_t i = 0; i < runtime_libcall_lazy_waiting;) {
 		if (!sites || (lazy_pending[i] >= sites && lazy_pending[i] < sites + n))
-			lazy_pending[i] = lazy_pending[--nlazy_pending];
+			lazy_pending[i] = lazy_pending[--runtime_libcall_lazy_waiting];
 		else
 			i++;
 	}
@@ -197,7 +198,7 @@ void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers, ui
 	uint32_t flags = site->flags;
 	struct thread_state *t = &runtime_thread;
 	int saved = errno;
-	libcall_busy = 1;
+	runtime_libcall_busy = 1;
 	if ((flags & LIBCALL_VALUES) && site->proto->ret != PT_VOID)
 		write_return(t, site, registers, return_slot, saved);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -214,6 +215,6 @@ void runtime_libcall_returned(struct libcall_site *site, uint64_t *registers, ui
 		runtime_internal_end(t, gen);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	libcall_busy = 0;
+	runtime_libcall_busy = 0;
 	errno = saved;
 }

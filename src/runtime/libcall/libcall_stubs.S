@@ -3,18 +3,21 @@
  *
  * runtime_libcall_enter_stub: %r11 holds the struct libcall_site, the top
  * of the stack the call's return address.  Saves the argument registers
- * (%rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax for a variadic call's count,
- * %xmm0-7), calls runtime_libcall_on_enter(site, &return address,
- * registers), puts them back and jumps to the address it returned: the
- * function called.  The other registers a call may clobber are left to
+ * (%rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax for a variadic call's count),
+ * asks runtime_libcall_enter_fast(site, &return address) (libcall_fast.c,
+ * which uses no vector register) for the function's address; when it
+ * says 0, saves %xmm0-7 too and asks runtime_libcall_on_enter(site,
+ * &return address, registers).  Puts them back and jumps to the address
+ * returned: the function called.  The other registers a call may clobber are left to
  * the function called: the caller expects them clobbered (it called
  * another module, whose code it cannot know), and so may the runtime.
  *
  * runtime_libcall_return_stub: a library call's return address while it
  * runs.  Keeps what a function returns (%rax, %rdx, %xmm0, %xmm1; the x87
  * stack is left alone, the runtime never touches it) and asks
- * runtime_patch_libcall_return(registers, stack pointer) for the real
- * return address.  The caller expects every other register a call may
+ * runtime_libcall_return_fast(stack pointer), then when it says 0 (with
+ * %xmm0 and %xmm1 saved) runtime_patch_libcall_return(registers, stack
+ * pointer) for the real return address.  The caller expects every other register a call may
  * clobber clobbered.
  */
 	.text
@@ -25,7 +28,7 @@ runtime_libcall_enter_stub:
 	pushq %rbp
 	movq %rsp, %rbp
 	andq $-16, %rsp
-	subq $192, %rsp
+	subq $192, %rsp       /* 56(%rsp): the site */
 	movq %rdi, 0(%rsp)
 	movq %rsi, 8(%rsp)
 	movq %rdx, 16(%rsp)
@@ -33,6 +36,12 @@ runtime_libcall_enter_stub:
 	movq %r8, 32(%rsp)
 	movq %r9, 40(%rsp)
 	movq %rax, 48(%rsp)
+	movq %r11, 56(%rsp)
+	movq %r11, %rdi
+	leaq 8(%rbp), %rsi
+	call runtime_libcall_enter_fast
+	testq %rax, %rax
+	jnz 1f
 	movaps %xmm0, 64(%rsp)
 	movaps %xmm1, 80(%rsp)
 	movaps %xmm2, 96(%rsp)
@@ -41,18 +50,10 @@ runtime_libcall_enter_stub:
 	movaps %xmm5, 144(%rsp)
 	movaps %xmm6, 160(%rsp)
 	movaps %xmm7, 176(%rsp)
-	movq %r11, %rdi
+	movq 56(%rsp), %rdi
 	leaq 8(%rbp), %rsi
 	movq %rsp, %rdx
 	call runtime_libcall_on_enter
-	movq %rax, %r11
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
 	movaps 64(%rsp), %xmm0
 	movaps 80(%rsp), %xmm1
 	movaps 96(%rsp), %xmm2
@@ -61,6 +62,14 @@ runtime_libcall_enter_stub:
 	movaps 144(%rsp), %xmm5
 	movaps 160(%rsp), %xmm6
 	movaps 176(%rsp), %xmm7
+1:	movq %rax, %r11
+	movq 0(%rsp), %rdi
+	movq 8(%rsp), %rsi
+	movq 16(%rsp), %rdx
+	movq 24(%rsp), %rcx
+	movq 32(%rsp), %r8
+	movq 40(%rsp), %r9
+	movq 48(%rsp), %rax
 	movq %rbp, %rsp
 	popq %rbp
 	jmp *%r11
@@ -80,19 +89,27 @@ runtime_libcall_return_stub:
 	subq $48, %rsp
 	movq %rax, 0(%rsp)
 	movq %rdx, 8(%rsp)
+	leaq 16(%rbp), %rdi
+	call runtime_libcall_return_fast
+	testq %rax, %rax
+	jnz 1f
 	movaps %xmm0, 16(%rsp)
 	movaps %xmm1, 32(%rsp)
 	movq %rsp, %rdi
 	leaq 16(%rbp), %rsi
 	call runtime_patch_libcall_return
-	movq %rax, 8(%rbp)
-	movq 0(%rsp), %rax
-	movq 8(%rsp), %rdx
 	movaps 16(%rsp), %xmm0
 	movaps 32(%rsp), %xmm1
+1:	movq %rax, 8(%rbp)
+	movq 0(%rsp), %rax
+	movq 8(%rsp), %rdx
 	movq %rbp, %rsp
 	popq %rbp
-	ret
+	/* A jump, not a ret: the call's ret that came here took the
+	 * return stack's entry for this address, and a ret would be
+	 * mispredicted (and leave the return stack out of step). */
+	leaq 8(%rsp), %rsp    /* the address stays in the red zone */
+	jmp *-8(%rsp)
 	.size runtime_libcall_return_stub, . - runtime_libcall_return_stub
 
 	.section .note.GNU-stack, "", @progbits

@@ -25,7 +25,7 @@
 
 /* The registers as each architecture's libcall_stubs.S saves them at the
  * enter: the integer argument registers (rdi, rsi, rdx, rcx, r8, r9, then
- * rax and a pad; x0-x7) ... */
+ * rax and, in the pad, the site; x0-x7) ... */
 struct enter_registers {
 	uint64_t gp[8]; /* ARCH_LIBCALL_GP_ARGS of them arguments */
 	uint8_t xmm[8][16];
