@@ -13,9 +13,9 @@
 #     started through a version manager's shim (bench/workloads/pyenv: a
 #     model of pyenv's shim -> `pyenv exec` -> version-name, version-file,
 #     latest, which, hooks, each a bash script running dirname, basename,
-#     sed, cat, sort ...; about 75 processes, then the exec of the python3
-#     of the version the project asks for), both under `uftrace record -P
-#     .`; and ninja, built from Debian's sources, running a build of 300
+#     readlink, sed, grep, sort ...; about 70 processes, then the exec of
+#     the python3 of the version the project asks for), both under
+#     `uftrace record -P .`; and ninja, built from Debian's sources, running a build of 300
 #     edges that starts 900 processes with -j2 (bench/startup_ninja.sh says
 #     what it is), under `uftrace record` on a -pg build of the same ninja
 #     (uftrace's default: it follows the children, records -pg code only).
@@ -26,8 +26,7 @@
 #
 # Environment: CALLTRACE (default build/bin/calltrace), CC (default gcc),
 # BENCH_REPS (repetitions, default 5; quick: 3, the start-up workloads 2,
-# ninja 1),
-# BENCH_SRC (where ninja's sources and builds are kept, default
+# ninja 1), BENCH_SRC (where ninja's sources and builds are kept, default
 # build/bench-src).  The ninja row is skipped, with a line that says why,
 # when its sources cannot be had (apt-get source needs a deb-src line,
 # added as root, and the network).
@@ -192,4 +191,8 @@ ninja_images=-
 [ "$have_ninja" = 0 ] || ninja_images=$(procs "$tmp/ninja.trace")
 echo "  (processes in calltrace's traces, as \`calltrace info\` counts them: the script" \
 	"$(procs "$tmp/start.trace"), the shim $(procs "$tmp/shim.trace"), ninja $ninja_images;"
-echo "   targets: the script <= 4x plain, ninja's slowdown below uftrace's)"
+echo "   target: the script <= 4x plain)"
+if [ "$have_ninja" = 1 ]; then
+	printf "  ninja: calltrace's slowdown %s wall, %s CPU; uftrace's %s, %s (target: calltrace's below uftrace's)\n" \
+		"$(ratio ninja calltrace 1)" "$(ratio ninja calltrace 2)" "$(ratio ninja uftrace 1)" "$(ratio ninja uftrace 2)"
+fi
