@@ -175,7 +175,7 @@ row "start-up (wall s / CPU s)" plain calltrace uftrace "calltrace x" "uftrace x
 for w in start shim ninja; do
 	case $w in
 	start) label="100 x bash -c 'exit 0' from a script" ;;
-	shim) label="python3 -c pass through a pyenv shim" ;;
+	shim) label="python3 -c pass, a pyenv-like shim" ;;
 	ninja) label="ninja -j2, $(ninja_edges) edges, $(($(ninja_processes) - 1)) children" ;;
 	esac
 	[ "$w" != ninja ] || [ "$have_ninja" = 1 ] || continue
