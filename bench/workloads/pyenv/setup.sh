@@ -12,7 +12,7 @@ dir=$1 python=$2
 root=$dir/root
 rm -rf "$root" "$dir/project"
 mkdir -p "$root/shims" "$dir/project/src/app"
-cp -R "$here/libexec" "$here/pyenv.d" "$here/plugins" "$here/version" "$root/"
+cp -R "$here/libexec" "$here/hooks" "$here/plugins" "$here/version" "$root/"
 for v in 3.10.13 3.11.7 3.12.1; do
 	mkdir -p "$root/versions/$v/bin"
 	ln -s "$python" "$root/versions/$v/bin/python3"
