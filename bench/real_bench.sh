@@ -45,6 +45,8 @@ progress() { [ ! -t 2 ] || printf '\r%-78.78s' "$*" >&2; }
 progress_done() { [ ! -t 2 ] || printf '\r%-78s\r' "" >&2; }
 skipped() { progress_done; echo "  $1: skipped: $2"; }
 
+# shellcheck source=bench/debian_src.sh
+. bench/debian_src.sh
 # shellcheck source=bench/real_programs.sh
 . bench/real_programs.sh
 # shellcheck source=bench/real_runs.sh

@@ -22,64 +22,6 @@ workload_fib() {
 
 # ---------------------------------------------------------------- Lua
 
-# True when apt knows a deb-src line.
-have_deb_src() {
-	grep -qsE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list \
-		/etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources
-}
-
-# The deb-src twins of the enabled deb entries: stanzas of the deb822
-# .sources files on stdout, lines of the one-line lists on fd 3.
-deb_src_entries() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk 'BEGIN { RS = "" }
-			/(^|\n)Types:[^\n]*(^|[ \t])deb([ \t]|\n|$)/ && !/(^|\n)Enabled:[ \t]*no/ {
-				out = ""
-				n = split($0, line, "\n")
-				for (i = 1; i <= n; i++) {
-					if (line[i] ~ /^#/) continue
-					if (line[i] ~ /^Types:/) line[i] = "Types: deb-src"
-					out = out line[i] "\n"
-				}
-				printf "%s\n", out }' "$f"
-	done
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' >&3
-}
-
-# Adds deb-src entries for the suites apt already uses, when there are
-# none, and refreshes the package lists.  Needs root (or sudo without a
-# password).
-add_deb_src() {
-	local sudo="" name=/etc/apt/sources.list.d/calltrace-bench-src
-	if [ "$(id -u)" -ne 0 ]; then
-		sudo -n true 2>/dev/null || return 1
-		sudo="sudo -n"
-	fi
-	echo "real_bench: adding deb-src entries ($name.sources/.list) and running apt-get update" >&2
-	deb_src_entries > "$tmp/src.sources" 3> "$tmp/src.list"
-	[ ! -s "$tmp/src.sources" ] || $sudo cp "$tmp/src.sources" "$name.sources"
-	[ ! -s "$tmp/src.list" ] || $sudo cp "$tmp/src.list" "$name.list"
-	$sudo apt-get update -qq
-}
-
-lua_source_dir() {
-	local d
-	for d in "$SRC"/lua/lua5.4-*/; do
-		[ -f "$d/src/lua.c" ] && { echo "${d%/}"; return 0; }
-	done
-	return 1
-}
-
-fetch_lua_source() {
-	command -v dpkg-source >/dev/null || { echo "dpkg-source is needed (dpkg-dev)"; return 1; }
-	have_deb_src || add_deb_src || return 1
-	mkdir -p "$SRC/lua"
-	(cd "$SRC/lua" && apt-get source -q lua5.4)
-}
-
 # Builds the interpreter as Debian's rules do (`make linux-readline` with
 # dpkg-buildflags, -Os for the compiler modules, lua linked with the static
 # library and -Wl,-E), without libtool, the C++ library and readline.
@@ -110,11 +52,9 @@ obtain_lua() {
 	local exe=$SRC/bin/lua5.4 log=$SRC/lua.log dir
 	[ ! -x "$exe" ] || { echo "$exe"; return 0; }
 	progress "fetching Debian's lua5.4 sources"
-	if ! dir=$(lua_source_dir); then
-		# shellcheck disable=SC2015 # either step failing is the same failure
-		fetch_lua_source > "$log" 2>&1 && dir=$(lua_source_dir) ||
-			{ echo "cannot fetch Debian's lua5.4 sources (apt-get source lua5.4, deb-src needed; see $log)"; return 1; }
-	fi
+	dir=$(debian_source lua5.4 "$SRC/lua" 'lua5.4-*') ||
+		{ echo "cannot fetch Debian's lua5.4 sources: $dir"; return 1; }
+	[ -f "$dir/src/lua.c" ] || { echo "no src/lua.c in $dir"; return 1; }
 	progress "building lua5.4 (-O2 -g, Debian's flags)"
 	build_lua "$dir" "$exe" >> "$log" 2>&1 || { echo "the build of lua5.4 failed (see $log)"; return 1; }
 	echo "$exe"

@@ -7,29 +7,46 @@
 #     - calls(short)), the untraced program's own time taken off the same
 #     way; CPU time (user + system) and wall time;
 #   - bytes a call in the trace, the same way (size difference / calls);
-#   - start-up: a shell script starting 100 `bash -c 'exit 0'`, and
-#     `python3 -c pass` started through a shell shim (a few small processes,
-#     then exec), plain, under `calltrace record` (every process recorded)
-#     and under `uftrace record -P .`.
+#   - start-up, three workloads of many short processes, plain, under
+#     `calltrace record` (every process recorded) and under uftrace:
+#     a shell script starting 100 `bash -c 'exit 0'`; `python3 -c pass`
+#     started through a version manager's shim (bench/workloads/pyenv: a
+#     model of pyenv's shim -> `pyenv exec` -> version-name, version-file,
+#     latest, which, hooks, each a bash script running dirname, basename,
+#     readlink, sed, grep, sort ...; about 70 processes, then the exec of
+#     the python3 of the version the project asks for), both under
+#     `uftrace record -P .`; and ninja, built from Debian's sources, running a build of 300
+#     edges that starts 900 processes with -j2 (bench/startup_ninja.sh says
+#     what it is), under `uftrace record` on a -pg build of the same ninja
+#     (uftrace's default: it follows the children, records -pg code only).
 # Runs take turns in every repetition; figures are medians.
 #
 #   bash bench/startup_bench.sh         (run by bench/run_bench.sh)
 #   BENCH_QUICK=1 bash bench/startup_bench.sh
 #
 # Environment: CALLTRACE (default build/bin/calltrace), CC (default gcc),
-# BENCH_REPS (repetitions, default 5; 3 quick).
+# BENCH_REPS (repetitions, default 5; quick: 3, the start-up workloads 2,
+# ninja 1), BENCH_SRC (where ninja's sources and builds are kept, default
+# build/bench-src).  The ninja row is skipped, with a line that says why,
+# when its sources cannot be had (apt-get source needs a deb-src line,
+# added as root, and the network).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 # shellcheck source=bench/stats.sh
 . bench/stats.sh
+# shellcheck source=bench/debian_src.sh
+. bench/debian_src.sh
+# shellcheck source=bench/startup_ninja.sh
+. bench/startup_ninja.sh
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
+SRC=$(realpath -m "${BENCH_SRC:-build/bench-src}")
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	reps=${BENCH_REPS:-3} short_n=24 long_n=28
+	reps=${BENCH_REPS:-3} start_reps=${BENCH_REPS:-2} ninja_reps=${BENCH_REPS:-1} short_n=24 long_n=28
 else
-	reps=${BENCH_REPS:-5} short_n=26 long_n=30
+	reps=${BENCH_REPS:-5} start_reps=$reps ninja_reps=$reps short_n=26 long_n=30
 fi
 [ -x "$CALLTRACE" ] || { echo "startup_bench: no calltrace at $CALLTRACE (make)" >&2; exit 1; }
 have_uftrace=0
@@ -51,19 +68,17 @@ while [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 SH
-mkdir -p "$tmp/shims"
-echo 3 >"$tmp/shims/version"
-cat >"$tmp/shims/python3" <<'SH'
-#!/bin/sh
-# A version manager's shim: find the version and the real program, then exec it.
-here=$(dirname "$0")
-version=$(cat "$here/version")
-name=$(basename "$0" 3)
-case $(uname -s) in Linux) ;; esac
-real=$(PATH=/usr/bin:/bin command -v "$name$version")
-exec "$real" "$@"
-SH
-chmod +x "$tmp/shims/python3"
+# The system's python3 (not one behind a version manager of the machine).
+bash bench/workloads/pyenv/setup.sh "$tmp/pyenv" "$(PATH=/usr/bin:/bin command -v python3)"
+shim=(env "PATH=$tmp/pyenv/root/shims:/usr/bin:/bin" "PYENV_DIR=$tmp/pyenv/project/src/app" python3 -c pass)
+have_ninja=0
+ninja_paths
+if why=$(ninja_obtain); then
+	have_ninja=1
+	ninja_workload "$tmp/ninja"
+else
+	echo "startup_bench: the ninja row is skipped: $why"
+fi
 
 # fib(n) makes 2 * fib(n + 1) - 1 calls.
 calls_of() { awk -v n="$1" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print 2 * a - 1 }'; }
@@ -96,14 +111,26 @@ for ((r = 0; r < reps; r++)); do
 		[ "$have_uftrace" = 0 ] || run "uftrace.$n" taskset -c 0 uftrace record -P . --no-libcall \
 			-d "$tmp/uftrace.$n.data" "$tmp/fib.plain" "$n"
 	done
+	[ "$r" -lt "$start_reps" ] || continue
 	run start.plain bash "$tmp/hundred.sh"
 	run start.calltrace "$CALLTRACE" record -q --replace -o "$tmp/start.trace" bash "$tmp/hundred.sh"
 	[ "$have_uftrace" = 0 ] || run start.uftrace uftrace record -P . --no-libcall \
 		-d "$tmp/start.uftrace.data" bash "$tmp/hundred.sh"
-	run shim.plain "$tmp/shims/python3" -c pass
-	run shim.calltrace "$CALLTRACE" record -q --replace -o "$tmp/shim.trace" "$tmp/shims/python3" -c pass
+	run shim.plain "${shim[@]}"
+	run shim.calltrace "$CALLTRACE" record -q --replace -o "$tmp/shim.trace" "${shim[@]}"
 	[ "$have_uftrace" = 0 ] || run shim.uftrace uftrace record -P . --no-libcall \
-		-d "$tmp/shim.uftrace.data" "$tmp/shims/python3" -c pass
+		-d "$tmp/shim.uftrace.data" "${shim[@]}"
+	if [ "$have_ninja" = 0 ] || [ "$r" -ge "$ninja_reps" ]; then
+		continue
+	fi
+	ninja_clean "$tmp/ninja"
+	run ninja.plain "$ninja_plain" -C "$tmp/ninja" -j2
+	ninja_clean "$tmp/ninja"
+	run ninja.calltrace "$CALLTRACE" record -q --replace -o "$tmp/ninja.trace" "$ninja_plain" -C "$tmp/ninja" -j2
+	ninja_clean "$tmp/ninja"
+	[ "$have_uftrace" = 0 ] || rm -rf "$tmp/ninja.uftrace.data"
+	[ "$have_uftrace" = 0 ] || run ninja.uftrace uftrace record -d "$tmp/ninja.uftrace.data" \
+		"$ninja_pg" -C "$tmp/ninja" -j2
 done
 
 # col NAME COL: the median of column COL (1 wall, 2 CPU) of NAME's runs.
@@ -139,14 +166,33 @@ printf '  engine / hooks: %s CPU, %s wall (target <= 2x); bytes a call %s (targe
 echo
 
 secs() { calc '%.2f' "$(col "$1" "$2") / 1e9"; }
-printf '  %-42s %10s %10s %10s %10s\n' "start-up (wall s / CPU s)" "plain" "calltrace" "uftrace -P ." "calltrace/plain"
-for w in start shim; do
-	label="100 x bash -c 'exit 0' from a script"
-	[ "$w" = start ] || label="python3 -c pass through a shell shim"
-	printf '  %-42s %10s %10s %10s %10s\n' "$label, wall" "$(secs "$w.plain" 1)" "$(secs "$w.calltrace" 1)" \
-		"$(secs "$w.uftrace" 1)" "$(calc '%.1fx' "$(col "$w.calltrace" 1) / $(col "$w.plain" 1)")"
-	printf '  %-42s %10s %10s %10s %10s\n' "  CPU" "$(secs "$w.plain" 2)" "$(secs "$w.calltrace" 2)" \
-		"$(secs "$w.uftrace" 2)" "$(calc '%.1fx' "$(col "$w.calltrace" 2) / $(col "$w.plain" 2)")"
+# ratio NAME TOOL COL: TOOL's time over the plain run's.
+ratio() { calc '%.1fx' "$(col "$1.$2" "$3") / $(col "$1.plain" "$3")"; }
+# procs TRACE: the processes calltrace recorded.
+procs() { "$CALLTRACE" info "$1" 2>/dev/null | sed -n 's/^processes: *\([0-9]*\).*/\1/p' | head -n 1; }
+row() { printf '  %-40s %8s %10s %8s %10s %9s\n' "$@"; }
+row "start-up (wall s / CPU s)" plain calltrace uftrace "calltrace x" "uftrace x"
+for w in start shim ninja; do
+	case $w in
+	start) label="100 x bash -c 'exit 0' from a script" ;;
+	shim) label="python3 -c pass, a pyenv-like shim" ;;
+	ninja) label="ninja -j2, $(ninja_edges) edges, $(($(ninja_processes) - 1)) children" ;;
+	esac
+	[ "$w" != ninja ] || [ "$have_ninja" = 1 ] || continue
+	for c in 1 2; do
+		[ "$c" = 1 ] || label="  CPU"
+		[ "$c" = 2 ] || label="$label, wall"
+		row "$label" "$(secs "$w.plain" "$c")" "$(secs "$w.calltrace" "$c")" "$(secs "$w.uftrace" "$c")" \
+			"$(ratio "$w" calltrace "$c")" "$(ratio "$w" uftrace "$c")"
+	done
 done
-procs=$("$CALLTRACE" info "$tmp/start.trace" 2>/dev/null | sed -n 's/^processes: *\([0-9]*\).*/\1/p' | head -n 1)
-echo "  (the 100-bash script under calltrace: ${procs:-?} processes recorded; target <= 4x plain)"
+echo "  (uftrace: record -P . --no-libcall for the first two; for ninja, record on its -pg build)"
+ninja_images=-
+[ "$have_ninja" = 0 ] || ninja_images=$(procs "$tmp/ninja.trace")
+echo "  (processes in calltrace's traces, as \`calltrace info\` counts them: the script" \
+	"$(procs "$tmp/start.trace"), the shim $(procs "$tmp/shim.trace"), ninja $ninja_images;"
+echo "   target: the script <= 4x plain)"
+if [ "$have_ninja" = 1 ]; then
+	printf "  ninja: calltrace's slowdown %s wall, %s CPU; uftrace's %s, %s (target: calltrace's below uftrace's)\n" \
+		"$(ratio ninja calltrace 1)" "$(ratio ninja calltrace 2)" "$(ratio ninja uftrace 1)" "$(ratio ninja uftrace 2)"
+fi

@@ -15,14 +15,17 @@
 # BENCH_SRC (where Debian's sources and the two builds are kept between
 # runs, default build/bench-src), BENCH_REPS (timed runs of each, default
 # 3), SQLITE_ROWS (rows of the workload, default 100000).  Needs uftrace,
-# tclsh (SQLite's build makes its amalgamation with it) and a deb-src line
-# for `apt-get source`.  bench/README.md explains the figures.
+# tclsh (SQLite's build makes its amalgamation with it) and `apt-get
+# source` (bench/debian_src.sh: a deb-src line is added when apt has none,
+# as root).  bench/README.md explains the figures.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 # shellcheck source=bench/stats.sh
 . bench/stats.sh
+# shellcheck source=bench/debian_src.sh
+. bench/debian_src.sh
 CALLTRACE=$(realpath -m "${CALLTRACE:-build/bin/calltrace}")
 CC=${CC:-gcc}
 SRC=$(realpath -m "${BENCH_SRC:-build/bench-src}")/world-sqlite
@@ -34,14 +37,6 @@ say() { echo "world_sqlite: $*" >&2; }
 for cmd in uftrace tclsh apt-get nm; do
 	command -v "$cmd" >/dev/null || { say "$cmd is needed (make deps)"; exit 1; }
 done
-if ! grep -qsE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list \
-	/etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
-	say "apt-get source needs a deb-src line in /etc/apt/sources.list or"
-	say "/etc/apt/sources.list.d/ (the twin of a 'deb' line, or 'Types: deb deb-src'),"
-	say "then apt-get update; nothing was run"
-	exit 1
-fi
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$SRC"
@@ -51,15 +46,8 @@ plain=$SRC/sqlite3-plain
 pg=$SRC/sqlite3-pg
 if [ ! -x "$plain" ] || [ ! -x "$pg" ]; then
 	log=$SRC/build.log
-	dir=$(find "$SRC" -maxdepth 1 -type d -name 'sqlite3-[0-9]*' | sort | tail -n 1)
-	if [ -z "$dir" ]; then
-		say "apt-get source sqlite3 (into $SRC)"
-		(cd "$SRC" && apt-get source sqlite3) >"$log" 2>&1 || {
-			say "apt-get source sqlite3 failed (see $log)"
-			exit 1
-		}
-		dir=$(find "$SRC" -maxdepth 1 -type d -name 'sqlite3-[0-9]*' | sort | tail -n 1)
-	fi
+	say "Debian's sources of sqlite3 (apt-get source, into $SRC/src)"
+	dir=$(debian_source sqlite3 "$SRC/src" 'sqlite3-[0-9]*') || { say "$dir"; exit 1; }
 	say "making the amalgamation, then building the shell twice (-O2 -g; -O2 -g -pg): a few minutes"
 	mkdir -p "$dir/bld"
 	(cd "$dir/bld" && ../configure --disable-tcl && make sqlite3.c shell.c) >>"$log" 2>&1 || {
@@ -78,7 +66,7 @@ if [ ! -x "$plain" ] || [ ! -x "$pg" ]; then
 	mv "$pg.tmp" "$pg"
 	# The two builds are kept; the sources (whose www/ holds directories
 	# named *.d) are not left under build/.
-	rm -rf "$dir" "$SRC"/sqlite3_*
+	rm -rf "$SRC/src"
 fi
 
 # --- the workload: the same statements, the same data in every run ---

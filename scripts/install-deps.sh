@@ -23,7 +23,7 @@ if [ $demo_only = 0 ]; then
 	packages+=(python3 procps uftrace ltrace graphviz python3-seqdiag plantuml
 		   default-jre-headless chromium clang libclang-rt-14-dev e2fsprogs
 		   cmake pkg-config groff-base man-db protobuf-compiler
-		   dpkg-dev tcl strace) # dpkg-dev: apt-get source (bench/real_bench.sh); tcl:
+		   dpkg-dev tcl strace) # dpkg-dev: apt-get source (bench/debian_src.sh: Lua, SQLite, ninja); tcl:
 		   # SQLite's amalgamation (bench/world_sqlite.sh); strace: the tests that count system calls
 	# Node.js may come from elsewhere (with its own npm): only ask for it if missing.
 	command -v node >/dev/null 2>&1 || packages+=(nodejs)
