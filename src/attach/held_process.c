@@ -154,8 +154,7 @@ void held_interrupt(struct held_thread *t)
 /* Every signal that can be blocked (the kernel leaves SIGKILL and SIGSTOP out). */
 /* SIGTRAP stays deliverable: a thread the tool runs meets the runtime's
  * marks (int3), and the kernel kills a process whose trap is blocked. */
-#define ALL_BLOCKED                                                                                \
-	(~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)) | (1ull << (SIGTRAP - 1))))
+#define ALL_BLOCKED (~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)) | (1ull << (SIGTRAP - 1))))
 
 /* Whether `mask` is ours: the C library's own sigprocmask, if the thread
  * set it again from a copy, leaves its two internal signals out. */

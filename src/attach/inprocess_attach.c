@@ -28,6 +28,7 @@
 #include "inject.h"
 #include "../ptrace/elf_image.h"
 #include "../runtime/attach_abi.h"
+#include "inprocess_run.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -41,28 +42,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define CALL_TIMEOUT_MS 10000
-#define SAFE_SPOT_MS 1500
-#define OTHERS_SAFE_SPOT_MS 200
-
-struct agent {
-	uint64_t start, stop, finish, info; /* in the process */
-};
-
-struct attach_run {
-	const struct inprocess_options *o;
-	struct trace_session *session; /* the tool's handle on the trace */
-	struct held_process p;
-	struct agent agent;
-	struct attach_info info;
-	char runtime[PATH_MAX];
-	char why[512];
-	char session_fd[16]; /* the trace's number in the process, "" if it opens it */
-	char tool_pid[16];   /* ours, which the runtime watches */
-};
-
 /* A line on stderr with --verbose. */
-static void say_verbose(int verbose, const char *fmt, ...)
+void inprocess_say_verbose(int verbose, const char *fmt, ...)
 {
 	if (!verbose)
 		return;
@@ -81,7 +62,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int read_info(struct attach_run *a)
+int inprocess_read_info(struct attach_run *a)
 {
 	struct iovec local = {&a->info, sizeof(a->info)};
 	struct iovec remote = {(void *)(uintptr_t)a->agent.info, sizeof(a->info)};
@@ -116,8 +97,8 @@ static int find_agent(struct attach_run *a, uint64_t bias)
 
 /* A call into the process by thread `t`, its arguments strings or
  * integers; -1 after saying why. */
-static int call(struct attach_run *a, struct held_thread *t, uint64_t fn, const char *what,
-		const uint64_t *args, int nargs, const struct remote_stack *s, uint64_t *result)
+int inprocess_call(struct attach_run *a, struct held_thread *t, uint64_t fn, const char *what,
+		   const uint64_t *args, int nargs, const struct remote_stack *s, uint64_t *result)
 {
 	char why[256];
 	if (!fn) {
@@ -143,8 +124,8 @@ static void say_dlerror(struct attach_run *a, struct held_thread *t)
 	uint64_t text = 0;
 	char buf[256] = "";
 	remote_stack_begin(&s, t);
-	if (call(a, t, target_libc_symbol(a->p.pid, "dlerror"), "dlerror", NULL, 0, &s, &text) ==
-		0 &&
+	if (inprocess_call(a, t, target_libc_symbol(a->p.pid, "dlerror"), "dlerror", NULL, 0, &s,
+			   &text) == 0 &&
 	    text) {
 		struct iovec local = {buf, sizeof(buf) - 1},
 			     remote = {(void *)(uintptr_t)text, 255};
@@ -167,14 +148,15 @@ static uint64_t load_runtime(struct attach_run *a, struct held_thread *t)
 	if (!name || !one || !path)
 		return 0;
 	uint64_t setenv_args[3] = {name, one, 1};
-	if (call(a, t, target_libc_symbol(a->p.pid, "setenv"), "setenv", setenv_args, 3, &s, &rc) <
-		0 ||
+	if (inprocess_call(a, t, target_libc_symbol(a->p.pid, "setenv"), "setenv", setenv_args, 3,
+			   &s, &rc) < 0 ||
 	    (int)rc != 0)
 		return 0;
 	uint64_t dlopen_args[2] = {path, RTLD_NOW};
-	int loaded = call(a, t, target_libc_symbol(a->p.pid, "dlopen"), "dlopen", dlopen_args, 2,
-			  &s, &handle) == 0;
-	call(a, t, target_libc_symbol(a->p.pid, "unsetenv"), "unsetenv", &name, 1, &s, &rc);
+	int loaded = inprocess_call(a, t, target_libc_symbol(a->p.pid, "dlopen"), "dlopen",
+				    dlopen_args, 2, &s, &handle) == 0;
+	inprocess_call(a, t, target_libc_symbol(a->p.pid, "unsetenv"), "unsetenv", &name, 1, &s,
+		       &rc);
 	if (!loaded)
 		return 0;
 	if (!handle) {
@@ -226,8 +208,8 @@ static void settle_others(struct attach_run *a, const struct held_thread *chosen
 		struct held_thread *t = &a->p.threads[i];
 		if (t != chosen && thread_spot(&a->p, t) == SPOT_SYSTEM &&
 		    bring_to_safe_spot(&a->p, t, OTHERS_SAFE_SPOT_MS) < 0)
-			say_verbose(a->o->verbose, "thread %d stays inside the C library",
-				    (int)t->tid);
+			inprocess_say_verbose(a->o->verbose, "thread %d stays inside the C library",
+					      (int)t->tid);
 	}
 }
 
@@ -296,9 +278,9 @@ static int start_agent(struct attach_run *a, struct held_thread *t, const char *
 		return -1;
 	}
 	uint64_t args[3] = {settings, busy, npcs};
-	if (call(a, t, a->agent.start, "calltrace_attach_start", args, 3, &s, &rc) < 0)
+	if (inprocess_call(a, t, a->agent.start, "calltrace_attach_start", args, 3, &s, &rc) < 0)
 		return -1;
-	if (read_info(a) < 0) {
+	if (inprocess_read_info(a) < 0) {
 		engine_error("process %d: the runtime there is not this calltrace's",
 			     (int)a->p.pid);
 		return -1;
@@ -335,7 +317,7 @@ static void say_runtime_lines(const struct attach_run *a)
 	for (size_t at = 0; at < len;) {
 		size_t n = strcspn(lines + at, "\n");
 		n = at + n < len ? n : len - at;
-		say_verbose(1, "%.*s", (int)n, lines + at);
+		inprocess_say_verbose(1, "%.*s", (int)n, lines + at);
 		at += n + 1;
 	}
 }
@@ -358,7 +340,7 @@ static int inject_and_start(struct attach_run *a, const char *trace, int fd)
 	held_read_ranges(p, a->runtime);
 	uint64_t bias = 0;
 	int loaded = runtime_bias(a, &bias) == 0;
-	if (loaded && (find_agent(a, bias) < 0 || read_info(a) < 0)) {
+	if (loaded && (find_agent(a, bias) < 0 || inprocess_read_info(a) < 0)) {
 		engine_error("process %d has another calltrace runtime loaded", (int)p->pid);
 		return -1;
 	}
@@ -416,119 +398,6 @@ static void record_until_stop(struct attach_run *a, const sigset_t *waited)
 	}
 }
 
-/* ---- detach ----------------------------------------------------------------- */
-
-/* A thread to call the runtime's stop or finish from: the stop may
- * interrupt a thread writing an event (it touches no thread's stream), never
- * one doing the runtime's own work (patching a module just loaded); the
- * finish, only once no thread is inside the runtime. */
-static struct held_thread *thread_for(struct held_process *p, int writing_ok)
-{
-	for (size_t i = 0; i < p->nthreads; i++) {
-		struct held_thread *t = &p->threads[i];
-		enum thread_spot s = thread_spot(p, t);
-		if (s == SPOT_UNUSABLE ||
-		    (s == SPOT_RUNTIME &&
-		     (!writing_ok || held_runtime_generation(p, t) == ATTACH_GEN_INTERNAL)))
-			continue;
-		return t;
-	}
-	return NULL;
-}
-
-static int agent_call(struct attach_run *a, uint64_t fn, const char *what, int writing_ok)
-{
-	struct held_thread *t = thread_for(&a->p, writing_ok);
-	if (!t && bring_out_of_runtime(&a->p, 1000) == 0)
-		t = thread_for(&a->p, writing_ok);
-	if (!t) {
-		engine_error("process %d: every thread stays inside the runtime", (int)a->p.pid);
-		return -1;
-	}
-	struct remote_stack s;
-	uint64_t rc;
-	remote_stack_begin(&s, t);
-	return call(a, t, fn, what, NULL, 0, &s, &rc);
-}
-
-/* Stops recording and puts every entry back; 0, or -1 (the process may
- * keep some entries patched: said). */
-static int stop_agent(struct attach_run *a)
-{
-	struct held_process *p = &a->p;
-	if (held_stop_all(p) < 0 || p->execed)
-		return p->exited || p->execed ? 0 : -1;
-	held_read_ranges(p, a->runtime);
-	if (agent_call(a, a->agent.stop, "calltrace_attach_stop", 1) < 0)
-		return -1;
-	if (bring_out_of_runtime(p, 2000) < 0) {
-		engine_error("process %d: a thread stays inside the runtime; the trace file stays "
-			     "open in the process",
-			     (int)p->pid);
-		return -1;
-	}
-	if (agent_call(a, a->agent.finish, "calltrace_attach_finish", 0) < 0)
-		return -1;
-	read_info(a);
-	return 0;
-}
-
-/* The fork children the process made while recording (they record too),
- * as listed in the page they share with it; how many. */
-static uint32_t recorded_children(struct attach_run *a, int32_t *pids)
-{
-	struct attach_children list;
-	struct iovec local = {&list, sizeof(list)};
-	struct iovec remote = {(void *)(uintptr_t)a->info.children, sizeof(list)};
-	if (!a->info.children ||
-	    process_vm_readv(a->p.pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(list))
-		return 0;
-	uint32_t n = list.count < ATTACH_CHILDREN_MAX ? list.count : ATTACH_CHILDREN_MAX;
-	memcpy(pids, list.pids, n * sizeof(*pids));
-	return n;
-}
-
-/* Makes a fork child that still records, with the runtime where its
- * parent has it, stop and close its trace as the parent did; 1 when it
- * did, 0 when it is gone or runs another program, -1 on failure. */
-static int stop_child(const struct attach_run *parent, pid_t pid)
-{
-	struct attach_run *a = calloc(1, sizeof(*a));
-	if (!a)
-		return -1;
-	a->o = parent->o;
-	a->agent = parent->agent;
-	memcpy(a->runtime, parent->runtime, sizeof(a->runtime));
-	int rc = 0;
-	if (target_maps_file(pid, a->runtime) && held_seize(&a->p, pid) == 0) {
-		if (read_info(a) == 0 && a->info.recording)
-			rc = stop_agent(a) == 0 ? 1 : -1;
-		held_detach_all(&a->p);
-	}
-	held_free(&a->p);
-	free(a);
-	return rc;
-}
-
-/* Every fork child still recording stops: said how many with --verbose. */
-static int stop_children(struct attach_run *a)
-{
-	static int32_t pids[ATTACH_CHILDREN_MAX];
-	uint32_t n = recorded_children(a, pids), stopped = 0;
-	int rc = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		int r = pids[i] > 0 ? stop_child(a, pids[i]) : 0;
-		stopped += r > 0;
-		rc |= r < 0 ? -1 : 0;
-	}
-	if (n)
-		say_verbose(a->o->verbose,
-			    "%u processes forked while recording; %u still recorded "
-			    "and stopped",
-			    n, stopped);
-	return rc;
-}
-
 /* What became of the process: as the ptrace engine says it. */
 static int outcome(struct attach_run *a, struct trace_session *s, int rc)
 {
@@ -576,13 +445,14 @@ int dynamic_attach_inprocess(const struct inprocess_options *o, struct trace_ses
 			held_resume_all(&a->p);
 			record_until_stop(a, &waited);
 			uint64_t t0 = now_ns();
-			rc = stop_agent(a) == 0 ? ATTACH_DETACHED : ATTACH_FAILED;
+			rc = inprocess_stop_agent(a) == 0 ? ATTACH_DETACHED : ATTACH_FAILED;
 			say_patched(a);
 			held_detach_all(&a->p);
-			if (stop_children(a) < 0)
+			if (inprocess_stop_children(a) < 0)
 				rc = ATTACH_FAILED;
-			say_verbose(o->verbose, "detached in %.2f ms; %u entries put back",
-				    (double)(now_ns() - t0) / 1e6, a->info.unpatched);
+			inprocess_say_verbose(o->verbose,
+					      "detached in %.2f ms; %u entries put back",
+					      (double)(now_ns() - t0) / 1e6, a->info.unpatched);
 			rc = outcome(a, s, rc);
 		} else {
 			held_detach_all(&a->p);
@@ -606,8 +476,8 @@ int dynamic_attach_inprocess_rescue(const struct inprocess_options *o)
 	a->o = o;
 	a->p.pid = o->pid;
 	if (runtime_bias(a, &bias) == 0 && find_agent(a, bias) == 0) {
-		rc = stop_child(a, o->pid) < 0 ? -1 : 0;
-		if (read_info(a) == 0 && stop_children(a) < 0)
+		rc = inprocess_stop_child(a, o->pid) < 0 ? -1 : 0;
+		if (inprocess_read_info(a) == 0 && inprocess_stop_children(a) < 0)
 			rc = -1;
 	}
 	free(a);
