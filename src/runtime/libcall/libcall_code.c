@@ -22,6 +22,7 @@
 
 #define TRAMPOLINE_SIZE ARCH_LIBCALL_TRAMPOLINE
 #define POINTER_SITES_MAX 4096
+#define POINTER_CHUNK 64 /* trampolines made at a time: one page */
 
 uint64_t runtime_libcall_landing;
 
@@ -65,8 +66,9 @@ int runtime_libcall_trampolines(struct libcall_site *sites, uint32_t n)
 
 /* ---- dlsym's pointers ---------------------------------------------------- */
 
-/* Made all at once, each loading its site of pointer_sites: a pointer
- * found later only fills its site. */
+/* Sites made all at once (pages that stay untouched until used), their
+ * trampolines POINTER_CHUNK at a time as pointers come: most processes
+ * never call dlsym from a traced module. */
 static struct libcall_site *pointer_sites;
 static uint32_t npointers;
 static pthread_mutex_t pointers_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -76,7 +78,7 @@ int runtime_libcall_code_init(void)
 	if (runtime_libcall_landing)
 		return 0;
 	pointer_sites = runtime_libcall_sites_alloc(POINTER_SITES_MAX);
-	if (!pointer_sites || runtime_libcall_trampolines(pointer_sites, POINTER_SITES_MAX) < 0)
+	if (!pointer_sites)
 		return -1;
 	/* A jump to the return stub, in no module. */
 	uint8_t *pad = map_pages(4096);
@@ -125,7 +127,9 @@ uint64_t runtime_libcall_wrap_pointer(uint64_t address)
 	uint32_t i = 0;
 	while (i < npointers && pointer_sites[i].target != address)
 		i++;
-	if (i == npointers && npointers < POINTER_SITES_MAX) {
+	if (i == npointers && npointers < POINTER_SITES_MAX &&
+	    (npointers % POINTER_CHUNK != 0 ||
+	     runtime_libcall_trampolines(&pointer_sites[npointers], POINTER_CHUNK) == 0)) {
 		struct libcall_site *s = &pointer_sites[npointers];
 		s->target = address;
 		s->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, address);
