@@ -26,17 +26,8 @@
  * 0 runtime_patch_on_return(registers, stack pointer), for the real return
  * address and goes there, every register as it was.
  */
-	/* Every xmm register to or from 16 bytes a register from \base(%rsp). */
-	.macro SAVE_XMM base
-	.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-	movdqu %xmm\i, \base+16*\i(%rsp)
-	.endr
-	.endm
-	.macro LOAD_XMM base
-	.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-	movdqu \base+16*\i(%rsp), %xmm\i
-	.endr
-	.endm
+#include "../../arch/x86_64/stub_macros.h"
+#define EVERY_XMM 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
 
 	.text
 	.globl runtime_patch_enter_stub
@@ -47,13 +38,7 @@ runtime_patch_enter_stub:
 	movq %rsp, %rbp
 	andq $-16, %rsp
 	subq $336, %rsp       /* 320(%rsp): the outer runtime_patch_entering, 328: the record */
-	movq %rdi, 0(%rsp)
-	movq %rsi, 8(%rsp)
-	movq %rdx, 16(%rsp)
-	movq %rcx, 24(%rsp)
-	movq %r8, 32(%rsp)
-	movq %r9, 40(%rsp)
-	movq %rax, 48(%rsp)
+	SAVE_ARGS
 	movq %r10, 56(%rsp)
 	movq %r11, 328(%rsp)
 	movq %r11, %rdi
@@ -65,24 +50,18 @@ runtime_patch_enter_stub:
 	call runtime_patch_enter_fast
 	testq %rax, %rax
 	jnz 1f
-	SAVE_XMM 64
+	SAVE_XMM 64, EVERY_XMM
 	movq 328(%rsp), %rdi
 	leaq 16(%rbp), %rsi
 	movq %rsp, %rdx
 	call runtime_patch_on_enter
-	LOAD_XMM 64
+	LOAD_XMM 64, EVERY_XMM
 1:	movq runtime_patch_entering@gottpoff(%rip), %rcx
 	movq 320(%rsp), %rdx
 	movq %rdx, %fs:(%rcx)
 	movq 8(%rbp), %r11    /* the caller's */
 	movq %rax, 8(%rbp)    /* where to go on */
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
+	LOAD_ARGS
 	movq 56(%rsp), %r10
 	movq %rbp, %rsp
 	popq %rbp
@@ -118,11 +97,11 @@ runtime_patch_return_stub:
 	call runtime_patch_return_fast
 	testq %rax, %rax
 	jnz 1f
-	SAVE_XMM 80
+	SAVE_XMM 80, EVERY_XMM
 	movq %rsp, %rdi
 	leaq 16(%rbp), %rsi
 	call runtime_patch_on_return
-	LOAD_XMM 80
+	LOAD_XMM 80, EVERY_XMM
 1:	movq %rax, 8(%rbp)
 	movq 0(%rsp), %rax
 	movq 8(%rsp), %rdx
@@ -133,13 +112,7 @@ runtime_patch_return_stub:
 	movq 48(%rsp), %r9
 	movq 56(%rsp), %r10
 	movq 64(%rsp), %r11
-	movq %rbp, %rsp
-	popq %rbp
-	/* A jump, not a ret: the call's ret that came here took the
-	 * return stack's entry for this address, and a ret would be
-	 * mispredicted (and leave the return stack out of step). */
-	leaq 8(%rsp), %rsp    /* the address stays in the red zone */
-	jmp *-8(%rsp)
+	RETURN_BY_JUMP
 	.size runtime_patch_return_stub, . - runtime_patch_return_stub
 
 	.section .note.GNU-stack, "", @progbits

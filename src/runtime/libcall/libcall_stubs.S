@@ -20,6 +20,8 @@
  * pointer) for the real return address.  The caller expects every other register a call may
  * clobber clobbered.
  */
+#include "../../arch/x86_64/stub_macros.h"
+
 	.text
 	.globl runtime_libcall_enter_stub
 	.hidden runtime_libcall_enter_stub
@@ -29,47 +31,21 @@ runtime_libcall_enter_stub:
 	movq %rsp, %rbp
 	andq $-16, %rsp
 	subq $192, %rsp       /* 56(%rsp): the site */
-	movq %rdi, 0(%rsp)
-	movq %rsi, 8(%rsp)
-	movq %rdx, 16(%rsp)
-	movq %rcx, 24(%rsp)
-	movq %r8, 32(%rsp)
-	movq %r9, 40(%rsp)
-	movq %rax, 48(%rsp)
+	SAVE_ARGS
 	movq %r11, 56(%rsp)
 	movq %r11, %rdi
 	leaq 8(%rbp), %rsi
 	call runtime_libcall_enter_fast
 	testq %rax, %rax
 	jnz 1f
-	movaps %xmm0, 64(%rsp)
-	movaps %xmm1, 80(%rsp)
-	movaps %xmm2, 96(%rsp)
-	movaps %xmm3, 112(%rsp)
-	movaps %xmm4, 128(%rsp)
-	movaps %xmm5, 144(%rsp)
-	movaps %xmm6, 160(%rsp)
-	movaps %xmm7, 176(%rsp)
+	SAVE_XMM 64, 0,1,2,3,4,5,6,7
 	movq 56(%rsp), %rdi
 	leaq 8(%rbp), %rsi
 	movq %rsp, %rdx
 	call runtime_libcall_on_enter
-	movaps 64(%rsp), %xmm0
-	movaps 80(%rsp), %xmm1
-	movaps 96(%rsp), %xmm2
-	movaps 112(%rsp), %xmm3
-	movaps 128(%rsp), %xmm4
-	movaps 144(%rsp), %xmm5
-	movaps 160(%rsp), %xmm6
-	movaps 176(%rsp), %xmm7
+	LOAD_XMM 64, 0,1,2,3,4,5,6,7
 1:	movq %rax, %r11
-	movq 0(%rsp), %rdi
-	movq 8(%rsp), %rsi
-	movq 16(%rsp), %rdx
-	movq 24(%rsp), %rcx
-	movq 32(%rsp), %r8
-	movq 40(%rsp), %r9
-	movq 48(%rsp), %rax
+	LOAD_ARGS
 	movq %rbp, %rsp
 	popq %rbp
 	jmp *%r11
@@ -93,23 +69,15 @@ runtime_libcall_return_stub:
 	call runtime_libcall_return_fast
 	testq %rax, %rax
 	jnz 1f
-	movaps %xmm0, 16(%rsp)
-	movaps %xmm1, 32(%rsp)
+	SAVE_XMM 16, 0,1
 	movq %rsp, %rdi
 	leaq 16(%rbp), %rsi
 	call runtime_patch_libcall_return
-	movaps 16(%rsp), %xmm0
-	movaps 32(%rsp), %xmm1
+	LOAD_XMM 16, 0,1
 1:	movq %rax, 8(%rbp)
 	movq 0(%rsp), %rax
 	movq 8(%rsp), %rdx
-	movq %rbp, %rsp
-	popq %rbp
-	/* A jump, not a ret: the call's ret that came here took the
-	 * return stack's entry for this address, and a ret would be
-	 * mispredicted (and leave the return stack out of step). */
-	leaq 8(%rsp), %rsp    /* the address stays in the red zone */
-	jmp *-8(%rsp)
+	RETURN_BY_JUMP
 	.size runtime_libcall_return_stub, . - runtime_libcall_return_stub
 
 	.section .note.GNU-stack, "", @progbits
