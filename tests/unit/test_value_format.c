@@ -3,6 +3,7 @@
  * values decoded from bytes (also damaged ones), and written as C text and
  * as JSON for type descriptors built here by hand.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +160,11 @@ static void test_long_doubles(void)
 	expect_float16(&t_x87, 0xc000000000000000ull, 0xbfff, "-1.5", "-1.5");
 	expect_float16(&t_quad, 0, 0x3fff800000000000ull, "1.5", "1.5");
 	expect_float16(&t_quad, 0x999999999999999aull, 0xbffb999999999999ull, "-0.1", "-0.1");
-	/* the fraction's dropped bits round up, into the exponent */
+#if LDBL_MANT_DIG == 64
+	/* x87 keeps 64 bits: the fraction's dropped bits round up, into the
+	 * exponent (a quad long double reads the number exactly) */
 	expect_float16(&t_quad, ~0ull, 0x3fffffffffffffffull, "2", "2");
+#endif
 	expect_float16(&t_quad, 0, 0x7fff000000000000ull, "inf", "\"inf\"");
 	expect_float16(&t_quad, 1, 0x7fff000000000000ull, "nan", "\"nan\"");
 	expect_float16(&t_quad, 0, 0x8000000000000000ull, "-0", "-0");
