@@ -96,11 +96,6 @@ void held_handle_status(struct held_process *p, pid_t tid, int status)
 	int sig = WSTOPSIG(status), event = status >> 16;
 	unsigned long msg = 0;
 	note_stop(t);
-	/* Any ptrace stop clears the stop a PTRACE_INTERRUPT left pending (the
-	 * kernel's rule): after a signal's stop (a timer's, every millisecond)
-	 * the interrupt's own never comes, and a thread still marked as being
-	 * interrupted would never be interrupted again: waited for forever. */
-	t->interrupting = 0;
 	switch (event) {
 	case 0: /* a signal on its way to the thread */
 		if (sig == SIGTRAP && t->stepping && stepped(tid))
@@ -110,6 +105,7 @@ void held_handle_status(struct held_process *p, pid_t tid, int status)
 		return;
 	case PTRACE_EVENT_STOP:
 		t->group_stop = is_job_control(sig);
+		t->interrupting = 0;
 		return;
 	case PTRACE_EVENT_CLONE:
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0)

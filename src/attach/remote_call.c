@@ -86,11 +86,12 @@ static enum call_end call_status(struct held_process *p, struct held_thread *t, 
 	}
 	int sig = WSTOPSIG(status), event = status >> 16;
 	struct user_regs_struct r;
-	t->interrupting = 0; /* any stop ends an interrupt (held_handle_status) */
 	if (event == 0 && sig == SIGSEGV && ptrace(PTRACE_GETREGS, t->tid, 0, &r) == 0) {
 		t->regs = r;
 		return r.rip == 0 ? CALL_RETURNED : CALL_FAULTED;
 	}
+	if (event == PTRACE_EVENT_STOP)
+		t->interrupting = 0;
 	if (event == 0 && sig != deliver)
 		held_hold_back(t, sig);
 	else if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_EXIT)
@@ -154,8 +155,9 @@ static void abandon_call(struct held_process *p, struct held_thread *t)
 				held_handle_status(p, t->tid, status);
 			return;
 		}
-		t->interrupting = 0; /* any stop ends an interrupt (held_handle_status) */
-		if ((status >> 16) == 0 && WSTOPSIG(status) != SIGSEGV)
+		if ((status >> 16) == PTRACE_EVENT_STOP)
+			t->interrupting = 0;
+		else if ((status >> 16) == 0 && WSTOPSIG(status) != SIGSEGV)
 			held_hold_back(t, WSTOPSIG(status));
 		return;
 	}
