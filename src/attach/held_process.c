@@ -120,20 +120,6 @@ void held_handle_status(struct held_process *p, pid_t tid, int status)
 	}
 }
 
-/* Waits for the next status of thread `tid` (-1: any) and handles it; the
- * tid, or -1. */
-static pid_t wait_next(struct held_process *p, pid_t tid)
-{
-	int status;
-	pid_t got;
-	do
-		got = waitpid(tid, &status, __WALL);
-	while (got < 0 && errno == EINTR);
-	if (got > 0)
-		held_handle_status(p, got, status);
-	return got;
-}
-
 void held_hold_back(struct held_thread *t, int sig)
 {
 	for (int i = 0; i < t->nrequeue; i++)
@@ -235,17 +221,62 @@ static int all_stopped(const struct held_process *p)
 	return 1;
 }
 
+/* A thread still running this long after its interrupt is interrupted
+ * again: its interrupt may have been overtaken by another stop (a timer's
+ * signal, each millisecond) and make no stop of its own. */
+#define STOP_AGAIN_NS 200000000ll
+
+/* Interrupts the running threads (`only`: that one); `again`: whether
+ * or not an interrupt is on its way already. */
+static void interrupt_running(struct held_process *p, struct held_thread *only, int again)
+{
+	for (size_t i = 0; i < p->nthreads; i++) {
+		struct held_thread *t = &p->threads[i];
+		if (t->gone || t->stopped || (only && t != only))
+			continue;
+		if (again)
+			t->interrupting = 0;
+		held_interrupt(t);
+	}
+}
+
+static long long monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Waits until every thread (`only`: that one) is stopped or gone, their
+ * statuses handled; 0, or -1 when waiting fails or the process ended. */
+static int wait_stopped(struct held_process *p, struct held_thread *only)
+{
+	long long again = monotonic_ns() + STOP_AGAIN_NS;
+	for (unsigned polls = 0; !p->exited; polls++) {
+		if (only ? only->stopped || only->gone : all_stopped(p))
+			return 0;
+		/* A thread that appeared meanwhile stops by itself (auto-attach). */
+		int status;
+		pid_t got = waitpid(only ? only->tid : -1, &status, __WALL | WNOHANG);
+		if (got > 0) {
+			held_handle_status(p, got, status);
+			continue;
+		}
+		if (got < 0 && errno != EINTR)
+			return -1;
+		if (monotonic_ns() >= again) {
+			interrupt_running(p, only, 1);
+			again = monotonic_ns() + STOP_AGAIN_NS;
+		}
+		nanosleep(&(struct timespec){0, polls < 100 ? 20000 : 500000}, NULL);
+	}
+	return -1;
+}
+
 int held_stop_all(struct held_process *p)
 {
-	for (size_t i = 0; i < p->nthreads; i++)
-		if (!p->threads[i].gone && !p->threads[i].stopped)
-			held_interrupt(&p->threads[i]);
-	while (!all_stopped(p) && !p->exited) {
-		/* A thread that appeared meanwhile stops by itself (auto-attach). */
-		if (wait_next(p, -1) < 0)
-			return -1;
-	}
-	return p->exited ? -1 : 0;
+	interrupt_running(p, NULL, 0);
+	return wait_stopped(p, NULL);
 }
 
 int held_run_alone(struct held_process *p, struct held_thread *t, unsigned us)
@@ -255,9 +286,8 @@ int held_run_alone(struct held_process *p, struct held_thread *t, unsigned us)
 	struct timespec slice = {0, (long)us * 1000};
 	nanosleep(&slice, NULL);
 	held_interrupt(t);
-	while (!t->stopped && !t->gone && !p->exited)
-		if (wait_next(p, t->tid) < 0)
-			return -1;
+	if (wait_stopped(p, t) < 0)
+		return -1;
 	return t->gone ? -1 : 0;
 }
 
