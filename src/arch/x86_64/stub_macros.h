@@ -4,6 +4,8 @@
  * registers and the vector registers kept in the stub's frame, and the
  * return stubs' way back.
  */
+/* Assembler, which clang-format would take for C: */
+/* clang-format off */
 #ifndef CALLTRACE_X86_64_STUB_MACROS_H
 #define CALLTRACE_X86_64_STUB_MACROS_H
 
