@@ -65,9 +65,16 @@ CALLTRACE_OUTPUT=$planted LD_PRELOAD=$RUNTIME "$WORK/hooks" 1 10 "$WORK/go" >"$W
 grep -q "^program 1: work 11" "$WORK/preload.out" || fail "CALLTRACE_OUTPUT=LINK: the program did not run"
 expect_link_refused "CALLTRACE_OUTPUT" "$WORK/preload.err"
 
-# attach, both engines: refused before the target is touched.
+# attach, both engines: refused before the target is touched.  The target
+# has run sleep and mapped its C library (an attach just after the exec
+# finds none: "statically linked?").
 sleep 60 &
 sleeper=$!
+wait_exec "$sleeper" sleep
+for ((i = 0; i < 6000; i++)); do
+	grep -q 'libc\.so' "/proc/$sleeper/maps" 2>/dev/null && break
+	sleep 0.01
+done
 for engine in patch ptrace; do
 	rc=0
 	"$CALLTRACE" attach --engine "$engine" -p "$sleeper" -o "$planted" >/dev/null 2>"$WORK/attach.$engine.err" || rc=$?
