@@ -93,14 +93,23 @@ def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# The names are kept in the table (char arrays, not pointers): a table of
+# pointers needs a relocation for each, which every process that loads the
+# runtime library would pay at its start.  prototypes.h's sizes.
+NAME_MAX = 58
+ARG_NAME_MAX = 17
+
+
 def c_prototype(name, proto, indent="\t"):
     ret, failure, variadic, args = proto
+    if len(name) >= NAME_MAX or any(len(a[1]) >= ARG_NAME_MAX for a in args):
+        sys.exit("gen_prototypes.py: %s: a name longer than prototypes.h keeps" % name)
     parts = []
     for type_, arg_name, length in args:
         parts.append('{"%s", %s, %s}' % (arg_name, type_,
                                           "PROTO_NO_LEN" if length is None else length))
     if not parts:
-        parts.append("{NULL, PT_VOID, PROTO_NO_LEN}")
+        parts.append('{"", PT_VOID, PROTO_NO_LEN}')
     return '%s{%s, %s, %s, %d, %d, {%s}},\n' % (indent, c_string(name), ret, failure,
                                                len(args), int(variadic), ", ".join(parts))
 

@@ -81,14 +81,20 @@ enum proto_failure {
 #define PROTO_MAX_ARGS 6
 #define PROTO_NO_LEN 0xff
 
+/* The names are arrays, not pointers: the built-in tables then need no
+ * relocation when the runtime library is loaded (gen_prototypes.py checks
+ * that every name fits). */
+#define PROTO_NAME_MAX 58
+#define PROTO_ARG_NAME_MAX 17
+
 struct proto_arg {
-	const char *name;
-	uint8_t type;	 /* enum proto_type */
+	char name[PROTO_ARG_NAME_MAX]; /* "" for none */
+	uint8_t type;		       /* enum proto_type */
 	uint8_t len_arg; /* PT_SOCKADDR: the argument giving its length, or PROTO_NO_LEN */
 };
 
 struct prototype {
-	const char *name;
+	char name[PROTO_NAME_MAX];
 	uint8_t ret;	 /* enum proto_type of the return value */
 	uint8_t failure; /* enum proto_failure */
 	uint8_t nargs;
