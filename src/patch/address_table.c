@@ -59,13 +59,18 @@ void *address_table_find(const struct address_table *t, uint64_t address)
 	return address_at(t, m, i) == address ? slot(t, m, i) : NULL;
 }
 
-static int grow(struct address_table *t)
+/* Moves the entries into a table of at least `least` slots. */
+static int grow(struct address_table *t, size_t least)
 {
 	struct address_table_map *old = t->map;
 	size_t size = old ? 2 * old->size : t->first_size;
+	while (size < least)
+		size *= 2;
 	size_t bytes = sizeof(*old) + size * t->entry_size;
-	struct address_table_map *m =
-	    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Populated at once: the entries lie scattered over every page, each
+	 * page would fault twice (read by a probe, then written). */
+	struct address_table_map *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (m == MAP_FAILED)
 		return -1;
 	m->size = size;
@@ -86,13 +91,21 @@ void *address_table_add(struct address_table *t, uint64_t address)
 	void *e = address_table_find(t, address);
 	if (e || !address)
 		return e;
-	if ((!t->map || 2 * (t->used + 1) > t->map->size) && grow(t) < 0)
+	if ((!t->map || 2 * (t->used + 1) > t->map->size) && grow(t, 0) < 0)
 		return NULL;
 	uint8_t *s = slot(t, t->map, probe(t, t->map, address));
 	memset(s, 0, t->entry_size);
 	memcpy(s, &address, sizeof(address));
 	t->used++;
 	return s;
+}
+
+int address_table_reserve(struct address_table *t, size_t more)
+{
+	size_t least = 2 * (t->used + more);
+	if (t->map && least <= t->map->size)
+		return 0;
+	return grow(t, least);
 }
 
 /* Whether an entry whose home is `home` may move back to the hole at

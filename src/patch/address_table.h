@@ -31,6 +31,9 @@ void *address_table_find(const struct address_table *t, uint64_t address);
 /* The entry of `address`: the one there, or a new one, zeroed but for its
  * address; NULL when there is no memory for it. */
 void *address_table_add(struct address_table *t, uint64_t address);
+/* Makes room for `more` entries at once (one growth, not several); 0, or
+ * -1 when there is no memory for it (the table is as it was). */
+int address_table_reserve(struct address_table *t, size_t more);
 /* Removes an entry that address_table_find or _add gave. */
 void address_table_remove(struct address_table *t, void *entry);
 /* Each entry in turn: start with *cursor 0; NULL after the last.  An entry

@@ -183,6 +183,7 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 	if (!facts)
 		facts = &ignored;
 	facts->instrumented = 0;
+	facts->count = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -230,6 +231,7 @@ int elf_functions_each(const char *path, elf_function_fn each, void *ctx,
 		n = job.count;
 	}
 	if (each) {
+		facts->count = n;
 		sort_by_address(found, n);
 		report(found, n, names, names_len, each, ctx);
 	}

@@ -29,6 +29,9 @@ struct elf_file_facts {
 	 * too (not for libraries, whose hand-written assembly may jump into
 	 * another function's first bytes: glibc's mempcpy into memcpy). */
 	int with_eh_frame;
+	/* Functions the walk gives at most, known before its first call of
+	 * `each` (a table sized once for them). */
+	uint64_t count;
 };
 
 /* Calls `each` for each function of the ELF file at `path`, in address

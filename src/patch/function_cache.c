@@ -33,11 +33,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define CACHE_MAGIC "CTFUNCS"
 #define CACHE_VERSION 2
-#define KEY_MAX 128
+#define KEY_MAX FUNCTION_CACHE_KEY_MAX
 
 struct cache_header {
 	char magic[8];
@@ -222,6 +223,7 @@ static int read_cache(const char *file, const char *key, elf_function_fn each, v
 	const char *names = (const char *)(e + h->count);
 	facts->entry = h->entry;
 	facts->instrumented = (int)h->instrumented;
+	facts->count = h->count;
 	for (uint64_t i = 0; each && i < h->count; i++) {
 		struct elf_function f = {e[i].address, e[i].size, e[i].padding, names + e[i].name,
 					 h->decoded ? &e[i].decoded : NULL};
@@ -299,6 +301,26 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+int function_cache_write_file(const char *file, const struct iovec *parts, int n)
+{
+	char temp[PATH_MAX];
+	if (snprintf(temp, sizeof(temp), "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof(temp))
+		return -1;
+	int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	int rc = 0;
+	for (int i = 0; rc == 0 && i < n; i++)
+		rc = write_all(fd, parts[i].iov_base, parts[i].iov_len);
+	if (close(fd) < 0)
+		rc = -1;
+	if (rc == 0)
+		rc = rename(temp, file);
+	if (rc < 0)
+		unlink(temp);
+	return rc;
+}
+
 /* Writes the list into `file`, through a temporary file renamed into
  * place; 0 or -1. */
 static int write_cache(const char *file, const char *key, struct listing *l,
@@ -319,35 +341,29 @@ static int write_cache(const char *file, const char *key, struct listing *l,
 	snprintf(h.key, sizeof(h.key), "%s", key);
 	h.checksum = checksum(checksum(FNV_START, l->entries.data, l->entries.used), l->names.data,
 			      l->names.used);
-	char temp[PATH_MAX];
-	if (snprintf(temp, sizeof(temp), "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof(temp))
-		return -1;
-	int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return -1;
-	int rc = write_all(fd, &h, sizeof(h));
-	if (rc == 0 && l->entries.used)
-		rc = write_all(fd, l->entries.data, l->entries.used);
-	if (rc == 0)
-		rc = write_all(fd, l->names.data, l->names.used);
-	if (close(fd) < 0)
-		rc = -1;
-	if (rc == 0)
-		rc = rename(temp, file);
-	if (rc < 0)
-		unlink(temp);
-	return rc;
+	struct iovec parts[3] = {
+	    {&h, sizeof(h)}, {l->entries.data, l->entries.used}, {l->names.data, l->names.used}};
+	return function_cache_write_file(file, parts, 3);
 }
 
-/* The module's key and its cache file's name in `dir`; 0, or -1 when
- * there is no folder or no key. */
+int function_cache_name(const char *dir, const char *path, int with_eh_frame, const char *suffix,
+			char key[FUNCTION_CACHE_KEY_MAX], char file[PATH_MAX])
+{
+	return dir && *dir && module_key(path, with_eh_frame, key, KEY_MAX) == 0 &&
+		       snprintf(file, PATH_MAX, "%s/%s.%s", dir, key, suffix) < PATH_MAX
+		   ? 0
+		   : -1;
+}
+
 static int cache_file(const char *dir, const char *path, int with_eh_frame, char key[KEY_MAX],
 		      char file[PATH_MAX])
 {
-	return dir && *dir && module_key(path, with_eh_frame, key, KEY_MAX) == 0 &&
-		       snprintf(file, PATH_MAX, "%s/%s.functions", dir, key) < PATH_MAX
-		   ? 0
-		   : -1;
+	return function_cache_name(dir, path, with_eh_frame, "functions", key, file);
+}
+
+uint64_t function_cache_checksum(const void *data, size_t len)
+{
+	return checksum(FNV_START, data, len);
 }
 
 int function_cache_each(const char *dir, const char *path, elf_function_fn each, void *ctx,
@@ -403,7 +419,8 @@ int function_cache_decode(const char *dir, const char *path, const struct elf_fi
 		grow_add(&l.entries, &copy, sizeof(copy));
 	}
 	grow_add(&l.names, names, (size_t)h->names_size - 1);
-	struct elf_file_facts kept = {h->entry, (int)h->instrumented, (int)h->with_eh_frame};
+	struct elf_file_facts kept = {h->entry, (int)h->instrumented, (int)h->with_eh_frame,
+				      h->count};
 	int rc = !h->decoded && !l.entries.failed && !l.names.failed
 		     ? write_cache(file, key, &l, &kept, 1)
 		     : -1;

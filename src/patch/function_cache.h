@@ -8,6 +8,10 @@
 
 #include "elf_functions.h"
 
+#include <limits.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
 /* Where the list came from. */
 enum function_cache_source {
 	FUNCTIONS_FROM_CACHE,  /* the folder's cache file for the module */
@@ -37,5 +41,19 @@ typedef void (*function_decode_fn)(const struct elf_function *f, struct patch_de
 				   void *ctx);
 int function_cache_decode(const char *dir, const char *path, const struct elf_file_facts *facts,
 			  function_decode_fn decode, void *ctx);
+
+/* ---- for the folder's other files of a module (ran_cache.c) ---- */
+
+#define FUNCTION_CACHE_KEY_MAX 128
+/* The module's key (its build-id and size, or its path, inode, size and
+ * time) and the name of its file `<dir>/<key>.<suffix>`; 0, or -1 when
+ * there is no folder or the module cannot be read. */
+int function_cache_name(const char *dir, const char *path, int with_eh_frame, const char *suffix,
+			char key[FUNCTION_CACHE_KEY_MAX], char file[PATH_MAX]);
+/* Writes `file` from `n` pieces, through a temporary file created with
+ * O_EXCL (no link followed) and renamed into place; 0, or -1. */
+int function_cache_write_file(const char *file, const struct iovec *parts, int n);
+/* The checksum the folder's files keep of their bodies. */
+uint64_t function_cache_checksum(const void *data, size_t len);
 
 #endif

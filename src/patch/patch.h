@@ -162,6 +162,10 @@ uint8_t *patch_code_take(uint64_t near, size_t len);
 /* Writes `len` bytes of trampoline at `at` (given by patch_code_take),
  * sealed or not.  0, or -1 with errno. */
 int patch_code_fill(uint8_t *at, const uint8_t *bytes, size_t len);
+/* While on, patch_code_take opens a sealed region it gives room in (one
+ * mprotect a region), so that many trampolines in a row are copied in,
+ * not written by a system call each; patch_code_seal closes them. */
+void patch_code_open_all(int on);
 /* Makes every trampoline page read-execute. */
 void patch_code_seal(void);
 /* The start of the trampoline `address` lies in, when every trampoline was
@@ -193,7 +197,9 @@ void patch_code_batch(int on);
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */
 int patch_write_jump(uint64_t address, uint64_t target);
 /* Makes the code pages from `first` to `last` writable (or read-execute
- * again), for writing many marks at once.  0, or -1 with errno. */
+ * again), for writing many marks at once: until they are closed again,
+ * what patch_write_jump and patch_write_back put there is stored directly.
+ * 0, or -1 with errno. */
 int patch_code_writable(uint64_t first, uint64_t last, int writable);
 /* Puts `len` (at most 64) bytes of code at `address`: the original bytes
  * back where patch_write_jump wrote, a mark or the bytes a mark took; 0,

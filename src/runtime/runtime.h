@@ -223,6 +223,9 @@ void runtime_patch_modules_changed(void);
 /* The image ends (or an attach stops): the counts of its functions marked
  * and patched go into the trace (a PROCESS_FUNCTIONS record). */
 void runtime_patch_write_counts(void) __attribute__((weak));
+/* patch_warm.c: the functions that ran here are added to the session's
+ * lists (an exit). */
+void runtime_patch_warm_save(void) __attribute__((weak));
 /* image.c: whether this process image is recorded (`first`: it creates
  * the session; else the image and pid that CALLTRACE_SESSION names), by
  * CALLTRACE_NO_FOLLOW and CALLTRACE_PROGRAMS. */

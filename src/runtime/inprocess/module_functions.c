@@ -5,7 +5,8 @@
  * module leaves the list, and every later process of the session (each
  * `bash` a script starts) takes it from there (src/patch/function_cache.c).
  * Without the folder, each process lists its modules itself.  The second
- * process that lists a module also decodes every function's entry into
+ * process that lists a module (the first, for a module of at most
+ * DECODE_AT_FIRST_MAX functions) also decodes every function's entry into
  * the cache (runtime_module_decode_all), and the later ones patch from
  * those decodings without loading the decoder.
  */
@@ -15,6 +16,10 @@
 #include "../../patch/patch.h"
 
 #include <string.h>
+
+/* Functions of a module its first process decodes all of (a few
+ * milliseconds; loading the decoder takes one or two). */
+#define DECODE_AT_FIRST_MAX 4096
 
 static int verbose(void)
 {
@@ -28,8 +33,14 @@ int runtime_module_functions(const char *path, elf_function_fn each, void *ctx,
 	enum function_cache_source source;
 	const char *dir = runtime_getenv("CALLTRACE_FUNCTION_CACHE");
 	int rc = function_cache_each(dir, path, each, ctx, facts, &source);
+	/* The second process that lists a module decodes its entries for the
+	 * later ones; the first already does, when the module is small
+	 * enough for it to cost less than loading the decoder once more (a
+	 * script's `sed`, `head`, `basename`: a few runs each). */
 	if (decode_all)
-		*decode_all = rc == 0 && source == FUNCTIONS_FROM_CACHE;
+		*decode_all = rc == 0 &&
+			      (source == FUNCTIONS_FROM_CACHE ||
+			       (source == FUNCTIONS_LISTED && facts->count <= DECODE_AT_FIRST_MAX));
 	if (rc < 0 || !verbose() || !dir || !*dir)
 		return rc;
 	static const char *const said[] = {

@@ -36,6 +36,7 @@
 #include "own_modules.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "patch_warm.h"
 #include "../core/hook_fast.h"
 
 #include <dlfcn.h>
@@ -201,7 +202,8 @@ static void patch_function(const struct elf_function *f, void *ctx)
 	if (by_hooks && !plan)
 		return;
 	uint64_t address = m->bias + f->address;
-	m->listed++;
+	if (!m->listed++ && !m->at_start)
+		runtime_patch_marks_reserve((size_t)m->facts.count);
 	m->lo = address < m->lo ? address : m->lo;
 	m->hi = address + f->size > m->hi ? address + f->size : m->hi;
 	if (m->at_start) {
@@ -209,7 +211,8 @@ static void patch_function(const struct elf_function *f, void *ctx)
 		verdicts[runtime_patch_entry(address, (size_t)f->size, (size_t)f->padding, plan,
 					     by_hooks)]++;
 	} else if (runtime_patch_mark_decoded(address, (size_t)f->size, (size_t)f->padding, plan,
-					      by_hooks, f->decoded) < 0) {
+					      by_hooks, f->decoded,
+					      runtime_patch_warm_has(f->address)) < 0) {
 		verdicts[PATCH_NO_MEMORY]++;
 	} else {
 		m->undecoded += !f->decoded;
@@ -274,7 +277,12 @@ static struct module_job patch_module(const char *path, uint64_t bias, uint64_t 
 	int decode_all = 0;
 	if (job.at_start)
 		decoder_needed(); /* before patch_function patches */
-	if (runtime_module_functions(path, patch_function, &job, &job.facts, &decode_all) < 0) {
+	else
+		runtime_patch_warm_begin(path, job.facts.with_eh_frame);
+	int listed = runtime_module_functions(path, patch_function, &job, &job.facts, &decode_all);
+	if (!job.at_start)
+		runtime_patch_warm_end(path, job.facts.with_eh_frame, bias, job.lo, job.hi);
+	if (listed < 0) {
 		runtime_debug("cannot read the functions of %s", path);
 		return job;
 	}
@@ -325,6 +333,7 @@ static void forget_unloaded(void)
 			continue;
 		}
 		uint32_t n = runtime_patch_marks_drop(patched[i].lo, patched[i].hi);
+		runtime_patch_warm_drop(patched[i].bias);
 		runtime_debug("a module at %#lx unloaded: %u marks forgotten",
 			      (unsigned long)patched[i].bias, n);
 		patched[i] = patched[--npatched];
@@ -452,7 +461,12 @@ static void say_verdicts(void)
 	if (program_by_hooks && patch_calls)
 		return;
 	struct patch_lazy_counts c = runtime_patch_lazy_counts();
-	char why[512] = "";
+	char why[512] = "", warm[160] = "";
+	if (c.warm)
+		snprintf(warm, sizeof(warm),
+			 "; %u more patched with the marks: they ran in an earlier process of "
+			 "the session",
+			 c.warm);
 	size_t n = 0;
 	if (c.trapped)
 		n += (size_t)snprintf(why, sizeof(why),
@@ -465,7 +479,7 @@ static void say_verdicts(void)
 					      patch_verdict_text((enum patch_verdict)v));
 	runtime_say("in-process engine: %u of %u functions patched%s", verdicts[PATCH_OK],
 		    c.marked + patched_at_start, why);
-	runtime_say("in-process engine: %u functions marked, %u ran", c.marked, c.ran);
+	runtime_say("in-process engine: %u functions marked, %u ran%s", c.marked, c.ran, warm);
 }
 
 /* The image ends (exit, _exit, a fatal signal): what was done with its

@@ -53,13 +53,15 @@ struct mark {
 	uint8_t state;
 	uint8_t by_hooks;
 	uint8_t written; /* the mark is in the code */
+	uint8_t warm;	 /* it ran in an earlier process: patched with the marks */
 };
 
 /* A grown table leaves the old one mapped: a trap under the runtime's own
  * lock reads without it. */
 static struct address_table marks = {
-    .entry_size = sizeof(struct mark), .first_size = 8192, .keep_old = 1};
+    .entry_size = sizeof(struct mark), .first_size = 256, .keep_old = 1};
 static size_t unwritten;				 /* marks noted but not written yet */
+static size_t warm_waiting;				 /* warm marks not patched yet */
 static uint64_t unwritten_lo = UINT64_MAX, unwritten_hi; /* where they lie */
 
 /* Where marks not written lie (the next write's span); `count`: a new
@@ -166,12 +168,12 @@ static int take_mark(const struct mark *m)
 int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
 		       int by_hooks)
 {
-	return runtime_patch_mark_decoded(address, size, room, plan, by_hooks, NULL);
+	return runtime_patch_mark_decoded(address, size, room, plan, by_hooks, NULL, 0);
 }
 
 int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 			       const struct func_plan *plan, int by_hooks,
-			       const struct patch_decoded *decoded)
+			       const struct patch_decoded *decoded, int warm)
 {
 	lock(thread_id());
 	struct mark *m = address_table_add(&marks, address); /* the one there, or a new one */
@@ -187,12 +189,21 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 				   .size = (uint32_t)size,
 				   .room = (uint16_t)(room < 0xffff ? room : 0xffff),
 				   .state = MARKED,
-				   .by_hooks = (uint8_t)by_hooks};
+				   .by_hooks = (uint8_t)by_hooks,
+				   .warm = (uint8_t)(warm && decoded)};
+		warm_waiting += m->warm;
 		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
 		note_unwritten(address, 1);
 	}
 	unlock();
 	return rc;
+}
+
+void runtime_patch_marks_reserve(size_t more)
+{
+	lock(thread_id());
+	address_table_reserve(&marks, more); /* else address_table_add grows it */
+	unlock();
 }
 
 /* ---- the trap ---------------------------------------------------------------- */
@@ -221,6 +232,24 @@ static void install_trap(void)
 	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, sizeof(trap));
 }
 
+static int patch_marked(struct mark *m);
+
+/* The marks of the functions that ran in an earlier process of the session
+ * (ran_cache.c) are patched with the marks, as their first calls would
+ * (the program has one thread, or the module's code has not run): the
+ * module's code is open, the jumps are stored, the trampolines copied. */
+static void patch_warm_marks(void)
+{
+	struct mark *m;
+	patch_code_open_all(1);
+	for (size_t at = 0; (m = address_table_next(&marks, &at));)
+		if (m->warm && m->state == MARKED && m->written && !stopped)
+			counts.warm += patch_marked(m) == 0;
+	patch_code_open_all(0);
+	patch_code_seal();
+	warm_waiting = 0;
+}
+
 /* Writes the marks noted, a module's code opened once for all of them
  * (each alone when the span cannot be opened). */
 void runtime_patch_marks_write(void)
@@ -246,6 +275,8 @@ void runtime_patch_marks_write(void)
 		m->written = 1;
 		counts.marked++;
 	}
+	if (warm_waiting)
+		patch_warm_marks();
 	if (opened)
 		patch_code_writable(lo, hi, 0);
 	unwritten = 0;
@@ -328,7 +359,10 @@ static enum patch_verdict build_decoded(const struct mark *m, uint64_t *entry_at
 					   entry_at, trapped);
 }
 
-static void first_call(struct mark *m)
+/* Patches the function marked at `m` (or keeps its mark: too short for a
+ * jump); 0, or -1 when it is given up.  Under the lock; the caller seals
+ * the trampolines. */
+static int patch_marked(struct mark *m)
 {
 	uint64_t entry_at = 0;
 	int trapped = 0;
@@ -338,16 +372,22 @@ static void first_call(struct mark *m)
 				   ? runtime_patch_build(m->address, code, m->size, m->room,
 							 m->plan, m->by_hooks, &entry_at, &trapped)
 				   : PATCH_NO_MEMORY;
-	patch_code_seal();
 	runtime_patch_count_verdict(v);
 	if (v != PATCH_OK) {
 		give_up(m);
-		return;
+		return -1;
 	}
 	m->entry_at = entry_at;
 	m->state = trapped ? TRAPPED : PATCHED;
-	counts.ran++;
 	counts.trapped += (uint32_t)trapped;
+	return 0;
+}
+
+static void first_call(struct mark *m)
+{
+	int ok = patch_marked(m) == 0;
+	patch_code_seal();
+	counts.ran += (uint32_t)ok;
 }
 
 /* Whether the mark (or the jump that replaced it) is still in the code:
@@ -488,6 +528,19 @@ uint32_t runtime_patch_marks_remove(void)
 			n++;
 		m->state = GIVEN_UP;
 	}
+	unlock();
+	return n;
+}
+
+size_t runtime_patch_marks_ran(uint64_t lo, uint64_t hi, uint64_t bias, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	struct mark *m;
+	lock(thread_id());
+	for (size_t at = 0; (m = address_table_next(&marks, &at));)
+		if (!m->warm && (m->state == PATCHED || m->state == TRAPPED) && m->address >= lo &&
+		    m->address < hi && n < max)
+			out[n++] = m->address - bias;
 	unlock();
 	return n;
 }

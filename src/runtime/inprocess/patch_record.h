@@ -38,9 +38,19 @@ enum patch_verdict runtime_patch_build_decoded(uint64_t address, const uint8_t *
 					       uint64_t *entry_at, int *trapped);
 /* patch_lazy.c: runtime_patch_mark (patch_shadow.h) of a function whose
  * entry's decoding is *decoded (NULL: decoded at its first call); the
- * decoding must stay as long as the mark. */
+ * decoding must stay as long as the mark.  `warm`: the function ran in an
+ * earlier process of the session, and is patched when the marks are
+ * written (runtime_patch_marks_write), if it has a decoding. */
 int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 			       const struct func_plan *plan, int by_hooks,
-			       const struct patch_decoded *decoded);
+			       const struct patch_decoded *decoded, int warm);
+/* patch_lazy.c: the functions in [lo, hi) whose first call came in this
+ * process (not those patched warm), as addresses less `bias`, at most
+ * `max` into `out`, in no order; how many. */
+size_t runtime_patch_marks_ran(uint64_t lo, uint64_t hi, uint64_t bias, uint64_t *out, size_t max);
+/* patch_lazy.c: room for `more` marks at once (a module's functions, as
+ * many as its list says), so that the table grows once, not doubling its
+ * way there with every smaller table left behind. */
+void runtime_patch_marks_reserve(size_t more);
 
 #endif

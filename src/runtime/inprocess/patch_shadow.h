@@ -32,6 +32,7 @@ void runtime_patch_marks_write(void);
  * ones that keep their trap; since the last runtime_patch_marks_forget. */
 struct patch_lazy_counts {
 	uint32_t marked, ran, trapped;
+	uint32_t warm; /* patched with the marks: they ran in an earlier process */
 };
 struct patch_lazy_counts runtime_patch_lazy_counts(void);
 /* The ARCH_MARK_LEN bytes a mark took at `address`, into `out`; 0, or -1

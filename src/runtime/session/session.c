@@ -181,6 +181,8 @@ void runtime_write_exit(int status, void *unused)
 	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid()) {
 		if (runtime_patch_write_counts)
 			runtime_patch_write_counts();
+		if (runtime_patch_warm_save) /* for the session's later processes */
+			runtime_patch_warm_save();
 		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
 				    0);
 	}

@@ -1,0 +1,133 @@
+/*
+ * patch_warm.c - the functions that ran in the session's earlier
+ * processes are patched at start (src/patch/ran_cache.c).  While a
+ * module's functions are marked, the list of those that ran before says
+ * which to patch with the marks; when the process ends, the functions
+ * whose first calls came here and that the list lacks are added to it
+ * (the list is read again then: another process may have added its own
+ * meanwhile).
+ *
+ * Nothing here calls malloc: it runs inside the traced process.
+ */
+#include "../runtime.h"
+#include "../../patch/ran_cache.h"
+#include "patch_record.h"
+#include "patch_warm.h"
+
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define MAX_WARM_MODULES 16
+#define MAX_RAN 65536 /* functions a module's list keeps */
+
+static struct warm_module {
+	char path[PATH_MAX];
+	int with_eh_frame;
+	uint64_t bias, lo, hi;
+} modules[MAX_WARM_MODULES];
+static uint32_t nmodules;
+
+/* The list of the module being marked, walked along with its functions. */
+static struct ran_list reading;
+static size_t cursor;
+
+static const char *cache_folder(void)
+{
+	return runtime_getenv("CALLTRACE_FUNCTION_CACHE");
+}
+
+void runtime_patch_warm_begin(const char *path, int with_eh_frame)
+{
+	ran_cache_release(&reading);
+	cursor = 0;
+	ran_cache_read(cache_folder(), path, with_eh_frame, &reading);
+}
+
+int runtime_patch_warm_has(uint64_t address)
+{
+	while (cursor < reading.count && reading.address[cursor] < address)
+		cursor++;
+	return cursor < reading.count && reading.address[cursor] == address;
+}
+
+void runtime_patch_warm_end(const char *path, int with_eh_frame, uint64_t bias, uint64_t lo,
+			    uint64_t hi)
+{
+	ran_cache_release(&reading);
+	const char *dir = cache_folder();
+	if (!dir || !*dir || lo >= hi || nmodules == MAX_WARM_MODULES ||
+	    strlen(path) >= sizeof(modules[0].path))
+		return;
+	struct warm_module *w = &modules[nmodules++];
+	*w = (struct warm_module){.with_eh_frame = with_eh_frame, .bias = bias, .lo = lo, .hi = hi};
+	strcpy(w->path, path);
+}
+
+void runtime_patch_warm_drop(uint64_t bias)
+{
+	for (uint32_t i = 0; i < nmodules;)
+		if (modules[i].bias == bias)
+			modules[i] = modules[--nmodules];
+		else
+			i++;
+}
+
+static void sort_addresses(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) { /* a few hundred, mostly: insertion */
+		uint64_t v = a[i];
+		size_t j = i;
+		for (; j > 0 && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
+/* The union of the ascending lists `a` and `b` into `out`; its length. */
+static size_t merge(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, uint64_t *out)
+{
+	size_t i = 0, j = 0, n = 0;
+	while ((i < na || j < nb) && n < MAX_RAN) {
+		if (j == nb || (i < na && a[i] < b[j]))
+			out[n++] = a[i++];
+		else if (i == na || b[j] < a[i])
+			out[n++] = b[j++];
+		else
+			out[n++] = a[i++], j++;
+	}
+	return n;
+}
+
+/* Adds the module's functions that ran here to its list, when it lacks
+ * any; `buffer` holds 2 * MAX_RAN addresses. */
+static void save_module(const char *dir, const struct warm_module *w, uint64_t *buffer)
+{
+	uint64_t *ran = buffer, *both = buffer + MAX_RAN;
+	size_t n = runtime_patch_marks_ran(w->lo, w->hi, w->bias, ran, MAX_RAN);
+	if (!n)
+		return;
+	sort_addresses(ran, n);
+	struct ran_list now;
+	ran_cache_read(dir, w->path, w->with_eh_frame, &now);
+	size_t m = merge(now.address, now.count, ran, n, both);
+	int grown = m > now.count;
+	ran_cache_release(&now);
+	if (grown)
+		ran_cache_write(dir, w->path, w->with_eh_frame, both, m);
+}
+
+void runtime_patch_warm_save(void)
+{
+	const char *dir = cache_folder();
+	if (!nmodules || !dir || !*dir)
+		return;
+	size_t bytes = 2 * MAX_RAN * sizeof(uint64_t);
+	uint64_t *buffer =
+	    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buffer == MAP_FAILED)
+		return;
+	for (uint32_t i = 0; i < nmodules; i++)
+		save_module(dir, &modules[i], buffer);
+	munmap(buffer, bytes);
+}
