@@ -72,8 +72,8 @@ int ran_cache_read(const char *dir, const char *path, int with_eh_frame, struct 
 		return -1;
 	}
 	const struct ran_header *h = map;
-	*out = (struct ran_list){(const uint64_t *)(h + 1), (size_t)h->count, map,
-				 (size_t)st.st_size};
+	*out =
+	    (struct ran_list){(const uint64_t *)(h + 1), (size_t)h->count, map, (size_t)st.st_size};
 	return 0;
 }
 
@@ -84,14 +84,15 @@ void ran_cache_release(struct ran_list *list)
 	memset(list, 0, sizeof(*list));
 }
 
-int ran_cache_write(const char *dir, const char *path, int with_eh_frame,
-		    const uint64_t *address, size_t count)
+int ran_cache_write(const char *dir, const char *path, int with_eh_frame, const uint64_t *address,
+		    size_t count)
 {
 	struct ran_header h = {.magic = RAN_MAGIC,
 			       .version = RAN_VERSION,
 			       .header_size = sizeof(h),
 			       .count = count,
-			       .checksum = function_cache_checksum(address, count * sizeof(uint64_t))};
+			       .checksum =
+				   function_cache_checksum(address, count * sizeof(uint64_t))};
 	char file[PATH_MAX];
 	if (function_cache_name(dir, path, with_eh_frame, "ran", h.key, file) < 0)
 		return -1;

@@ -332,8 +332,8 @@ static void forget_unloaded(void)
 			i++;
 			continue;
 		}
+		runtime_patch_warm_drop(patched[i].bias); /* before its marks go */
 		uint32_t n = runtime_patch_marks_drop(patched[i].lo, patched[i].hi);
-		runtime_patch_warm_drop(patched[i].bias);
 		runtime_debug("a module at %#lx unloaded: %u marks forgotten",
 			      (unsigned long)patched[i].bias, n);
 		patched[i] = patched[--npatched];
@@ -464,8 +464,8 @@ static void say_verdicts(void)
 	char why[512] = "", warm[160] = "";
 	if (c.warm)
 		snprintf(warm, sizeof(warm),
-			 "; %u more patched with the marks: they ran in an earlier process of "
-			 "the session",
+			 "; %u more patched ahead of their first calls: they ran in an earlier "
+			 "process of the session, or in a child",
 			 c.warm);
 	size_t n = 0;
 	if (c.trapped)

@@ -64,13 +64,23 @@ void runtime_patch_warm_end(const char *path, int with_eh_frame, uint64_t bias, 
 	strcpy(w->path, path);
 }
 
+static void save_module(const char *dir, const struct warm_module *w, uint64_t *buffer);
+static uint64_t *save_buffer(void);
+static void free_save_buffer(uint64_t *buffer);
+
 void runtime_patch_warm_drop(uint64_t bias)
 {
-	for (uint32_t i = 0; i < nmodules;)
-		if (modules[i].bias == bias)
-			modules[i] = modules[--nmodules];
-		else
+	for (uint32_t i = 0; i < nmodules;) {
+		if (modules[i].bias != bias) {
 			i++;
+			continue;
+		}
+		uint64_t *buffer = save_buffer(); /* its list, before its marks go */
+		if (buffer)
+			save_module(cache_folder(), &modules[i], buffer);
+		free_save_buffer(buffer);
+		modules[i] = modules[--nmodules];
+	}
 }
 
 static void sort_addresses(uint64_t *a, size_t n)
@@ -117,17 +127,28 @@ static void save_module(const char *dir, const struct warm_module *w, uint64_t *
 		ran_cache_write(dir, w->path, w->with_eh_frame, both, m);
 }
 
+#define SAVE_BUFFER_BYTES (2 * MAX_RAN * sizeof(uint64_t))
+
+static uint64_t *save_buffer(void)
+{
+	void *p = mmap(NULL, SAVE_BUFFER_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void free_save_buffer(uint64_t *buffer)
+{
+	if (buffer)
+		munmap(buffer, SAVE_BUFFER_BYTES);
+}
+
 void runtime_patch_warm_save(void)
 {
 	const char *dir = cache_folder();
 	if (!nmodules || !dir || !*dir)
 		return;
-	size_t bytes = 2 * MAX_RAN * sizeof(uint64_t);
-	uint64_t *buffer =
-	    mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buffer == MAP_FAILED)
-		return;
-	for (uint32_t i = 0; i < nmodules; i++)
+	uint64_t *buffer = save_buffer();
+	for (uint32_t i = 0; buffer && i < nmodules; i++)
 		save_module(dir, &modules[i], buffer);
-	munmap(buffer, bytes);
+	free_save_buffer(buffer);
 }
