@@ -13,8 +13,11 @@
  * written with its opcode last (code_memory.c), so a thread reads either
  * the mark or the whole jump.  A trap that finds its mark gone (the jump
  * written, or a detach put the byte back) runs the entry again.  The lock
- * is taken around fork, so a child never inherits it held; a vfork child
- * shares the parent's memory and takes it like any other thread.
+ * (patch_lock.c) is taken around fork.
+ *
+ * Ahead of their calls: a function that ran in an earlier process of the
+ * session is patched with the marks (patch_warm.c), and one a fork child
+ * patched is patched in its parent before the next fork.
  *
  * Signals: the handler runs with every other signal blocked, so no
  * signal handler of the program runs on a thread holding the lock; a
@@ -28,11 +31,11 @@
 #include "../runtime.h"
 #include "../../patch/address_table.h"
 #include "../../patch/patch.h"
+#include "patch_lock.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -76,70 +79,6 @@ static void note_unwritten(uint64_t address, int count)
 static struct patch_lazy_counts counts;
 static int stopped; /* an attach's stop: no entry is patched any more */
 
-/* ---- the lock --------------------------------------------------------------- */
-
-static int lock_word;
-static pid_t lock_owner; /* the thread holding it */
-/* The process whose fork holds the lock (fork_prepare): a fork child finds
- * it held by a process it is not, and takes it (the child's own fork
- * handlers may run before ours and make a first call). */
-static pid_t fork_holder;
-
-/* The thread's id, asked once (a fork child's thread asks again). */
-static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
-
-static pid_t thread_id(void)
-{
-	if (!own_tid)
-		own_tid = (pid_t)syscall(SYS_gettid);
-	return own_tid;
-}
-
-static void lock(pid_t self)
-{
-	while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) {
-		pid_t holder = __atomic_load_n(&fork_holder, __ATOMIC_ACQUIRE);
-		if (holder && holder != (pid_t)syscall(SYS_getpid)) {
-			fork_holder = 0;
-			break;
-		}
-		syscall(SYS_sched_yield);
-	}
-	lock_owner = self;
-}
-
-static void unlock(void)
-{
-	lock_owner = 0;
-	__atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
-}
-
-static void fork_prepare(void)
-{
-	lock(thread_id());
-	lock_owner = 0; /* held for the fork, by no thread's first call */
-	__atomic_store_n(&fork_holder, (pid_t)syscall(SYS_getpid), __ATOMIC_RELEASE);
-}
-
-static void fork_parent(void)
-{
-	fork_holder = 0;
-	unlock();
-}
-
-static void fork_child(void)
-{
-	own_tid = 0;
-	fork_holder = 0;
-	unlock();
-}
-
-/* At load: the fork handlers are there before any fork the program makes. */
-__attribute__((constructor)) static void watch_forks(void)
-{
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
 /* ---- the table -------------------------------------------------------------- */
 
 static int still_there(const struct mark *m);
@@ -175,10 +114,10 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 			       const struct func_plan *plan, int by_hooks,
 			       const struct patch_decoded *decoded, int warm)
 {
-	lock(thread_id());
+	runtime_patch_lock();
 	struct mark *m = address_table_add(&marks, address); /* the one there, or a new one */
 	if (m && m->written && m->state != GIVEN_UP && still_there(m)) {
-		unlock(); /* marked or patched already */
+		runtime_patch_unlock(); /* marked or patched already */
 		return 0;
 	}
 	int rc = m ? 0 : -1;
@@ -195,15 +134,15 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
 		note_unwritten(address, 1);
 	}
-	unlock();
+	runtime_patch_unlock();
 	return rc;
 }
 
 void runtime_patch_marks_reserve(size_t more)
 {
-	lock(thread_id());
+	runtime_patch_lock();
 	address_table_reserve(&marks, more); /* else address_table_add grows it */
-	unlock();
+	runtime_patch_unlock();
 }
 
 /* ---- the trap ---------------------------------------------------------------- */
@@ -257,7 +196,7 @@ void runtime_patch_marks_write(void)
 	if (!unwritten)
 		return;
 	install_trap();
-	lock(thread_id());
+	runtime_patch_lock();
 	patch_code_batch(1);
 	uint64_t lo = unwritten_lo, hi = unwritten_hi;
 	struct mark *m;
@@ -283,7 +222,7 @@ void runtime_patch_marks_write(void)
 	unwritten_lo = UINT64_MAX;
 	unwritten_hi = 0;
 	patch_code_batch(0);
-	unlock();
+	runtime_patch_unlock();
 }
 
 /* Takes a mark back: the function runs untraced from now on. */
@@ -383,11 +322,67 @@ static int patch_marked(struct mark *m)
 	return 0;
 }
 
+/* ---- what fork children patched -------------------------------------------- */
+
+/* A fork child (a shell's, before its exec) calls functions its parent
+ * never does, and each child would trap at each of them again.  A child
+ * notes the functions of its first calls in a page it shares with its
+ * parent; the parent patches them before its next fork, and its later
+ * children inherit them patched.  A note lost to a race costs a trap. */
+#define CHILD_NOTES 511
+struct child_notes {
+	uint64_t count; /* notes claimed (may pass CHILD_NOTES) */
+	uint64_t address[CHILD_NOTES];
+};
+static struct child_notes *own_notes;	 /* this process's children note here */
+static struct child_notes *parent_notes; /* a fork child notes here */
+static uint64_t notes_seen;		 /* of own_notes, patched already */
+
+static void note_for_parent(uint64_t address)
+{
+	uint64_t i = __atomic_fetch_add(&parent_notes->count, 1, __ATOMIC_RELAXED);
+	if (i < CHILD_NOTES)
+		__atomic_store_n(&parent_notes->address[i], address, __ATOMIC_RELEASE);
+}
+
+void runtime_patch_before_fork(void)
+{
+	if (!own_notes) {
+		void *p = mmap(NULL, sizeof(*own_notes), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		own_notes = p == MAP_FAILED ? NULL : p;
+		return;
+	}
+	uint64_t n = __atomic_load_n(&own_notes->count, __ATOMIC_ACQUIRE);
+	n = n < CHILD_NOTES ? n : CHILD_NOTES;
+	int patched = 0;
+	patch_code_batch(1);
+	for (; notes_seen < n && !stopped; notes_seen++) {
+		uint64_t a = __atomic_load_n(&own_notes->address[notes_seen], __ATOMIC_ACQUIRE);
+		struct mark *m = a ? address_table_find(&marks, a) : NULL;
+		if (m && m->state == MARKED && m->written && marked_at(a) && patch_marked(m) == 0)
+			counts.warm++, patched = 1;
+	}
+	mark_again();
+	patch_code_batch(0);
+	if (patched)
+		patch_code_seal();
+}
+
+void runtime_patch_in_fork_child(void)
+{
+	parent_notes = own_notes; /* shared with the parent */
+	own_notes = NULL;	  /* its own children get a page of their own */
+	notes_seen = 0;
+}
+
 static void first_call(struct mark *m)
 {
 	int ok = patch_marked(m) == 0;
 	patch_code_seal();
 	counts.ran += (uint32_t)ok;
+	if (ok && parent_notes)
+		note_for_parent(m->address);
 }
 
 /* Whether the mark (or the jump that replaced it) is still in the code:
@@ -404,8 +399,7 @@ static int still_there(const struct mark *m)
  * again (the mark is gone), or 0 when the trap is not a mark. */
 static uint64_t resume_after_trap(uint64_t pc)
 {
-	pid_t self = thread_id();
-	if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == self) {
+	if (runtime_patch_lock_mine()) {
 		/* The runtime's own work under the lock called a marked function. */
 		struct mark *m = address_table_find(&marks, pc);
 		if (!m)
@@ -416,7 +410,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 			take_out_for_now(m);
 		return pc;
 	}
-	lock(self);
+	runtime_patch_lock();
 	patch_code_batch(1);
 	struct mark *m = address_table_find(&marks, pc);
 	uint64_t resume = 0;
@@ -432,7 +426,7 @@ static uint64_t resume_after_trap(uint64_t pc)
 		resume = m->entry_at;
 	mark_again();
 	patch_code_batch(0);
-	unlock();
+	runtime_patch_unlock();
 	return resume;
 }
 
@@ -519,7 +513,7 @@ void runtime_patch_marks_stop(void)
 uint32_t runtime_patch_marks_remove(void)
 {
 	uint32_t n = 0;
-	lock(thread_id());
+	runtime_patch_lock();
 	struct mark *m;
 	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (!m->written || m->state == GIVEN_UP)
@@ -528,7 +522,7 @@ uint32_t runtime_patch_marks_remove(void)
 			n++;
 		m->state = GIVEN_UP;
 	}
-	unlock();
+	runtime_patch_unlock();
 	return n;
 }
 
@@ -536,12 +530,12 @@ size_t runtime_patch_marks_ran(uint64_t lo, uint64_t hi, uint64_t bias, uint64_t
 {
 	size_t n = 0;
 	struct mark *m;
-	lock(thread_id());
+	runtime_patch_lock();
 	for (size_t at = 0; (m = address_table_next(&marks, &at));)
 		if (!m->warm && (m->state == PATCHED || m->state == TRAPPED) && m->address >= lo &&
 		    m->address < hi && n < max)
 			out[n++] = m->address - bias;
-	unlock();
+	runtime_patch_unlock();
 	return n;
 }
 
@@ -559,15 +553,15 @@ static int in_span(void *entry, void *ctx)
 uint32_t runtime_patch_marks_drop(uint64_t lo, uint64_t hi)
 {
 	struct span s = {lo, hi};
-	lock(thread_id());
+	runtime_patch_lock();
 	uint32_t n = (uint32_t)address_table_remove_if(&marks, in_span, &s);
-	unlock();
+	runtime_patch_unlock();
 	return n;
 }
 
 void runtime_patch_marks_forget(void)
 {
-	lock(thread_id());
+	runtime_patch_lock();
 	struct mark *m;
 	for (size_t at = 0; (m = address_table_next(&marks, &at));)
 		if (m->state == GIVEN_UP) {
@@ -576,5 +570,5 @@ void runtime_patch_marks_forget(void)
 		}
 	memset(&counts, 0, sizeof(counts));
 	stopped = 0;
-	unlock();
+	runtime_patch_unlock();
 }
