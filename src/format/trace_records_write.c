@@ -6,6 +6,7 @@
 #include "trace_writer_internal.h"
 #include "own_work.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@ static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
 	for (int i = 0; i < n; i++)
 		payload += parts[i].iov_len;
 	uint32_t length = (uint32_t)((sizeof(c) + payload + 7) & ~(size_t)7);
-	uint64_t off = trace_session_claim(s, length);
+	uint64_t off = trace_session_claim_written(s, length);
 	if (off == 0)
 		return -1;
 	trace_chunk_fill(&c, kind, length, s, tid);
@@ -47,7 +48,13 @@ static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
 	iov[n + 1].iov_base = (void *)zeros;
 	iov[n + 1].iov_len = length - sizeof(c) - payload;
 	ssize_t want = length;
-	return pwritev(s->fd, iov, n + 2, (off_t)off) == want ? 0 : -1;
+	ssize_t wrote = pwritev(s->fd, iov, n + 2, (off_t)off);
+	if (wrote == want)
+		return 0;
+	if (wrote >= 0)
+		errno = ENOSPC; /* a short write: the disk is full */
+	trace_session_write_failed(s);
+	return -1;
 }
 
 /* The same, marked as the tracer's own work (own_work.h). */

@@ -317,7 +317,8 @@ const char *trace_session_broken_reason(const struct trace_session *s)
 	return strerror(s->claim_errno);
 }
 
-uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
+/* Claims [off, off + len), with its disk blocks when `backed`. */
+static uint64_t claim(struct trace_session *s, uint32_t len, int backed)
 {
 	len = (len + 7) & ~7u;
 	if (s->broken || check_fd(s) < 0)
@@ -325,7 +326,7 @@ uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
 	if (!within_size_limit(off + len))
 		errno = EFBIG;
-	else if (trace_session_reserve(s->fd, off, len) == 0)
+	else if (!backed || trace_session_reserve(s->fd, off, len) == 0)
 		return off;
 	s->claim_errno = errno;
 	s->broken = 1;
@@ -335,6 +336,23 @@ uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 				    __ATOMIC_RELAXED);
 	__atomic_add_fetch(&s->header->lost_windows, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
+{
+	return claim(s, len, 1);
+}
+
+uint64_t trace_session_claim_written(struct trace_session *s, uint32_t len)
+{
+	return claim(s, len, 0);
+}
+
+void trace_session_write_failed(struct trace_session *s)
+{
+	s->claim_errno = errno;
+	s->broken = 1;
+	__atomic_add_fetch(&s->header->lost_windows, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t trace_session_claim_sparse(struct trace_session *s, uint64_t len)

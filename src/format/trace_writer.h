@@ -114,6 +114,12 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid);
  * blocks; returns the offset, or 0 when the file could not grow (then the
  * session is marked broken, with the reason in claim_errno). */
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len);
+/* The same for bytes written at once with pwrite (a record): no blocks
+ * are given first (the write gives them; an fallocate took longer than
+ * the write).  A write that fails then calls trace_session_write_failed,
+ * which marks the session broken as a failed claim does. */
+uint64_t trace_session_claim_written(struct trace_session *s, uint32_t len);
+void trace_session_write_failed(struct trace_session *s);
 
 /* Why the session's file cannot grow (broken), or NULL. */
 const char *trace_session_broken_reason(const struct trace_session *s);
