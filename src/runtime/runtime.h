@@ -238,6 +238,9 @@ int runtime_hooks_are_ours(void);
 /* Whether the program's calls of the hooks record it (it is built with
  * -finstrument-functions, and the hooks are the runtime's). */
 int runtime_image_has_hooks(void);
+/* image.c: the program's path as the kernel resolved it (/proc/self/exe),
+ * read once per image; "" when it cannot be read. */
+const char *runtime_program_path(void);
 /* Whether the in-process engine records the program (it has no hooks). */
 int runtime_image_patched(void);
 /* record_filter.c: CALLTRACE_FILTER (-F), CALLTRACE_NOTRACE (-N) */

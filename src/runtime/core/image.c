@@ -25,6 +25,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -62,12 +63,27 @@ static int matches(const char *pattern, size_t len, const char *const *names, si
 	return 0;
 }
 
+static char program_path[PATH_MAX];
+static pthread_once_t program_path_once = PTHREAD_ONCE_INIT;
+
+static void read_program_path(void)
+{
+	ssize_t n = readlink("/proc/self/exe", program_path, sizeof(program_path) - 1);
+	program_path[n > 0 ? n : 0] = '\0';
+}
+
+const char *runtime_program_path(void)
+{
+	pthread_once(&program_path_once, read_program_path);
+	return program_path;
+}
+
 /* The program's path (/proc/self/exe) and argv[0]. */
 static void program_names(char *exe, char *argv0, size_t len)
 {
-	ssize_t n = readlink("/proc/self/exe", exe, len - 1);
-	exe[n > 0 ? n : 0] = '\0';
+	snprintf(exe, len, "%s", runtime_program_path());
 	argv0[0] = '\0';
+	ssize_t n;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;

@@ -178,11 +178,8 @@ static int mapped_file_path(uint64_t address, char *out, size_t len)
 static const char *module_path(const struct dl_phdr_info *info, uint64_t low, char *buf, size_t len)
 {
 	const char *path = info->dlpi_name;
-	if (!path || !*path) {
-		ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		return buf;
-	}
+	if (!path || !*path)
+		return runtime_program_path();
 	if (path[0] != '/' && strchr(path, '/') && mapped_file_path(low, buf, len) == 0)
 		return buf;
 	return path;

@@ -102,13 +102,8 @@ static void add_function(const struct elf_function *f, void *ctx)
 static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	(void)size;
-	char exe[4096];
-	const char *path = info->dlpi_name;
-	if (!path || !*path) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		path = exe;
-	}
+	int program = !info->dlpi_name || !*info->dlpi_name;
+	const char *path = program ? runtime_program_path() : info->dlpi_name;
 	uint64_t low = UINT64_MAX, high = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD) {
@@ -125,7 +120,6 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *ctx)
 	struct scan s = {info->dlpi_addr, {0, 0}};
 	elf_functions_each(path, add_function, &s, NULL);
 	uint32_t *seen = ctx;
-	int program = path == exe;
 	if (verbose && (*seen)++ >= modules_said && (program || s.matched[0] || s.matched[1])) {
 		runtime_say("%s: %u function%s match -F, %u match -N", path, s.matched[0],
 			    s.matched[0] == 1 ? "" : "s", s.matched[1]);

@@ -140,10 +140,8 @@ static int in_library_path(const char *path)
 
 static const char *own_reason(const char *path)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	if (n > 0 && same_folder(exe, path))
+	const char *exe = runtime_program_path();
+	if (*exe && same_folder(exe, path))
 		return "the program's own library: beside the program";
 	if (in_library_path(path))
 		return "the program's own library: in LD_LIBRARY_PATH, outside the system's "

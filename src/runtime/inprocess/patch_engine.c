@@ -360,14 +360,8 @@ static int is_runtime_itself(const struct link_map *l)
 static void patch_new_modules(void)
 {
 	struct link_map *l = _r_debug.r_map;
-	char exe[4096];
 	for (int first = 1; l; l = l->l_next, first = 0) {
-		const char *path = l->l_name;
-		if (first) {
-			ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-			exe[n > 0 ? n : 0] = '\0';
-			path = exe;
-		}
+		const char *path = first ? runtime_program_path() : l->l_name;
 		if (!path || !*path || already_patched(l->l_addr) || is_runtime_itself(l) ||
 		    npatched == MAX_PATCHED_MODULES)
 			continue;

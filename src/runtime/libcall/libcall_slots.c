@@ -412,12 +412,8 @@ static int each_module(struct dl_phdr_info *info, size_t size, void *data)
 	read_dynamic(&m);
 	if (!m.symtab || !m.strtab)
 		return 0;
-	char exe[4096];
-	if (is_first) {
-		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		exe[len > 0 ? len : 0] = '\0';
-		m.path = exe;
-	}
+	if (is_first)
+		m.path = runtime_program_path();
 	hook_module(&m);
 	return 0;
 }

@@ -82,11 +82,10 @@ static void publish_session(const char *path)
 
 static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t ppid)
 {
-	char exe[PATH_MAX], cmd[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
+	char cmd[4096];
 	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
-	trace_write_process(&runtime_session, event, parent_image, ppid, 0, exe, cmd, cmd_len);
+	trace_write_process(&runtime_session, event, parent_image, ppid, 0, runtime_program_path(),
+			    cmd, cmd_len);
 }
 
 const char *runtime_session_inherited(void)
