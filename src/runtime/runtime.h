@@ -238,6 +238,10 @@ int runtime_hooks_are_ours(void);
 /* Whether the program's calls of the hooks record it (it is built with
  * -finstrument-functions, and the hooks are the runtime's). */
 int runtime_image_has_hooks(void);
+/* loaded_symbols.c: whether the module loaded at `bias` whose dynamic
+ * section is at `dynamic` has `name` among its undefined dynamic symbols:
+ * 1 or 0; -1 when its tables cannot be read. */
+int runtime_loaded_needs(uint64_t bias, const void *dynamic, const char *name);
 /* image.c: the program's path as the kernel resolved it (/proc/self/exe),
  * read once per image; "" when it cannot be read. */
 const char *runtime_program_path(void);

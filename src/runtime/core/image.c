@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,9 +220,18 @@ int runtime_image_has_hooks(void)
 {
 	static int known, has_hooks;
 	if (!known) {
+		/* The program's undefined dynamic symbols (a program built
+		 * with -finstrument-functions asks for the hooks), read in
+		 * memory; its file's symbols where they cannot be. */
+		const struct link_map *program = _r_debug.r_map;
+		int asks = program ? runtime_loaded_needs(program->l_addr, program->l_ld,
+							  "__cyg_profile_func_enter")
+				   : -1;
 		struct elf_file_facts facts = {0};
-		has_hooks = elf_functions_each("/proc/self/exe", NULL, NULL, &facts) == 0 &&
-			    facts.instrumented && runtime_hooks_are_ours();
+		if (asks < 0)
+			asks = elf_functions_each("/proc/self/exe", NULL, NULL, &facts) == 0 &&
+			       facts.instrumented;
+		has_hooks = asks && runtime_hooks_are_ours();
 		known = 1;
 	}
 	return has_hooks;
