@@ -5,40 +5,28 @@
  * processes of one program lists its functions once.  Made private
  * (mkdtemp: mode 0700) under TMPDIR or /tmp, named to the runtime by
  * CALLTRACE_FUNCTION_CACHE, and removed with what it holds when the
- * recording ends.
+ * recording ends.  The recording holds a lock on the folder's
+ * `session.lock` while it runs: a folder whose lock nobody holds is one a
+ * killed recording left, and the next recording removes it.
  */
 #include "record.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-char *record_cache_open(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	size_t len = strlen(tmp) + sizeof("/calltrace-functions.XXXXXX");
-	char *dir = malloc(len);
-	if (!dir)
-		return NULL;
-	snprintf(dir, len, "%s/calltrace-functions.XXXXXX", tmp);
-	if (!mkdtemp(dir)) {
-		free(dir);
-		return NULL;
-	}
-	setenv("CALLTRACE_FUNCTION_CACHE", dir, 1);
-	return dir;
-}
+#define PREFIX "calltrace-functions."
+#define LOCK_NAME "session.lock"
 
-void record_cache_close(char *dir)
+static void remove_folder(int parent, const char *name)
 {
-	if (!dir)
-		return;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (d) {
 		for (struct dirent *e; (e = readdir(d));)
@@ -48,6 +36,85 @@ void record_cache_close(char *dir)
 	} else if (fd >= 0) {
 		close(fd);
 	}
-	rmdir(dir);
+	unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* Whether the folder `name` in `parent` is ours and its recording gone:
+ * its lock file there, and free. */
+static int left_behind(int parent, const char *name)
+{
+	struct stat st;
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid())
+		return 0;
+	char lock[NAME_MAX + sizeof("/" LOCK_NAME)];
+	snprintf(lock, sizeof(lock), "%s/%s", name, LOCK_NAME);
+	int fd = openat(parent, lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
+/* Removes the folders that killed recordings left in `tmp`. */
+static void remove_left_behind(const char *tmp)
+{
+	int fd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (struct dirent *e; (e = readdir(d));)
+		if (strncmp(e->d_name, PREFIX, sizeof(PREFIX) - 1) == 0 &&
+		    left_behind(fd, e->d_name))
+			remove_folder(fd, e->d_name);
+	closedir(d);
+}
+
+/* The lock the recording holds while it runs (closed at its exit, never
+ * inherited by the program: O_CLOEXEC).  Taken before the file has its
+ * name: another recording never finds it free while this one runs. */
+static void hold_lock(const char *dir)
+{
+	char path[PATH_MAX], temp[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/" LOCK_NAME, dir);
+	snprintf(temp, sizeof(temp), "%s/" LOCK_NAME ".new", dir);
+	int fd = open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX) < 0 || rename(temp, path) < 0) {
+		unlink(temp);
+		close(fd);
+	}
+}
+
+char *record_cache_open(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	remove_left_behind(tmp);
+	size_t len = strlen(tmp) + sizeof("/calltrace-functions.XXXXXX");
+	char *dir = malloc(len);
+	if (!dir)
+		return NULL;
+	snprintf(dir, len, "%s/" PREFIX "XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	hold_lock(dir);
+	setenv("CALLTRACE_FUNCTION_CACHE", dir, 1);
+	return dir;
+}
+
+void record_cache_close(char *dir)
+{
+	if (!dir)
+		return;
+	remove_folder(AT_FDCWD, dir);
 	free(dir);
 }
