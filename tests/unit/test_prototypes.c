@@ -19,7 +19,7 @@ static void test_table_is_sorted_and_well_formed(void)
 			      "%s before %s", prototype_function_at(i - 1)->name, p->name);
 		CHECK(p->nargs <= PROTO_MAX_ARGS && p->ret < PT_TYPES, "%s", p->name);
 		for (unsigned a = 0; a < p->nargs; a++) {
-			CHECK(p->args[a].name && p->args[a].type != PT_VOID &&
+			CHECK(p->args[a].name[0] && p->args[a].type != PT_VOID &&
 				  p->args[a].type < PT_TYPES,
 			      "%s argument %u", p->name, a);
 			if (p->args[a].type == PT_SOCKADDR)
