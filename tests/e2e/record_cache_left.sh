@@ -11,25 +11,26 @@ setup
 export TMPDIR=$WORK/tmp
 mkdir -p "$TMPDIR/calltrace-functions.notours" "$TMPDIR/other"
 folders() { find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'calltrace-functions.*' | sort; }
+# wait_folders N: until there are N.
+wait_folders() {
+	for _ in $(seq 100); do
+		[ "$(folders | wc -l)" = "$1" ] && return
+		sleep 0.1
+	done
+	fail "not $1 folders: $(folders)"
+}
 
 # A recording that runs meanwhile: its folder must stay.
 "$CALLTRACE" record -q -o "$WORK/running.trace" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$WORK/running.pid" &
 running=$!
-for _ in $(seq 100); do
-	[ "$(folders | wc -l)" = 2 ] && break
-	sleep 0.1
-done
-[ "$(folders | wc -l)" = 2 ] || fail "no folder for the running recording: $(folders)"
+wait_folders 2
 kept=$(folders | grep -v notours)
 [ -f "$kept/session.lock" ] || fail "no lock in $kept: $(ls -a "$kept")"
 
 # A recording killed with SIGKILL: its folder stays behind.
 "$CALLTRACE" record -q -o "$WORK/killed.trace" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$WORK/killed.pid" &
 killed=$!
-for _ in $(seq 100); do
-	[ "$(folders | wc -l)" = 3 ] && break
-	sleep 0.1
-done
+wait_folders 3
 left=$(folders | grep -v -e notours -e "$kept")
 [ -n "$left" ] || fail "no folder for the recording to kill: $(folders)"
 kill -9 "$killed"
