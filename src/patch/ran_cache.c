@@ -25,6 +25,7 @@
 
 #define RAN_MAGIC "CTRAN"
 #define RAN_VERSION 1
+#define RAN_MAX (1u << 20) /* addresses a list may hold */
 
 struct ran_header {
 	char magic[8];
@@ -50,6 +51,25 @@ static int ran_valid(const uint8_t *map, size_t size, const char *key)
 	return function_cache_checksum(a, h->count * sizeof(uint64_t)) == h->checksum;
 }
 
+/* Reads the file at `fd` of `size` bytes into memory of its own (not a
+ * mapping of the file: a file cut short meanwhile would fault); NULL when
+ * it cannot. */
+static void *read_whole(int fd, size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	for (size_t done = 0; done < size;) {
+		ssize_t n = pread(fd, (uint8_t *)p + done, size - done, (off_t)done);
+		if (n <= 0) {
+			munmap(p, size);
+			return NULL;
+		}
+		done += (size_t)n;
+	}
+	return p;
+}
+
 int ran_cache_read(const char *dir, const char *path, int with_eh_frame, struct ran_list *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -60,12 +80,13 @@ int ran_cache_read(const char *dir, const char *path, int with_eh_frame, struct 
 	if (fd < 0)
 		return -1;
 	struct stat st;
-	void *map = MAP_FAILED;
+	void *map = NULL;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    (size_t)st.st_size >= sizeof(struct ran_header))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	    (size_t)st.st_size >= sizeof(struct ran_header) &&
+	    (size_t)st.st_size <= sizeof(struct ran_header) + RAN_MAX * sizeof(uint64_t))
+		map = read_whole(fd, (size_t)st.st_size);
 	close(fd);
-	if (map == MAP_FAILED)
+	if (!map)
 		return -1;
 	if (!ran_valid(map, (size_t)st.st_size, key)) {
 		munmap(map, (size_t)st.st_size);
