@@ -12,6 +12,7 @@
 #include "../runtime.h"
 #include "../../patch/ran_cache.h"
 #include "patch_record.h"
+#include "patch_shadow.h"
 #include "patch_warm.h"
 
 #include <limits.h>
@@ -145,7 +146,8 @@ static void free_save_buffer(uint64_t *buffer)
 void runtime_patch_warm_save(void)
 {
 	const char *dir = cache_folder();
-	if (!nmodules || !dir || !*dir)
+	/* No first call here (all patched ahead, or none made): nothing new. */
+	if (!nmodules || !dir || !*dir || !runtime_patch_lazy_counts().ran)
 		return;
 	uint64_t *buffer = save_buffer();
 	for (uint32_t i = 0; buffer && i < nmodules; i++)
