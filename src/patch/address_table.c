@@ -91,7 +91,7 @@ void *address_table_add(struct address_table *t, uint64_t address)
 	void *e = address_table_find(t, address);
 	if (e || !address)
 		return e;
-	if ((!t->map || 2 * (t->used + 1) > t->map->size) && grow(t, 0) < 0)
+	if ((!t->map || 4 * (t->used + 1) > 3 * t->map->size) && grow(t, 0) < 0)
 		return NULL;
 	uint8_t *s = slot(t, t->map, probe(t, t->map, address));
 	memset(s, 0, t->entry_size);
@@ -102,7 +102,7 @@ void *address_table_add(struct address_table *t, uint64_t address)
 
 int address_table_reserve(struct address_table *t, size_t more)
 {
-	size_t least = 2 * (t->used + more);
+	size_t least = (4 * (t->used + more) + 2) / 3;
 	if (t->map && least <= t->map->size)
 		return 0;
 	return grow(t, least);

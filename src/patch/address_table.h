@@ -2,9 +2,10 @@
  * address_table.h - a table of entries keyed by a code address, for the
  * in-process engine's bookkeeping (the marks that wait for a first call,
  * the entries an attach rewrote).  Open addressing with linear probing in
- * a power of two of slots, grown by doubling when half full.  An entry is
- * the caller's struct and starts with its uint64_t address (0: a free
- * slot).  The caller serializes changes (its lock); a lookup reads one
+ * a power of two of slots, grown by doubling when three quarters full
+ * (lookups are rare: a trap, a first call; the table's pages are not).
+ * An entry is the caller's struct and starts with its uint64_t address
+ * (0: a free slot).  The caller serializes changes (its lock); a lookup reads one
  * published mapping (its size inside), so it never pairs an old table
  * with a new size.
  */
