@@ -226,6 +226,8 @@ void runtime_patch_write_counts(void) __attribute__((weak));
 /* patch_warm.c: the functions that ran here are added to the session's
  * lists (an exit). */
 void runtime_patch_warm_save(void) __attribute__((weak));
+/* The same before an exec, when this process made first calls of its own. */
+void runtime_patch_warm_save_at_exec(void) __attribute__((weak));
 /* image.c: whether this process image is recorded (`first`: it creates
  * the session; else the image and pid that CALLTRACE_SESSION names), by
  * CALLTRACE_NO_FOLLOW and CALLTRACE_PROGRAMS. */

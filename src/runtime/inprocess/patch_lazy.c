@@ -334,6 +334,7 @@ struct child_notes {
 	uint64_t count; /* notes claimed (may pass CHILD_NOTES) */
 	uint64_t address[CHILD_NOTES];
 };
+static uint32_t first_calls_here;	 /* since this process started or forked */
 static struct child_notes *own_notes;	 /* this process's children note here */
 static struct child_notes *parent_notes; /* a fork child notes here */
 static uint64_t notes_seen;		 /* of own_notes, patched already */
@@ -371,9 +372,15 @@ void runtime_patch_before_fork(void)
 
 void runtime_patch_in_fork_child(void)
 {
+	first_calls_here = 0;
 	parent_notes = own_notes; /* shared with the parent */
 	own_notes = NULL;	  /* its own children get a page of their own */
 	notes_seen = 0;
+}
+
+uint32_t runtime_patch_first_calls_here(void)
+{
+	return first_calls_here;
 }
 
 static void first_call(struct mark *m)
@@ -381,6 +388,7 @@ static void first_call(struct mark *m)
 	int ok = patch_marked(m) == 0;
 	patch_code_seal();
 	counts.ran += (uint32_t)ok;
+	first_calls_here += (uint32_t)ok;
 	if (ok && parent_notes)
 		note_for_parent(m->address);
 }

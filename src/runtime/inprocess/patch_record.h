@@ -44,6 +44,9 @@ enum patch_verdict runtime_patch_build_decoded(uint64_t address, const uint8_t *
 int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 			       const struct func_plan *plan, int by_hooks,
 			       const struct patch_decoded *decoded, int warm);
+/* patch_lazy.c: how many first calls this process made since it started
+ * or forked. */
+uint32_t runtime_patch_first_calls_here(void);
 /* patch_lazy.c: the functions in [lo, hi) whose first call came in this
  * process (not those patched warm), as addresses less `bias`, at most
  * `max` into `out`, in no order; how many. */

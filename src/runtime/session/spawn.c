@@ -108,7 +108,12 @@ static char *const *session_env(char *const envp[], char **out)
 	return added || renewed ? out : envp;
 }
 
+/* Before an exec: the session's environment, and the functions that ran
+ * here added to the session's lists (patch_warm.c), for the processes to
+ * come. */
 #define SESSION_ENV(envp)                                                                          \
+	if (runtime_patch_warm_save_at_exec)                                                       \
+		runtime_patch_warm_save_at_exec();                                                 \
 	char *room_[count(envp) + CARRIED_MAX + 1];                                                \
 	char *const *env_ = session_env(envp, room_)
 
