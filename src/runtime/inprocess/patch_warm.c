@@ -85,15 +85,25 @@ void runtime_patch_warm_drop(uint64_t bias)
 	}
 }
 
-static void sort_addresses(uint64_t *a, size_t n)
+/* Sorts the `n` addresses at `a`, `scratch` holding as many: a radix
+ * sort by bytes, linear in n (a program may make tens of thousands of
+ * first calls). */
+static void sort_addresses(uint64_t *a, size_t n, uint64_t *scratch)
 {
-	for (size_t i = 1; i < n; i++) { /* a few hundred, mostly: insertion */
-		uint64_t v = a[i];
-		size_t j = i;
-		for (; j > 0 && a[j - 1] > v; j--)
-			a[j] = a[j - 1];
-		a[j] = v;
+	uint64_t *from = a, *to = scratch;
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t at[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			at[((from[i] >> shift) & 0xff) + 1]++;
+		for (int d = 0; d < 256; d++)
+			at[d + 1] += at[d];
+		for (size_t i = 0; i < n; i++)
+			to[at[(from[i] >> shift) & 0xff]++] = from[i];
+		uint64_t *t = from;
+		from = to;
+		to = t;
 	}
+	/* Eight passes: the sorted addresses are back in `a`. */
 }
 
 /* The union of the ascending lists `a` and `b` into `out`; its length. */
@@ -119,7 +129,7 @@ static void save_module(const char *dir, const struct warm_module *w, uint64_t *
 	size_t n = runtime_patch_marks_ran(w->lo, w->hi, w->bias, ran, MAX_RAN);
 	if (!n)
 		return;
-	sort_addresses(ran, n);
+	sort_addresses(ran, n, both);
 	struct ran_list now;
 	ran_cache_read(dir, w->path, w->with_eh_frame, &now);
 	size_t m = merge(now.address, now.count, ran, n, both);
