@@ -328,11 +328,17 @@ static int record_with_runtime(struct record_options *o, struct trace_session *s
 {
 	set_preload_environment(runtime, trace, o);
 	set_patch_environment(o);
-	char *cache = getenv("CALLTRACE_PATCH") ? record_cache_open() : NULL;
+	struct record_cache cache = {0};
+	if (getenv("CALLTRACE_PATCH"))
+		record_cache_open(&cache, runtime, !o->no_cache);
+	if (cache.dir && o->engine.dyn.verbose)
+		cli_error("in-process engine: module caches in %s (%s)", cache.dir,
+			  cache.lasting ? "kept for later recordings"
+					: "this recording's, removed at its end");
 	pid_t child = 0;
 	struct rusage usage;
 	int status = run_program(o, s, program, argv, &child, &usage);
-	record_cache_close(cache);
+	record_cache_close(&cache);
 	if (status < 0)
 		return -1;
 	int code = exit_code_of(status);

@@ -30,6 +30,7 @@ struct record_options {
 	struct cli_dynamic engine;
 	int syscalls, sched; /* --syscalls, --sched: the kernel's view (src/kernel/) */
 	uint64_t ring;	     /* --ring SIZE: the trace a ring of that size; 0: not */
+	int no_cache;	     /* --no-cache: the module caches last this recording only */
 };
 
 enum {
@@ -47,7 +48,8 @@ enum {
 	RECORD_OPT_SCHED,
 	RECORD_OPT_NO_OWN_LIBRARIES,
 	RECORD_OPT_RING,
-	RECORD_OPT_TIME_FILTER
+	RECORD_OPT_TIME_FILTER,
+	RECORD_OPT_NO_CACHE
 };
 
 /* The options of record but -o and -h, for a getopt_long table. */
@@ -66,7 +68,8 @@ enum {
 	    {"syscalls", no_argument, 0, RECORD_OPT_SYSCALLS},                                     \
 	    {"sched", no_argument, 0, RECORD_OPT_SCHED},                                           \
 	    {"no-own-libraries", no_argument, 0, RECORD_OPT_NO_OWN_LIBRARIES},                     \
-	    {"ring", required_argument, 0, RECORD_OPT_RING}, CLI_DYNAMIC_LONGOPTS,                 \
+	    {"ring", required_argument, 0, RECORD_OPT_RING},                                       \
+	    {"no-cache", no_argument, 0, RECORD_OPT_NO_CACHE}, CLI_DYNAMIC_LONGOPTS,               \
 	{                                                                                          \
 		"quiet", no_argument, 0, 'q'                                                       \
 	}
@@ -133,6 +136,12 @@ enum {
 	"                         those outside /lib, /usr/lib, /usr/local/lib and the\n"          \
 	"                         folders below them (-v says which, and why); the\n"              \
 	"                         calls into system libraries are library calls\n"                 \
+	"      --no-cache         keep what the in-process engine learns of each module\n"         \
+	"                         (its functions, their entries decoded, which ran) for\n"         \
+	"                         this recording only.  Default: kept for the next\n"              \
+	"                         ones too, in $XDG_CACHE_HOME/calltrace (else\n"                  \
+	"                         ~/.cache/calltrace), at most 256 MiB, the oldest\n"              \
+	"                         files removed first\n"                                           \
 	"  -v, --verbose          say which engine and what it did (patches, stops)\n"
 
 void record_options_init(struct record_options *o);
@@ -145,10 +154,22 @@ int record_option(struct record_options *o, int opt, const char *arg);
  * not. */
 int record_run(struct record_options *o, char **argv, int first);
 
-/* The session's folder of per-module caches (record_cache.c), made and
- * named to the runtime, or NULL; removed with its files by close. */
-char *record_cache_open(void);
-void record_cache_close(char *dir);
+/* The folder of per-module caches the in-process engine shares between
+ * processes (record_cache.c): the lasting one of the runtime at `runtime`
+ * when `lasting` (kept, trimmed to its size bound by close), else the
+ * recording's own (removed with its files by close); named to the runtime.
+ * dir is NULL when there is none. */
+struct record_cache {
+	char *dir;
+	int lasting;
+};
+void record_cache_open(struct record_cache *c, const char *runtime, int lasting);
+void record_cache_close(struct record_cache *c);
+/* record_cache_lasting.c: the user's cache folder for the runtime at
+ * `runtime` (made when missing), or NULL when there is none to be had
+ * safely; and the trimming of all such folders to their size bound. */
+char *record_cache_lasting_open(const char *runtime);
+void record_cache_lasting_trim(const char *dir);
 
 /* --syscalls, --sched (record_kernel.c): the kernel collector for the
  * threads `tids` and what they start (from their next exec when

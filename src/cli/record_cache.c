@@ -1,13 +1,19 @@
 /*
- * record_cache.c - the folder where the processes of a recording session
- * share what each module's file gives (its list of functions: see
- * src/patch/function_cache.c), so that a script starting a hundred
- * processes of one program lists its functions once.  Made private
- * (mkdtemp: mode 0700) under TMPDIR or /tmp, named to the runtime by
- * CALLTRACE_FUNCTION_CACHE, and removed with what it holds when the
- * recording ends.  The recording holds a lock on the folder's
- * `session.lock` while it runs: a folder whose lock nobody holds is one a
- * killed recording left, and the next recording removes it.
+ * record_cache.c - the folder where the processes the in-process engine
+ * patches share what each module's file gives (its list of functions,
+ * their entries decoded: src/patch/function_cache.c; which of them ran:
+ * src/patch/ran_cache.c), so that a script starting a hundred processes
+ * of one program lists its functions once, and the next recording of it
+ * starts where this one ended.  Named to the runtime by
+ * CALLTRACE_FUNCTION_CACHE.
+ *
+ * By default the folder lasts (record_cache_lasting.c): the user's cache,
+ * one folder per build of the runtime.  With --no-cache, or when there is
+ * no such folder to be had, it is the recording's own: made private
+ * (mkdtemp: mode 0700) under TMPDIR or /tmp, and removed with what it
+ * holds when the recording ends.  The recording holds a lock on such a
+ * folder's `session.lock` while it runs: a folder whose lock nobody holds
+ * is one a killed recording left, and the next recording removes it.
  */
 #include "record.h"
 
@@ -91,7 +97,8 @@ static void hold_lock(const char *dir)
 	}
 }
 
-char *record_cache_open(void)
+/* The recording's own folder, or NULL. */
+static char *open_temporary(void)
 {
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || tmp[0] != '/')
@@ -107,14 +114,29 @@ char *record_cache_open(void)
 		return NULL;
 	}
 	hold_lock(dir);
-	setenv("CALLTRACE_FUNCTION_CACHE", dir, 1);
 	return dir;
 }
 
-void record_cache_close(char *dir)
+void record_cache_open(struct record_cache *c, const char *runtime, int lasting)
 {
-	if (!dir)
+	c->lasting = lasting;
+	c->dir = lasting ? record_cache_lasting_open(runtime) : NULL;
+	if (!c->dir) {
+		c->lasting = 0;
+		c->dir = open_temporary();
+	}
+	if (c->dir)
+		setenv("CALLTRACE_FUNCTION_CACHE", c->dir, 1);
+}
+
+void record_cache_close(struct record_cache *c)
+{
+	if (!c->dir)
 		return;
-	remove_folder(AT_FDCWD, dir);
-	free(dir);
+	if (c->lasting)
+		record_cache_lasting_trim(c->dir);
+	else
+		remove_folder(AT_FDCWD, c->dir);
+	free(c->dir);
+	c->dir = NULL;
 }

@@ -94,6 +94,9 @@ int record_option(struct record_options *o, int opt, const char *arg)
 	case RECORD_OPT_NO_OWN_LIBRARIES:
 		o->no_own_libraries = 1;
 		return 0;
+	case RECORD_OPT_NO_CACHE:
+		o->no_cache = 1;
+		return 0;
 	case RECORD_OPT_NEST_LIBCALL:
 		if (!*arg) {
 			cli_error("bad --nest-libcall '' (library names, comma separated)");

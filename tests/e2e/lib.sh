@@ -78,6 +78,9 @@ setup() {
 	[ -x "$CALLTRACE" ] || fail "no calltrace binary at $CALLTRACE"
 	WORK=$(mktemp -d)
 	trap 'rm -rf "$WORK"' EXIT
+	# The in-process engine's lasting cache (record --no-cache) is the
+	# test's own: what one test's recordings learnt never reaches another.
+	export XDG_CACHE_HOME=$WORK/cache
 }
 
 # build_c OUT SOURCE... [FLAG...]: compiles an instrumented C program into $WORK/OUT.

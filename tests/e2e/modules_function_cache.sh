@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # modules_function_cache.sh - the processes of a session list a module's
 # functions once: a script starts the multi-module program (its shared
-# library and plugin its own) nine times under one `record`; the first
-# process lists each module and leaves the list in the session's cache, the
+# library and plugin its own) nine times under one `record --no-cache`
+# (the recording's own cache folder, removed at its end); the first
+# process lists each module and leaves the list in the cache, the
 # others take it from there (-v says which, for every module).  A cache
 # file corrupted (one byte), truncated, replaced by a symbolic link, or by
 # another module's cache file is ignored (the list comes from the module's
@@ -35,7 +36,7 @@ run
 run
 echo "cache: $CALLTRACE_FUNCTION_CACHE"
 SCRIPT
-record cached -v --program multimod bash "$WORK/script.sh" "$WORK/plain" "$WORK/victim"
+record cached -v --no-cache --program multimod bash "$WORK/script.sh" "$WORK/plain" "$WORK/victim"
 [ "$RC" = 0 ] || fail "the script exited $RC: $(grep -v '^calltrace' "$WORK/cached.err" | head -c 300)"
 [ "$(cat "$WORK/victim")" = "not a cache" ] || fail "the symbolic link's target was written"
 dir=$(sed -n 's/^cache: //p' "$WORK/cached.out")
@@ -45,7 +46,7 @@ dir=$(sed -n 's/^cache: //p' "$WORK/cached.out")
 # What -v said of each module, in order.
 says() {
 	grep -F "functions of $1:" "$WORK/cached.err" | sed 's/.*: functions of [^:]*: //' |
-		sed 's/listed, and kept.*/listed/; s/from the session.*/cache/; s/listed: the session.*/rejected/'
+		sed 's/listed, and kept.*/listed/; s/from the cache.*/cache/; s/listed: the cache.*/rejected/'
 }
 for m in multimod libshared.so plugin.so; do
 	says "$WORK/plain/$m" | tr '\n' ' ' >"$WORK/says.$m"

@@ -3,7 +3,7 @@
 # function entries once, and patch at start what ran before: a script
 # starts the multi-module program five times under one `record`.  The
 # first process lists each module and, the module being small, decodes
-# every entry into the session's cache, with the disassembler loaded; the
+# every entry into the cache, with the disassembler loaded; the
 # later ones take list and decodings from the cache and never load the
 # disassembler (libcapstone is none of their modules).  The functions that
 # ran in the first run (the program's, its children's, the plugin's, kept
@@ -24,11 +24,11 @@ record cached -v --program multimod bash "$WORK/script.sh" "$WORK/plain"
 
 # What -v said of the program's list, in order, and of its decodings.
 grep -F "functions of $WORK/plain/multimod:" "$WORK/cached.err" | sed 's/.*: functions of [^:]*: //' |
-	sed 's/listed, and kept.*/listed/; s/.*entries decoded$/decoded/; s/from the session.*/cache/' |
+	sed 's/listed, and kept.*/listed/; s/.*entries decoded$/decoded/; s/from the cache.*/cache/' |
 	tr '\n' ' ' >"$WORK/says"
 [ "$(cat "$WORK/says")" = "listed decoded decoded decoded decoded " ] ||
 	fail "the program's list came from: $(cat "$WORK/says")"
-[ "$(grep -c "entries of $WORK/plain/multimod decoded into the session's cache" "$WORK/cached.err")" = 1 ] ||
+[ "$(grep -c "entries of $WORK/plain/multimod decoded into the cache" "$WORK/cached.err")" = 1 ] ||
 	fail "the program's entries were not decoded once: $(grep 'entries of' "$WORK/cached.err")"
 
 # The disassembler in the processes of the first run only (a run is an

@@ -20,7 +20,7 @@ marked_ran() {
 }
 
 run_plain few "$WORK/first_call" few
-record few --engine patch -v "$WORK/first_call" few
+record few --engine patch --no-cache -v "$WORK/first_call" few
 same_as_plain few
 counts few >"$WORK/few.counts"
 info_functions() {
@@ -43,7 +43,7 @@ grep -qx "calltrace: in-process engine: 5 of $marked functions patched" "$WORK/f
 	fail "few: info says '$(info_functions few)', -v $marked marked and 5 ran"
 
 run_plain short "$WORK/first_call" short
-record short --engine patch -v "$WORK/first_call" short
+record short --engine patch --no-cache -v "$WORK/first_call" short
 same_as_plain short
 counts short >"$WORK/short.counts"
 expect_text "short: calls" - "$WORK/short.counts" <<'COUNTS'
@@ -63,7 +63,7 @@ grep -qx "calltrace: in-process engine: 4 of $marked functions patched; 1 throug
 # (main, prelude, prelude_leaf, crash_outer, crash_inner ran).
 gcc -std=gnu11 -g -O0 -o "$WORK/crash" "$PROGRAMS/crash.c" || fail "cannot compile crash"
 RC=0
-"$CALLTRACE" record -o "$WORK/segv.trace" --engine patch -v "$WORK/crash" segv \
+"$CALLTRACE" record -o "$WORK/segv.trace" --engine patch --no-cache -v "$WORK/crash" segv \
 	>"$WORK/segv.out" 2>"$WORK/segv.err" || RC=$?
 [ "$RC" = 139 ] || fail "crash segv: exit $RC, 139 expected"
 marked=$(sed -n 's/^calltrace: in-process engine: \([0-9]*\) functions marked (.*/\1/p' "$WORK/segv.err")
@@ -80,7 +80,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$@"
 }
 run_plain masked "$WORK/first_call" few
 RC=0
-{ blocked_trap "$CALLTRACE" record -o "$WORK/masked.trace" --engine patch "$WORK/first_call" few \
+{ blocked_trap "$CALLTRACE" record -o "$WORK/masked.trace" --engine patch --no-cache "$WORK/first_call" few \
 	>"$WORK/masked.out" 2>"$WORK/masked.err" || RC=$?; } 2>/dev/null
 [ "$RC" = "$PLAIN_RC" ] || fail "started with SIGTRAP blocked: exit $RC, $PLAIN_RC untraced"
 same_as_plain masked

@@ -14,7 +14,7 @@ gcc -std=gnu11 -g -O0 -pthread -o "$WORK/first_call" "$PROGRAMS/patch/first_call
 
 for round in 1 2 3; do
 	run_plain fork "$WORK/first_call" fork
-	record fork --engine patch -v "$WORK/first_call" fork
+	record fork --engine patch --no-cache -v "$WORK/first_call" fork
 	same_as_plain fork
 	grep -qx "fork 6 3782" "$WORK/fork.out" || fail "round $round: printed $(cat "$WORK/fork.out")"
 	counts fork >"$WORK/fork.counts"
@@ -36,7 +36,7 @@ COUNTS
 	# image's: execed, exec_work; main and what else ran in the session's
 	# earlier processes (how much depends on when the threads ran) are
 	# patched at its start.
-	ahead="more patched ahead of their first calls: they ran in an earlier process of the session, or in a child"
+	ahead="more patched ahead of their first calls: they ran in an earlier process (of this recording or an earlier one), or in a child"
 	grep -qx "calltrace: in-process engine: [0-9]* functions marked, 7 ran; 1 $ahead" "$WORK/fork.err" &&
 		grep -qx "calltrace: in-process engine: [0-9]* functions marked, 2 ran; [1-9][0-9]* $ahead" "$WORK/fork.err" ||
 		fail "round $round: $(grep ' ran' "$WORK/fork.err")"

@@ -14,7 +14,7 @@ gcc -std=gnu11 -g -O0 -pthread -o "$WORK/first_call" "$PROGRAMS/patch/first_call
 	fail "cannot compile first_call"
 
 run_plain race "$WORK/first_call" race
-record race --engine patch -v "$WORK/first_call" race
+record race --engine patch --no-cache -v "$WORK/first_call" race
 same_as_plain race
 grep -q "^calltrace: in-process engine: [0-9]* functions marked, 7 ran$" "$WORK/race.err" ||
 	fail "race: not 7 functions ran: $(grep 'ran$' "$WORK/race.err")"
@@ -29,7 +29,7 @@ check_tree render "$WORK/race.json" >"$WORK/race.got"
 expect_text "trees of 8 racing threads" "$WORK/race.expected" "$WORK/race.got"
 
 run_plain signal "$WORK/first_call" signal
-record signal --engine patch -v "$WORK/first_call" signal
+record signal --engine patch --no-cache -v "$WORK/first_call" signal
 same_as_plain signal
 grep -qx "signal 3 42" "$WORK/signal.out" || fail "signal: printed $(cat "$WORK/signal.out")"
 grep -q "^calltrace: in-process engine: [0-9]* functions marked, 5 ran$" "$WORK/signal.err" ||
@@ -45,7 +45,7 @@ main
 TREES
 
 run_plain trap "$WORK/first_call" trap
-record trap --engine patch -v "$WORK/first_call" trap
+record trap --engine patch --no-cache -v "$WORK/first_call" trap
 same_as_plain trap
 grep -qx "trap 3 1" "$WORK/trap.out" || fail "trap: printed $(cat "$WORK/trap.out")"
 to_json trap

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # record_cache_left.sh - the folder where a recording's processes share
-# what each module's file gives is removed when the recording ends, and,
+# what each module's file gives, the recording's own (--no-cache), is
+# removed when the recording ends, and,
 # when a killed recording left it, by the next recording: a recording
 # killed with SIGKILL leaves its folder; the next one removes it, but not
 # the folder of a recording still running beside it, nor a folder that is
@@ -21,14 +22,14 @@ wait_folders() {
 }
 
 # A recording that runs meanwhile: its folder must stay.
-"$CALLTRACE" record -q -o "$WORK/running.trace" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$WORK/running.pid" &
+"$CALLTRACE" record -q --no-cache -o "$WORK/running.trace" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$WORK/running.pid" &
 running=$!
 wait_folders 2
 kept=$(folders | grep -v notours)
 [ -f "$kept/session.lock" ] || fail "no lock in $kept: $(ls -a "$kept")"
 
 # A recording killed with SIGKILL: its folder stays behind.
-"$CALLTRACE" record -q -o "$WORK/killed.trace" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$WORK/killed.pid" &
+"$CALLTRACE" record -q --no-cache -o "$WORK/killed.trace" -- sh -c 'echo $$ >"$1"; exec sleep 30' sh "$WORK/killed.pid" &
 killed=$!
 wait_folders 3
 left=$(folders | grep -v -e notours -e "$kept")
@@ -39,7 +40,7 @@ kill "$(cat "$WORK/killed.pid")" 2>/dev/null || true
 [ -d "$left" ] || fail "the killed recording's folder is gone already"
 
 # The next recording removes the killed one's folder, and its own at its end.
-record next /usr/bin/true
+record next --no-cache /usr/bin/true
 [ "$RC" = 0 ] || fail "the next recording exited $RC: $(cat "$WORK/next.err")"
 [ ! -e "$left" ] || fail "the killed recording's folder was left: $(ls -a "$left")"
 [ -d "$kept" ] || fail "the running recording's folder was removed"

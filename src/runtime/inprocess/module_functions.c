@@ -44,12 +44,11 @@ int runtime_module_functions(const char *path, elf_function_fn each, void *ctx,
 	if (rc < 0 || !verbose() || !dir || !*dir)
 		return rc;
 	static const char *const said[] = {
-	    [FUNCTIONS_FROM_CACHE] = "from the session's cache",
-	    [FUNCTIONS_DECODED] = "from the session's cache, entries decoded",
-	    [FUNCTIONS_LISTED] = "listed, and kept in the session's cache",
-	    [FUNCTIONS_LISTED_ONLY] = "listed (the session's cache cannot be written)",
-	    [FUNCTIONS_REJECTED] =
-		"listed: the session's cache file for it was not sound, and is ignored",
+	    [FUNCTIONS_FROM_CACHE] = "from the cache",
+	    [FUNCTIONS_DECODED] = "from the cache, entries decoded",
+	    [FUNCTIONS_LISTED] = "listed, and kept in the cache",
+	    [FUNCTIONS_LISTED_ONLY] = "listed (the cache cannot be written)",
+	    [FUNCTIONS_REJECTED] = "listed: the cache file for it was not sound, and is ignored",
 	};
 	runtime_say("in-process engine: functions of %s: %s", path, said[source]);
 	return rc;
@@ -70,6 +69,5 @@ void runtime_module_decode_all(const char *path, uint64_t bias, const struct elf
 	int rc = function_cache_decode(dir, path, facts, decode_one, &bias);
 	if (verbose())
 		runtime_say("in-process engine: entries of %s %s", path,
-			    rc == 0 ? "decoded into the session's cache"
-				    : "not decoded into the session's cache");
+			    rc == 0 ? "decoded into the cache" : "not decoded into the cache");
 }

@@ -459,7 +459,7 @@ static void say_verdicts(void)
 	if (c.warm)
 		snprintf(warm, sizeof(warm),
 			 "; %u more patched ahead of their first calls: they ran in an earlier "
-			 "process of the session, or in a child",
+			 "process (of this recording or an earlier one), or in a child",
 			 c.warm);
 	size_t n = 0;
 	if (c.trapped)
