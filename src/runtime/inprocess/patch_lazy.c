@@ -131,7 +131,6 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 				   .by_hooks = (uint8_t)by_hooks,
 				   .warm = (uint8_t)(warm && decoded)};
 		warm_waiting += m->warm;
-		memcpy(m->original, (const void *)address, ARCH_MARK_LEN);
 		note_unwritten(address, 1);
 	}
 	runtime_patch_unlock();
@@ -204,6 +203,7 @@ void runtime_patch_marks_write(void)
 	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (m->written)
 			continue;
+		memcpy(m->original, (const void *)m->address, ARCH_MARK_LEN);
 		if (opened) {
 			memcpy((void *)m->address, arch_mark, ARCH_MARK_LEN);
 			__builtin___clear_cache((char *)m->address,
