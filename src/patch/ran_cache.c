@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #define RAN_MAGIC "CTRAN"
-#define RAN_VERSION 1
+#define RAN_VERSION 2
 #define RAN_MAX (1u << 20) /* addresses a list may hold */
 
 struct ran_header {
