@@ -174,6 +174,10 @@ int cli_find_runtime(char *path, size_t len);
 /* After trace_session_create: one line when the trace did not simply go to
  * `asked` (trace_session_placement). */
 void cli_say_placement(const struct trace_session *s, const char *asked);
+/* Closes `fd` (-1: nothing) in a thread of its own: the last close of a
+ * replaced trace frees its blocks, which can take tens of milliseconds
+ * the recording need not wait for. */
+void cli_close_in_background(int fd);
 
 /* Opens `path` for writing ("-" or NULL: stdout); NULL after an error. */
 FILE *cli_output_open(const char *path);

@@ -511,3 +511,24 @@ void cli_say_placement(const struct trace_session *s, const char *asked)
 	if (line[0])
 		cli_error("%s", line);
 }
+
+static void *close_fd(void *fd)
+{
+	close((int)(intptr_t)fd);
+	return NULL;
+}
+
+void cli_close_in_background(int fd)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	if (fd < 0)
+		return;
+	if (pthread_attr_init(&attr) == 0 &&
+	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+	    pthread_create(&t, &attr, close_fd, (void *)(intptr_t)fd) == 0) {
+		pthread_attr_destroy(&attr);
+		return;
+	}
+	close(fd);
+}

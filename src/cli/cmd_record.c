@@ -438,6 +438,7 @@ int record_run(struct record_options *o, char **argv, int first)
 		cli_error("cannot write trace %s: %s", o->output, trace_session_refusal(&s, errno));
 		return 2;
 	}
+	cli_close_in_background(s.created.replaced_fd); /* the program need not wait */
 	if (o->ring && trace_session_make_ring(&s, o->ring) < 0) {
 		cli_error("cannot make %s a ring: %s", s.path, trace_ring_refusal(errno));
 		trace_session_close(&s);

@@ -164,7 +164,10 @@ static int free_the_name(const char *path, const char *temp, int replace,
 	}
 	int rc = replace ? rename(temp, path) : keep_aside(path, &st, o);
 	int e = errno;
-	close(fd);
+	if (replace && rc == 0)
+		o->replaced_fd = fd;
+	else
+		close(fd);
 	errno = e;
 	if (rc < 0)
 		return -1;
@@ -176,6 +179,7 @@ int trace_file_publish(const char *temp, const char *path, int replace, char *ch
 {
 	o->refused = NULL;
 	o->kept_previous = 0;
+	o->replaced_fd = -1;
 	for (int attempt = 0; attempt < 1000; attempt++) {
 		int state = rename_noreplace(temp, path) == 0 ? NAME_TAKEN : -1;
 		if (state < 0 && errno != EEXIST)

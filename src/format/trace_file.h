@@ -14,6 +14,10 @@ struct trace_file_outcome {
 	const char *refused; /* why the name was refused (NULL: errno says) */
 	int kept_previous;   /* N > 0: the file that had the name is now its Nth
 				numbered name (a finished trace is never lost) */
+	int replaced_fd;     /* the file the new trace replaced, still open, or
+				-1: the caller closes it (its last close frees
+				its blocks, tens of milliseconds for a long
+				trace whose pages are being written back) */
 };
 
 /* Locks byte 0 of `fd` (an open file description lock): F_RDLCK, F_WRLCK

@@ -136,6 +136,8 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
 	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
 		return -1;
+	if (runtime_session.created.replaced_fd >= 0)
+		close(runtime_session.created.replaced_fd); /* no thread of ours to do it */
 	make_ring();
 	char placement[2 * PATH_MAX + 128];
 	trace_session_placement(&runtime_session, path, placement, sizeof(placement));
