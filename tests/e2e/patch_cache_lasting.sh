@@ -12,7 +12,10 @@
 # caches in a folder of its own).  Without XDG_CACHE_HOME the folder is in
 # ~/.cache.  After a recording the files are trimmed to 256 MiB, the
 # oldest first; temporary files older than an hour go, and empty folders
-# of other runtimes.
+# of other runtimes.  A plugin met for the first time by a process whose
+# program came decoded from the cache loads the disassembler while the
+# dynamic linker tells of the plugin: that load's own notice is let pass
+# (it marked the plugin twice, and crashed).
 source "$(dirname "$0")/lib.sh"
 setup
 multimod_runs_expected 1
@@ -95,6 +98,18 @@ HOME=$WORK/home XDG_CACHE_HOME= record home "$WORK/plain/multimod" "$WORK/plain/
 [ "$RC" = 0 ] || fail "the recording with HOME exited $RC"
 [ "$(find "$WORK/home/.cache/calltrace/$id" -name '*.functions' | wc -l)" = 3 ] ||
 	fail "no lists in ~/.cache/calltrace/$id: $(find "$WORK/home" | head)"
+
+# A plugin new to the cache, in a process that has not loaded the
+# disassembler: the second recording patches its first calls.
+XDG_CACHE_HOME=$WORK/cache2 record noplugin --no-own-libraries "$WORK/plain/multimod" "$WORK/plain/plugin.so"
+[ "$RC" = 0 ] || fail "the recording without the plugin exited $RC"
+XDG_CACHE_HOME=$WORK/cache2 record plugin -v --no-own-libraries --module plugin \
+	"$WORK/plain/multimod" "$WORK/plain/plugin.so"
+[ "$RC" = 0 ] || fail "the plugin's first recording exited $RC: $(grep -m1 crashed "$WORK/plugin.err")"
+[ "$(grep -c "functions of $WORK/plain/plugin.so:" "$WORK/plugin.err")" = 1 ] ||
+	fail "the plugin was not marked once: $(grep "functions of $WORK/plain/plugin.so:" "$WORK/plugin.err")"
+ct report "$WORK/plugin.trace" >"$WORK/plugin.report"
+grep -q "pl_double" "$WORK/plugin.report" || fail "the plugin's calls are not recorded"
 
 # Trimming: sparse files stand for a full cache (300 MiB, past 256); the
 # oldest goes, until under three quarters of the bound.

@@ -359,6 +359,14 @@ static int is_runtime_itself(const struct link_map *l)
  * in the dynamic linker's list, main executable first). */
 static void patch_new_modules(void)
 {
+	/* Loading the disassembler for a module (decoder_needed) is a dlopen
+	 * of its own, whose notice comes while that module is being marked:
+	 * it is let pass, and the loop below meets the disassembler's
+	 * modules after the one it was loaded for. */
+	static int walking;
+	if (walking)
+		return;
+	walking = 1;
 	struct link_map *l = _r_debug.r_map;
 	for (int first = 1; l; l = l->l_next, first = 0) {
 		const char *path = first ? runtime_program_path() : l->l_name;
@@ -374,6 +382,7 @@ static void patch_new_modules(void)
 		runtime_patch_marks_write(); /* a module's code opened once for all its marks */
 	}
 	patch_code_seal();
+	walking = 0;
 }
 
 /* The dynamic linker's notice: the list of modules changes (RT_ADD,
