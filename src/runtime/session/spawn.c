@@ -10,7 +10,10 @@
  * leave them out: these are wrapped to add the ones missing, and to bring
  * up to date a CALLTRACE_SESSION the program copied when it started (bash
  * keeps its own copy of the environment, which would make its children
- * say they came from bash's parent).  Nothing is
+ * say they came from bash's parent).  glibc's execl, execle, execlp, execv
+ * and execvp call its execve inside, past the wrapper: they are wrapped as
+ * well (execle hands an environment of its own; every exec adds the
+ * functions that ran to the session's lists first).  Nothing is
  * allocated (a vfork child shares its parent's heap): the new list lives
  * on the stack, and points at the runtime's own strings.
  */
@@ -19,6 +22,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -117,7 +121,7 @@ static char *const *session_env(char *const envp[], char **out)
 	char *room_[count(envp) + CARRIED_MAX + 1];                                                \
 	char *const *env_ = session_env(envp, room_)
 
-RUNTIME_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+static int session_execve(const char *path, char *const argv[], char *const envp[])
 {
 	SESSION_ENV(envp);
 	if (!real_execve)
@@ -125,7 +129,7 @@ RUNTIME_EXPORT int execve(const char *path, char *const argv[], char *const envp
 	return real_execve(path, argv, env_);
 }
 
-RUNTIME_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+static int session_execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	SESSION_ENV(envp);
 	if (!real_execvpe) {
@@ -133,6 +137,84 @@ RUNTIME_EXPORT int execvpe(const char *file, char *const argv[], char *const env
 		return -1;
 	}
 	return real_execvpe(file, argv, env_);
+}
+
+RUNTIME_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return session_execve(path, argv, envp);
+}
+
+RUNTIME_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return session_execvpe(file, argv, envp);
+}
+
+RUNTIME_EXPORT int execv(const char *path, char *const argv[])
+{
+	return session_execve(path, argv, environ);
+}
+
+RUNTIME_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return session_execvpe(file, argv, environ);
+}
+
+/* The arguments of an execl from `arg0` to their NULL: how many. */
+static size_t list_length(const char *arg0, va_list ap)
+{
+	size_t n = 0;
+	va_list copy;
+	va_copy(copy, ap);
+	for (const char *a = arg0; a; a = va_arg(copy, const char *))
+		n++;
+	va_end(copy);
+	return n;
+}
+
+/* Fills `argv` (room for n + 1) with the `n` arguments from `arg0`, and
+ * the NULL; `ap` is then past the NULL. */
+static void list_fill(char **argv, size_t n, const char *arg0, va_list *ap)
+{
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i < n; i++)
+		argv[i] = va_arg(*ap, char *);
+	if (n)
+		(void)va_arg(*ap, char *); /* the NULL */
+	argv[n] = NULL;
+}
+
+RUNTIME_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = list_length(arg, ap);
+	char *argv[n + 1];
+	list_fill(argv, n, arg, &ap);
+	va_end(ap);
+	return session_execve(path, argv, environ);
+}
+
+RUNTIME_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = list_length(arg, ap);
+	char *argv[n + 1];
+	list_fill(argv, n, arg, &ap);
+	char *const *envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return session_execve(path, argv, envp);
+}
+
+RUNTIME_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = list_length(arg, ap);
+	char *argv[n + 1];
+	list_fill(argv, n, arg, &ap);
+	va_end(ap);
+	return session_execvpe(file, argv, environ);
 }
 
 RUNTIME_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])

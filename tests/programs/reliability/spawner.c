@@ -2,8 +2,8 @@
  * spawner.c - starts instrumented children with an environment of its own
  * that lacks LD_PRELOAD and every CALLTRACE_* variable.  Usage: spawner
  * CHILD.  It runs CHILD 1 with posix_spawn, then CHILD 2 with fork and
- * execve, both with the environment {"SPAWNED=yes", NULL}, waits for them
- * and prints their exit statuses.
+ * execve, then CHILD 3 with fork and execle, each with the environment
+ * {"SPAWNED=yes", NULL}, waits for them and prints their exit statuses.
  */
 #include <spawn.h>
 #include <stdio.h>
@@ -41,6 +41,17 @@ static int run_execve(char *child)
 	return wait_status(pid);
 }
 
+static int run_execle(char *child)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execle(child, child, "3", (char *)NULL, clean_env);
+		_exit(127);
+	}
+	return wait_status(pid);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -52,5 +63,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	int execd = run_execve(argv[1]);
 	printf("execve child exited %d\n", execd);
+	fflush(stdout);
+	int execled = run_execle(argv[1]);
+	printf("execle child exited %d\n", execled);
 	return 0;
 }
