@@ -244,6 +244,21 @@ void patch_code_seal(void)
 	}
 }
 
+/* Makes the pages from `first` (page-aligned) over `span` bytes
+ * read-execute again after a write, but for those of the open span, which
+ * stay writable. */
+static int seal_pages(uint64_t first, size_t span)
+{
+	int rc = mprotect((void *)first, span, PROT_READ | PROT_EXEC);
+	uint64_t last = first + span - 1;
+	if (first <= open_hi && last >= open_lo) {
+		uint64_t lo = first > open_lo ? first : open_lo,
+			 hi = last < open_hi ? last : open_hi;
+		mprotect((void *)lo, hi + 1 - lo, PROT_READ | PROT_WRITE | PROT_EXEC);
+	}
+	return rc;
+}
+
 /* Copies `len` bytes to `address` in code, the page opened for writing
  * meanwhile and read-execute again after. */
 static int write_code(uint64_t address, const uint8_t *bytes, size_t len)
@@ -263,7 +278,7 @@ static int write_code(uint64_t address, const uint8_t *bytes, size_t len)
 		return -1;
 	memcpy((void *)address, bytes, len);
 	__builtin___clear_cache((char *)address, (char *)address + len);
-	return mprotect((void *)first, span, PROT_READ | PROT_EXEC);
+	return seal_pages(first, span);
 }
 
 int patch_write_back(uint64_t address, const uint8_t *bytes, size_t len)
@@ -282,7 +297,10 @@ int patch_code_writable(uint64_t first, uint64_t last, int writable)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t from = first & ~(uint64_t)(page - 1);
-	size_t span = (size_t)(last + 1 - from);
+	/* Whole pages: a jump is longer than a mark, and the last function's
+	 * runs past `last`; a store that fell outside would open and then
+	 * seal its page, in the midst of the span. */
+	size_t span = (size_t)(((last + (uint64_t)page) & ~(uint64_t)(page - 1)) - from);
 	int rc = mprotect((void *)from, span, PROT_READ | PROT_EXEC | (writable ? PROT_WRITE : 0));
 	open_lo = rc == 0 && writable ? from : UINT64_MAX;
 	open_hi = rc == 0 && writable ? from + span - 1 : 0;
@@ -322,5 +340,5 @@ int patch_write_jump(uint64_t address, uint64_t target)
 	if (mprotect((void *)first, span, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
 		return -1;
 	arch_store_jump((volatile uint8_t *)address, jump);
-	return mprotect((void *)first, span, PROT_READ | PROT_EXEC);
+	return seal_pages(first, span);
 }
