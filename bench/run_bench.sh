@@ -36,6 +36,8 @@ command -v uftrace >/dev/null || { echo "run_bench: uftrace is needed (make deps
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# calltrace's lasting module cache: the run's own, not the user's.
+export XDG_CACHE_HOME=$tmp/cache
 bin=$tmp/bin
 out=$tmp/out
 mkdir -p "$bin" "$out"

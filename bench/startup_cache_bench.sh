@@ -28,6 +28,7 @@ processes=${BENCH_PROCESSES:-100}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME=$tmp/cache # calltrace's lasting module cache: the bench's own
 cat >"$tmp/script.sh" <<SCRIPT
 for ((i = 0; i < $processes; i++)); do bash -c 'exit 0'; done
 SCRIPT
