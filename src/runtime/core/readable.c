@@ -10,7 +10,8 @@
  * (crash.c), which jumps back here, and the read fails.  When that handler
  * is not the one installed (the program set its own), reads go through
  * process_vm_readv, which cannot fault but costs a system call.  An
- * address in no mapping is not read at all.
+ * address the table lacks even when read again is asked of the kernel
+ * (mincore); one in no mapping is not read at all.
  *
  * Nothing here calls the C library on the way of a read: its functions may
  * be patched, and a call of one would be recorded as the program's.
@@ -19,6 +20,7 @@
 #include "../../arch/arch.h"
 #include "../../utils/stack_overflow.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -37,6 +39,7 @@ static volatile uint32_t table_version; /* odd while the table changes */
 static volatile int table_lock;
 static uint32_t table_epoch;	 /* runtime_module_epoch it was read at */
 static volatile int guard_works; /* crash.c's handler catches SIGSEGV and SIGBUS */
+static int (*guard_seen)(void);	 /* runtime_crash_guard when the table was read */
 
 static long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -104,7 +107,8 @@ static void refresh(void)
 	__atomic_add_fetch(&table_version, 1, __ATOMIC_ACQ_REL);
 	table_epoch = RUNTIME_LOAD(runtime_module_epoch);
 	read_table();
-	guard_works = runtime_crash_guard && runtime_crash_guard();
+	guard_seen = runtime_crash_guard;
+	guard_works = guard_seen && guard_seen();
 	__atomic_add_fetch(&table_version, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
 }
@@ -174,10 +178,39 @@ static size_t read_by_syscall(uint64_t address, void *out, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* The bytes from `address` to the end of its page (at most len) when the
+ * kernel says the page is mapped, else 0: mincore fails with ENOMEM on a
+ * hole.  For a mapping the table missed: made since, while reads miss so
+ * often that the table is seldom read again, or left out of the maps
+ * qemu-user shows (a guest's page merged with one of qemu's own). */
+static size_t mapped_run(uint64_t address, size_t len)
+{
+	static const uint64_t sizes[] = {4096, 16384, 65536};
+	static uint64_t page; /* the kernel's page size, once learnt */
+	unsigned char resident[4];
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t size = page ? page : sizes[i];
+		long rc = raw_syscall6(SYS_mincore, (long)(address & ~(size - 1)), 1,
+				       (long)resident, 0, 0, 0);
+		if (rc == -EINVAL && !page)
+			continue; /* not aligned to the page size: a bigger one */
+		if (rc != 0)
+			return 0;
+		page = size;
+		uint64_t room = (address & ~(size - 1)) + size - address;
+		return room < len ? (size_t)room : len;
+	}
+	return 0;
+}
+
 size_t runtime_read_memory(uint64_t address, void *out, size_t len)
 {
 	static volatile uint32_t misses;
-	if (!ranges || table_epoch != RUNTIME_LOAD(runtime_module_epoch))
+	/* Read again when modules changed, and once after crash.c's handler
+	 * is in (a table read before it would send every read through the
+	 * system call, which qemu-user, for one, does not do). */
+	if (!ranges || table_epoch != RUNTIME_LOAD(runtime_module_epoch) ||
+	    guard_seen != RUNTIME_LOAD(runtime_crash_guard))
 		refresh();
 	size_t n = readable_run(address, len);
 	/* Mapped since?  Looked at again on a miss, but seldom once misses
@@ -187,6 +220,8 @@ size_t runtime_read_memory(uint64_t address, void *out, size_t len)
 		refresh();
 		n = readable_run(address, len);
 	}
+	if (n == 0)
+		n = mapped_run(address, len);
 	if (n == 0)
 		return 0;
 	if (!guard_works)
