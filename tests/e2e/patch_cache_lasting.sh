@@ -10,7 +10,7 @@
 # build.  --no-cache leaves that folder alone; so does a recording whose
 # cache folder is a symbolic link or writable by others (it keeps its
 # caches in a folder of its own).  Without XDG_CACHE_HOME the folder is in
-# ~/.cache.  After a recording the files are trimmed to 256 MiB, the
+# ~/.cache; without HOME either, the recording's own.  After a recording the files are trimmed to 256 MiB, the
 # oldest first; temporary files older than an hour go, and empty folders
 # of other runtimes.  A plugin met for the first time by a process whose
 # program came decoded from the cache loads the disassembler while the
@@ -110,6 +110,12 @@ XDG_CACHE_HOME=$WORK/cache2 record plugin -v --no-own-libraries --module plugin 
 	fail "the plugin was not marked once: $(grep "functions of $WORK/plain/plugin.so:" "$WORK/plugin.err")"
 ct report "$WORK/plugin.trace" >"$WORK/plugin.report"
 grep -q "pl_double" "$WORK/plugin.report" || fail "the plugin's calls are not recorded"
+
+# Neither XDG_CACHE_HOME nor HOME: the recording's own folder.
+HOME= XDG_CACHE_HOME= record nohome -v "$WORK/plain/multimod" "$WORK/plain/plugin.so"
+[ "$RC" = 0 ] || fail "the recording without HOME exited $RC"
+grep -q "module caches in .* (this recording's, removed at its end)" "$WORK/nohome.err" ||
+	fail "without HOME: -v said: $(grep caches "$WORK/nohome.err")"
 
 # Trimming: sparse files stand for a full cache (300 MiB, past 256); the
 # oldest goes, until under three quarters of the bound.
