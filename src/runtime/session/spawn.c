@@ -183,38 +183,35 @@ static void list_fill(char **argv, size_t n, const char *arg0, va_list *ap)
 	argv[n] = NULL;
 }
 
+/* In an execl: argv_ on its stack from the arguments from `arg` to
+ * their NULL; ap_ then past the NULL (execle's environment is next). */
+#define LIST_ARGV(arg)                                                                             \
+	va_list ap_;                                                                               \
+	va_start(ap_, arg);                                                                        \
+	size_t n_ = list_length(arg, ap_);                                                         \
+	char *argv_[n_ + 1];                                                                       \
+	list_fill(argv_, n_, arg, &ap_)
+
 RUNTIME_EXPORT int execl(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = list_length(arg, ap);
-	char *argv[n + 1];
-	list_fill(argv, n, arg, &ap);
-	va_end(ap);
-	return session_execve(path, argv, environ);
+	LIST_ARGV(arg);
+	va_end(ap_);
+	return session_execve(path, argv_, environ);
 }
 
 RUNTIME_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = list_length(arg, ap);
-	char *argv[n + 1];
-	list_fill(argv, n, arg, &ap);
-	char *const *envp = va_arg(ap, char *const *);
-	va_end(ap);
-	return session_execve(path, argv, envp);
+	LIST_ARGV(arg);
+	char *const *envp = va_arg(ap_, char *const *);
+	va_end(ap_);
+	return session_execve(path, argv_, envp);
 }
 
 RUNTIME_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	va_list ap;
-	va_start(ap, arg);
-	size_t n = list_length(arg, ap);
-	char *argv[n + 1];
-	list_fill(argv, n, arg, &ap);
-	va_end(ap);
-	return session_execvpe(file, argv, environ);
+	LIST_ARGV(arg);
+	va_end(ap_);
+	return session_execvpe(file, argv_, environ);
 }
 
 RUNTIME_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
