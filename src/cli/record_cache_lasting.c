@@ -37,7 +37,7 @@
 #define STALE_TEMP_SECONDS 3600
 #define TOP_NAME "calltrace"
 
-/* Opens the folder `name` in `parent`, made (0700) when missing: NULL
+/* Opens the folder `name` in `parent`, made (0700) when missing: -1
  * unless it is a folder, not a link, the user's and writable by nobody
  * else. */
 static int own_folder(int parent, const char *name)
