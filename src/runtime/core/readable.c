@@ -39,7 +39,6 @@ static volatile uint32_t table_version; /* odd while the table changes */
 static volatile int table_lock;
 static uint32_t table_epoch;	 /* runtime_module_epoch it was read at */
 static volatile int guard_works; /* crash.c's handler catches SIGSEGV and SIGBUS */
-static int (*guard_seen)(void);	 /* runtime_crash_guard when the table was read */
 
 static long raw_syscall6(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -107,8 +106,7 @@ static void refresh(void)
 	__atomic_add_fetch(&table_version, 1, __ATOMIC_ACQ_REL);
 	table_epoch = RUNTIME_LOAD(runtime_module_epoch);
 	read_table();
-	guard_seen = runtime_crash_guard;
-	guard_works = guard_seen && guard_seen();
+	guard_works = runtime_crash_guard && runtime_crash_guard();
 	__atomic_add_fetch(&table_version, 1, __ATOMIC_ACQ_REL);
 	__atomic_store_n(&table_lock, 0, __ATOMIC_RELEASE);
 }
@@ -206,11 +204,7 @@ static size_t mapped_run(uint64_t address, size_t len)
 size_t runtime_read_memory(uint64_t address, void *out, size_t len)
 {
 	static volatile uint32_t misses;
-	/* Read again when modules changed, and once after crash.c's handler
-	 * is in (a table read before it would send every read through the
-	 * system call, which qemu-user, for one, does not do). */
-	if (!ranges || table_epoch != RUNTIME_LOAD(runtime_module_epoch) ||
-	    guard_seen != RUNTIME_LOAD(runtime_crash_guard))
+	if (!ranges || table_epoch != RUNTIME_LOAD(runtime_module_epoch))
 		refresh();
 	size_t n = readable_run(address, len);
 	/* Mapped since?  Looked at again on a miss, but seldom once misses
