@@ -105,10 +105,13 @@ enum thread_spot thread_spot(struct held_process *p, const struct held_thread *t
 uint32_t held_runtime_generation(struct held_process *p, const struct held_thread *t);
 /* Brings thread `t` to a spot where it may call into the C library (the
  * program's code, or a waiting system call), letting it run alone a little
- * at a time; 0, or -1 when it does not get there within `budget_ms`. */
+ * at a time; 0, or -1 when it does not get there within the steps and
+ * slices an idle machine makes in `budget_ms` (or eight times that of the
+ * wall clock). */
 int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned budget_ms);
 /* Lets every thread inside the runtime run on until none is; 0, or -1
- * when some stay within `budget_ms`. */
+ * when some stay after running `budget_ms` of CPU time between them (or
+ * after being given eight times that). */
 int bring_out_of_runtime(struct held_process *p, unsigned budget_ms);
 
 /* ---- remote_fd.c ------------------------------------------------------------ */

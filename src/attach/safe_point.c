@@ -150,18 +150,44 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* The CPU time a thread has run, in ns (its schedstat); 0 when unknown. */
+static uint64_t thread_ran_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	unsigned long long ran = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ran) != 1)
+		ran = 0;
+	fclose(f);
+	return ran;
+}
+
+/* The budgets count what the threads did, not the time that passed: on a
+ * busy machine a resumed thread may wait long for a CPU, and a wall-clock
+ * budget would run out before it ran at all.  The wall clock (or the time
+ * the threads were given) still bounds them, at WALL_FACTOR times (a thread
+ * blocked inside never runs). */
+#define WALL_FACTOR 8
+/* Steps and slices a thread is given per millisecond of its budget (an
+ * idle machine steps one in 5 to 10 us). */
+#define MOVES_PER_MS 150
+
 /* A thread is stepped out, one instruction at a time, and run for a
  * slice only when that takes long (a loop inside the C library): a slice
  * ends where the kernel sees the interrupt, which on some machines is only
  * the next system call, back inside the C library. */
 int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned budget_ms)
 {
-	uint64_t end = now_ms() + budget_ms;
-	for (unsigned moves = 1;; moves++) {
+	uint64_t wall_end = now_ms() + (uint64_t)budget_ms * WALL_FACTOR;
+	uint64_t most = (uint64_t)budget_ms * MOVES_PER_MS;
+	for (uint64_t moves = 1;; moves++) {
 		enum thread_spot s = thread_spot(p, t);
 		if (s == SPOT_PROGRAM || s == SPOT_WAITING)
 			return 0;
-		if (s == SPOT_UNUSABLE || now_ms() >= end)
+		if (s == SPOT_UNUSABLE || moves > most || now_ms() >= wall_end)
 			return -1;
 		int rc = moves % STEPS_PER_SLICE ? held_step_alone(p, t)
 						 : held_run_alone(p, t, SLICE_US);
@@ -170,31 +196,70 @@ int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned b
 	}
 }
 
+/* Resumes the threads inside the runtime; whether there was one.  What
+ * they had run so far goes to `ran_ns`, per thread. */
+static int resume_inside(struct held_process *p, uint64_t *ran_ns, size_t max)
+{
+	int inside = 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		int in = thread_spot(p, &p->threads[i]) == SPOT_RUNTIME;
+		if (i < max)
+			ran_ns[i] = in ? thread_ran_ns(p->pid, p->threads[i].tid) : 0;
+		if (in) {
+			inside = 1;
+			held_resume(p, &p->threads[i]);
+		}
+	}
+	return inside;
+}
+
+/* The CPU time the threads resumed by resume_inside ran since, in ns;
+ * -1 when unknown. */
+static int64_t ran_since(struct held_process *p, const uint64_t *ran_ns, size_t n)
+{
+	int64_t ran = 0, known = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t now = ran_ns[i] ? thread_ran_ns(p->pid, p->threads[i].tid) : 0;
+		known |= now != 0;
+		ran += now > ran_ns[i] ? (int64_t)(now - ran_ns[i]) : 0;
+	}
+	return known ? ran : -1;
+}
+
 int bring_out_of_runtime(struct held_process *p, unsigned budget_ms)
 {
-	uint64_t end = now_ms() + budget_ms;
+	enum { COUNTED = 64 };
+	uint64_t ran_ns[COUNTED], given_us = 0, budget_us = (uint64_t)budget_ms * 1000;
+	int64_t ran_total = -1;
 	/* A signal delivered at each resume would keep a thread in its handler,
 	 * above the runtime's code, for as long as they come; and one pending
 	 * at each resume (a timer's) would stop it before its first
 	 * instruction: they wait, blocked. */
 	p->hold_signals = 1;
 	int rc = -1;
-	for (unsigned slice = 50; rc < 0; slice = slice < 1000 ? 2 * slice : slice) {
+	/* Slices grow to a millisecond; while the threads get less than half
+	 * of theirs (a busy machine), to a tenth of a second: a thread stopped
+	 * before it was scheduled has not moved. */
+	for (unsigned slice = 50; rc < 0;) {
 		/* All of them together: one may wait for a lock another holds. */
-		int inside = 0;
-		for (size_t i = 0; i < p->nthreads; i++)
-			if (thread_spot(p, &p->threads[i]) == SPOT_RUNTIME) {
-				inside = 1;
-				held_resume(p, &p->threads[i]);
-			}
-		if (!inside) {
+		size_t n = p->nthreads < COUNTED ? p->nthreads : COUNTED;
+		if (!resume_inside(p, ran_ns, COUNTED)) {
 			rc = 0;
 			break;
 		}
-		struct timespec nap = {0, (long)slice * 1000};
+		struct timespec nap = {slice / 1000000, (long)(slice % 1000000) * 1000};
 		nanosleep(&nap, NULL);
-		if (held_stop_all(p) < 0 || now_ms() >= end)
+		given_us += slice;
+		int stopped = held_stop_all(p) == 0;
+		int64_t ran = ran_since(p, ran_ns, n);
+		if (ran >= 0)
+			ran_total = (ran_total < 0 ? 0 : ran_total) + ran;
+		uint64_t used_us = ran_total >= 0 ? (uint64_t)ran_total / 1000 : given_us;
+		if (!stopped || used_us >= budget_us || given_us >= budget_us * WALL_FACTOR)
 			break;
+		unsigned most =
+		    ran < 0 || 2 * (uint64_t)ran >= (uint64_t)slice * 1000 ? 1000 : 100000;
+		slice = 2 * slice < most ? 2 * slice : most;
 	}
 	if (!p->exited)
 		held_release_signals(p);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# patch_attach_starved.sh - an in-process attach and detach to a process
+# that gets almost no CPU: it runs with SCHED_IDLE on one CPU beside two
+# busy loops of normal priority (so the test makes its own busy machine,
+# whatever the machine's load).  A thread resumed there may wait a long time
+# before it runs, and a stop takes as long to land.
+#
+# busy_calls (one thread calling small functions without pause, so a stop
+# often finds it inside the runtime) is attached to ATTACHES times (default
+# 5): every attach and detach must succeed, the trace read back with no
+# problem (it may hold no call: the process may not run in 300 ms), and the
+# process end with its own output and status 3.  The detach lets a thread
+# inside the runtime run until it leaves, counted in the CPU time it got:
+# a budget of wall-clock time ran out here before the thread had run.
+source "$(dirname "$0")/lib.sh"
+CFLAGS_TRACED=(-g -Wall -Wextra)
+setup
+busy_loops=()
+cleanup() {
+	if [ -n "${TARGET_PID:-}" ]; then kill -KILL "$TARGET_PID" 2>/dev/null || true; fi
+	for pid in "${busy_loops[@]}"; do kill "$pid" 2>/dev/null || true; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+[ -r "$RUNTIME" ] || skip "no runtime library at $RUNTIME"
+need_cmd taskset
+need_cmd chrt
+
+build_c busy "$PROGRAMS/dynamic/busy_calls.c" -O0
+touch "$WORK/expect.stop"
+RC=0
+"$WORK/busy" "$WORK/expect.pid" "$WORK/expect.stop" 1 >"$WORK/expect.out" 2>&1 || RC=$?
+[ "$RC" = 3 ] || fail "untraced busy_calls exited $RC, not 3"
+
+cpu=$(taskset -cp $$ | sed 's/.*: *//; s/[,-].*//')
+for _ in 1 2; do
+	taskset -c "$cpu" sh -c 'while :; do :; done' &
+	busy_loops+=($!)
+done
+chrt --idle 0 true 2>/dev/null || skip "SCHED_IDLE is not allowed here"
+printf '#!/bin/sh\nexec taskset -c %s chrt --idle 0 "%s" "$@"\n' "$cpu" "$WORK/busy" >"$WORK/starved_busy"
+chmod +x "$WORK/starved_busy"
+start_target starved "$WORK/starved_busy" 1
+
+for ((i = 1; i <= ${ATTACHES:-5}; i++)); do
+	trace="$WORK/starved$i.trace"
+	RC=0
+	timeout -s INT 120 "$CALLTRACE" attach -p "$TARGET_PID" --duration 300ms -v -o "$trace" \
+		>/dev/null 2>"$trace.err" || RC=$?
+	[ "$RC" = 0 ] || fail "attach $i to a starved process exited $RC: $(tail -n 3 "$trace.err" | head -c 600)"
+	grep -q "^calltrace: engine: in-process engine" "$trace.err" ||
+		fail "attach $i did not use the in-process engine: $(head -c 300 "$trace.err")"
+	grep -q "^calltrace: detached from process $TARGET_PID" "$trace.err" ||
+		fail "attach $i did not say it detached: $(tail -n 3 "$trace.err" | head -c 300)"
+	# It may have run no call meanwhile; what it ran is whole.
+	"$CALLTRACE" info "$trace" >"$trace.info" 2>"$trace.info.err" ||
+		fail "info of attach $i failed: $(head -c 300 "$trace.info.err")"
+	grep -q "^problems: *0$" "$trace.info" || fail "attach $i: $(grep -A3 '^problems' "$trace.info")"
+	grep -q "functions: 13 patched" "$trace.info" ||
+		fail "attach $i did not patch busy_calls' 13 functions: $(grep 'functions:' "$trace.info")"
+done
+for pid in "${busy_loops[@]}"; do kill "$pid" 2>/dev/null || true; done
+finish_target starved
+[ "$TARGET_RC" = 3 ] && cmp -s "$WORK/starved.out" "$WORK/expect.out" ||
+	fail "busy_calls ended with $TARGET_RC after the attaches: $(tr '\n' ' ' <"$WORK/starved.out" | head -c 200)"
+pass "${ATTACHES:-5} attaches to a process given almost no CPU, each detached"
