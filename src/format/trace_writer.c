@@ -273,7 +273,12 @@ static int stream_refill(struct trace_stream *st, uint64_t tick)
 		goto lost;
 	uint64_t page_off = off & ~PAGE_MASK_4K;
 	size_t map_len = (size_t)((off + size - page_off + PAGE_MASK_4K) & ~PAGE_MASK_4K);
-	void *map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s->fd,
+	/* A thread's first window is mapped as it is written: a short process
+	 * (a shell's child) fills a few of its pages, and populating the
+	 * others costs more than the faults of those it writes.  Later
+	 * windows are those of threads that fill them. */
+	int populate = st->seq > 0 ? MAP_POPULATE : 0;
+	void *map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED | populate, s->fd,
 			 (off_t)page_off);
 	if (map == MAP_FAILED)
 		goto lost;
