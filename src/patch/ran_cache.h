@@ -24,7 +24,7 @@ int ran_cache_read(const char *dir, const char *path, int with_eh_frame, struct 
 void ran_cache_release(struct ran_list *list);
 /* Writes the list of the module at `path`: `count` addresses, ascending,
  * each once (a list there is replaced whole).  0, or -1. */
-int ran_cache_write(const char *dir, const char *path, int with_eh_frame,
-		    const uint64_t *address, size_t count);
+int ran_cache_write(const char *dir, const char *path, int with_eh_frame, const uint64_t *address,
+		    size_t count);
 
 #endif

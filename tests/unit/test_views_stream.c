@@ -168,8 +168,10 @@ static void test_flame_merging(void)
 	fclose(f);
 	CHECK(count(text, "<g class=\"m\"") == 0, "no hatched block");
 	CHECK(count(text, "<g><title>main\n") == 1, "main drawn once");
-	CHECK(count(text, "<title>a \xc3\x97""10000\n") == 1 &&
-		  count(text, "<title>b \xc3\x97""10000\n") == 1,
+	CHECK(count(text, "<title>a \xc3\x97"
+			  "10000\n") == 1 &&
+		  count(text, "<title>b \xc3\x97"
+			      "10000\n") == 1,
 	      "one frame for each function");
 	CHECK(count(text, "<g class=\"det\"") == 1, "their places travel for zooming in");
 	CHECK(len < 400000, "merged chart is %zu bytes", len);

@@ -1,6 +1,8 @@
 /* args_kinds.c - functions taking and returning every kind of value the
  * argument capture must show exactly (tests/e2e/args_*.sh), built by gcc
  * and by clang. */
+/* One line a function, as the tests read them: */
+/* clang-format off */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>

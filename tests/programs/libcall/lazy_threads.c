@@ -19,7 +19,8 @@ static int rounds;
 
 static long __attribute__((noinline)) round_calls(int i)
 {
-	return abs(-i) + labs(-1L) + atoi("7") + strtol("5", NULL, 10) + toupper('a') + !!isalpha('b');
+	return abs(-i) + labs(-1L) + atoi("7") + strtol("5", NULL, 10) + toupper('a') +
+	       !!isalpha('b');
 }
 
 static void *worker(void *arg)
