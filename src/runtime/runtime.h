@@ -319,6 +319,8 @@ void runtime_patch_attach_busy(const uint64_t *busy, uint32_t n);
 uint32_t runtime_patch_attach_unpatch(void);
 /* The function at `address` now jumps to its trampoline at `entry`. */
 void runtime_patch_attach_note(uint64_t address, uint64_t entry);
+/* Whether the entry at `address` jumps to its trampoline now (recorded). */
+int runtime_patch_attach_jumped(uint64_t address);
 /* control.c: CALLTRACE_SIGNAL */
 void runtime_control_install(void);
 /* output.c: what CALLTRACE_OUTPUT asks for; 0 and the trace file's name

@@ -2,7 +2,11 @@
 # libcall_attach.sh - `calltrace attach` records library calls too: the
 # running process's GOT slots are hooked at the attach (its calls of getpid
 # and labs show beneath `work`), and every slot holds the C library's
-# function again after the detach; the process ends as it would have.
+# function again after the detach; the process ends as it would have.  A
+# library of the program's own that calls its own export through its PLT
+# has that call recorded once, by the function's patched entry (not also
+# as a library call around it); an export too short for the jump keeps
+# the library call's record.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 unset CALLTRACE_LIBCALL
@@ -64,6 +68,34 @@ for i, line in enumerate(lines):
         sys.exit("work holds %s" % kids)
 if whole < 10:
     sys.exit("only %d whole work calls" % whole)
+PY
+
+# A library's call of its own export, through its PLT: recorded once.
+gcc -g -O1 -fPIC -shared -o "$WORK/libownexport.so" "$PROGRAMS/libcall/own_export_lib.c" ||
+	fail "cannot compile the library"
+gcc -g -O1 -o "$WORK/own_export" "$PROGRAMS/libcall/own_export_main.c" -L"$WORK" -lownexport \
+	-Wl,-rpath,"$WORK" || fail "cannot compile the program"
+start_target o "$WORK/own_export" x
+RC=0
+"$CALLTRACE" attach -p "$TARGET_PID" --duration 500ms -o "$WORK/o.trace" >"$WORK/attach.out" \
+	2>"$WORK/attach.err" || RC=$?
+[ "$RC" = 0 ] || fail "attach to own_export exited $RC: $(head -c 300 "$WORK/attach.err")"
+finish_target o
+[ "$TARGET_RC" = 0 ] || fail "own_export ended with status $TARGET_RC: $(head -c 300 "$WORK/o.err")"
+ct json -o "$WORK/o.json" "$WORK/o.trace"
+python3 - "$WORK/o.json" >"$WORK/o.check" 2>&1 <<'PY' || fail "own export: $(cat "$WORK/o.check")"
+import json, sys
+calls = [c for t in json.load(open(sys.argv[1]))["call_trees"].values() for c in t["calls"]]
+whole = 0
+for c in calls:
+    if c["function"] != "outer" or "end_ns" not in c:
+        continue
+    kids = [(k["function"], k.get("kind", "function"), len(k["children"])) for k in c["children"]]
+    if kids != [("inner", "function", 0), ("tiny_inner", "library", 0)]:
+        sys.exit("outer holds %s" % kids)
+    whole += 1
+if whole < 10:
+    sys.exit("only %d whole outer calls" % whole)
 PY
 
 # attach --no-libcall: the program's own calls only.

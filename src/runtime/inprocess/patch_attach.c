@@ -134,6 +134,12 @@ void runtime_patch_attach_note(uint64_t address, uint64_t entry)
 	e->jumped = 1;
 }
 
+int runtime_patch_attach_jumped(uint64_t address)
+{
+	const struct patched_entry *e = address_table_find(&table, address);
+	return e && e->jumped;
+}
+
 /* Whether the bytes at `address` are still the jump to `entry` (read so
  * that an unmapped module is no fault). */
 static int still_our_jump(uint64_t address, uint64_t entry)

@@ -231,6 +231,20 @@ static int recorded_by_callee(const struct module_facts *m, const struct libcall
 	return !(site->flags & LIBCALL_LAZY) && runtime_module_recorded_at(site->target);
 }
 
+/* Attached, where no slot is resolved now (bind_now): whether the slot's
+ * symbol is the module's own function, an export it calls through its PLT,
+ * and that function's entry is patched.  The call is then recorded by the
+ * entry, as a started program's is once its slot is resolved into the
+ * module (recorded_by_callee); an interposer of it is not looked for.  An
+ * entry left alone (too short for the jump) keeps the slot's record. */
+static int calls_own_definition(const struct module_facts *m, const ElfW(Sym) * s)
+{
+	uint64_t at = m->bias + s->st_value;
+	return runtime_attach_mode && s->st_shndx != SHN_UNDEF && s->st_value != 0 &&
+	       ELF64_ST_TYPE(s->st_info) == STT_FUNC && at >= m->lo && at < m->hi &&
+	       runtime_patch_attach_jumped(at);
+}
+
 /* Fills `sites` (when not NULL) with the module's slots; how many. */
 static uint32_t list_sites(const struct module_facts *m, struct libcall_site *sites)
 {
@@ -245,7 +259,8 @@ static uint32_t list_sites(const struct module_facts *m, struct libcall_site *si
 			const char *name = m->strtab + s->st_name;
 			uint64_t *slot = (uint64_t *)(m->bias + rel[i].r_offset);
 			if (never_hooked(name) || *slot == 0 ||
-			    (patch_keeps_return_address(name) && !site_flags(name)))
+			    (patch_keeps_return_address(name) && !site_flags(name)) ||
+			    calls_own_definition(m, s))
 				continue;
 			if (sites) {
 				struct libcall_site *site = &sites[n];
