@@ -4,7 +4,8 @@
 # runs the program once in a mode that calls main and work, then execs
 # true (with execve, as a shell does), and once in a mode that calls main, work and other.  The second
 # makes one first call (other); main and work are patched ahead.  The
-# calls recorded are the same as with no list.
+# calls recorded are the same as with no list.  The image that exec'd has
+# its functions' counts in the trace (written before the exec).
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -36,6 +37,12 @@ record ahead -v --program ahead bash "$WORK/script.sh" "$WORK/ahead"
 said=$(grep -E '^calltrace: in-process engine: [0-9]+ functions marked, ' "$WORK/ahead.err")
 echo "$said" | grep -Eqx 'calltrace: in-process engine: [0-9]+ functions marked, 1 ran; 2 more patched ahead of their first calls: .*' ||
 	fail "the second process: $said"
+
+ct info "$WORK/ahead.trace" >"$WORK/ahead.info"
+awk '/^  image /{ img = $0 } /^    command: .*ahead exec$/{ want = img } /^    functions:/{ f[img] = $0 }
+	END { print f[want] }' "$WORK/ahead.info" >"$WORK/ahead.exec_counts"
+grep -Eqx '    functions: [0-9]+ marked, 2 ran \(patched\)' "$WORK/ahead.exec_counts" ||
+	fail "the image that exec'd: '$(cat "$WORK/ahead.exec_counts")' in $(grep -A3 '^  image' "$WORK/ahead.info" | head -c 600)"
 
 counts ahead >"$WORK/ahead.counts"
 expect_text "calls" - "$WORK/ahead.counts" <<'COUNTS'
