@@ -6,7 +6,9 @@
 # does code that blocked every signal with sigprocmask (the marks' trap is
 # never blocked); a program with its own SIGTRAP handler gets its own
 # traps (raised, and an int3 of its code), and its handler back when it
-# asks: every call recorded, the program's output unchanged.
+# asks: every call recorded, the program's output unchanged.  A handler
+# set with SA_RESETHAND is the default's after its trap: a second trap
+# kills the program, traced as untraced.
 source "$(dirname "$0")/lib.sh"
 setup
 
@@ -58,4 +60,12 @@ main
 TREES
 grep -q "^calltrace: in-process engine: [0-9]* functions marked, 4 ran$" "$WORK/trap.err" ||
 	fail "trap: not 4 functions ran: $(grep 'ran$' "$WORK/trap.err")"
+
+# A handler set with SA_RESETHAND takes one trap, then is the default's:
+# the second trap kills the process, traced as untraced.
+run_plain trap_once "$WORK/first_call" trap_once
+[ "$PLAIN_RC" = 133 ] || fail "trap_once untraced exited $PLAIN_RC, not 133 (SIGTRAP)"
+record trap_once --engine patch --no-cache "$WORK/first_call" trap_once
+same_as_plain trap_once
+grep -qx "trap_once 1 1" "$WORK/trap_once.out" || fail "trap_once: printed $(cat "$WORK/trap_once.out")"
 pass

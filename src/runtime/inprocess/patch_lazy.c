@@ -438,18 +438,25 @@ static uint64_t resume_after_trap(uint64_t pc)
 	return resume;
 }
 
-/* Hands a trap that is not a mark to the handler that was there before. */
+/* Hands a trap that is not a mark to the handler that was there before
+ * (one set with SA_RESETHAND is the default's again from now on, as the
+ * kernel would have made it). */
 static void pass_on(int sig, siginfo_t *info, void *context)
 {
-	if (previous.sa_flags & SA_SIGINFO) {
-		if (previous.sa_sigaction) {
-			previous.sa_sigaction(sig, info, context);
+	struct sigaction handler = previous;
+	if (handler.sa_flags & SA_RESETHAND) {
+		previous.sa_handler = SIG_DFL;
+		previous.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+	}
+	if (handler.sa_flags & SA_SIGINFO) {
+		if (handler.sa_sigaction) {
+			handler.sa_sigaction(sig, info, context);
 			return;
 		}
-	} else if (previous.sa_handler == SIG_IGN) {
+	} else if (handler.sa_handler == SIG_IGN) {
 		return;
-	} else if (previous.sa_handler != SIG_DFL) {
-		previous.sa_handler(sig);
+	} else if (handler.sa_handler != SIG_DFL) {
+		handler.sa_handler(sig);
 		return;
 	}
 	struct sigaction dfl;

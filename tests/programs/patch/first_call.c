@@ -17,6 +17,8 @@
  *   trap    the program's own SIGTRAP handler (which makes a first call)
  *           takes its traps: raise(SIGTRAP) twice and one int3; it reads
  *           its handler back
+ *   trap_once  the same with SA_RESETHAND: one raise reaches the handler,
+ *           which is then the default's; a second raise kills the process
  * Prints what it computed; exits 0.
  */
 #include <pthread.h>
@@ -316,6 +318,23 @@ static int own_trap(void)
 	return 0;
 }
 
+static int own_trap_once(void)
+{
+	struct sigaction sa, back;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_trap;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, NULL);
+	raise(SIGTRAP);
+	sigaction(SIGTRAP, NULL, &back);
+	printf("trap_once %d %d\n", (int)traps, back.sa_handler == SIG_DFL);
+	fflush(stdout);
+	raise(SIGTRAP);
+	printf("trap_once survived a second trap\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -333,6 +352,8 @@ int main(int argc, char **argv)
 		return short_entry();
 	if (strcmp(mode, "trap") == 0)
 		return own_trap();
-	fprintf(stderr, "usage: first_call few|race|signal|fork|short|trap\n");
+	if (strcmp(mode, "trap_once") == 0)
+		return own_trap_once();
+	fprintf(stderr, "usage: first_call few|race|signal|fork|short|trap|trap_once\n");
 	return 2;
 }
