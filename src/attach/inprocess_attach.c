@@ -184,9 +184,25 @@ static int runtime_bias(struct attach_run *a, uint64_t *bias)
 
 /* ---- choosing the thread ---------------------------------------------------- */
 
+/* Whether every thread is stopped by job control (SIGSTOP, Ctrl-Z): none
+ * may run a call without the process running against its stop. */
+static int stopped_by_job_control(const struct held_process *p)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (!p->threads[i].gone && !p->threads[i].group_stop)
+			return 0;
+	return p->nthreads > 0;
+}
+
 static struct held_thread *choose_thread(struct attach_run *a)
 {
 	struct held_process *p = &a->p;
+	if (stopped_by_job_control(p)) {
+		engine_error("process %d is stopped (SIGSTOP, Ctrl-Z): continue it first (kill "
+			     "-CONT %d), or use --engine ptrace",
+			     (int)p->pid, (int)p->pid);
+		return NULL;
+	}
 	struct held_thread *leader = held_find(p, p->pid);
 	if (leader && bring_to_safe_spot(p, leader, SAFE_SPOT_MS) == 0)
 		return leader;

@@ -4,6 +4,7 @@
  * only the trace writer (waiting for stops is event_loop.c's).
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +119,16 @@ int thread_resume(struct engine *e, struct thread *t, int sig)
 	}
 	int req = t->in_group_stop ? PTRACE_LISTEN : PTRACE_CONT;
 	t->stopped = 0;
-	if (ptrace(req, t->tid, 0, (long)sig) < 0 && errno != ESRCH)
-		return -1;
-	return 0;
+	if (ptrace(req, t->tid, 0, (long)sig) == 0 || errno == ESRCH)
+		return 0;
+	if (req == PTRACE_LISTEN && errno == EIO) {
+		/* Stopped by job control, then made to run a call of the
+		 * engine's: no longer in its group-stop's trap.  It stops
+		 * again (SIGSTOP: no handler of the program's runs), reports
+		 * that stop and listens there. */
+		t->in_group_stop = 0;
+		if (ptrace(PTRACE_CONT, t->tid, 0, (long)SIGSTOP) == 0 || errno == ESRCH)
+			return 0;
+	}
+	return -1;
 }
