@@ -209,10 +209,10 @@ for w in start shim ninja; do
 done
 echo "  (calltrace: a later recording, the module cache an earlier one left; first: --no-cache)"
 echo "  (uftrace: record -P . --no-libcall for the first two; for ninja, record on its -pg build)"
-ninja_images=-
-[ "$have_ninja" = 0 ] || ninja_images=$(procs "$tmp/ninja.trace")
+ninja_procs=-
+[ "$have_ninja" = 0 ] || ninja_procs=$(procs "$tmp/ninja.trace")
 echo "  (processes in calltrace's traces, as \`calltrace info\` counts them: the script" \
-	"$(procs "$tmp/start.trace"), the shim $(procs "$tmp/shim.trace"), ninja $ninja_images;"
+	"$(procs "$tmp/start.trace"), the shim $(procs "$tmp/shim.trace"), ninja $ninja_procs;"
 echo "   target: the script <= 4x plain)"
 if [ "$have_ninja" = 1 ]; then
 	printf "  ninja: calltrace's slowdown %s wall, %s CPU; uftrace's %s, %s (target: calltrace's below uftrace's)\n" \

@@ -201,6 +201,19 @@ static const char *grouped(uint32_t n, char *buf, size_t len)
 
 /* "functions: 4,222 marked, 312 ran (patched), 5 through their trap";
  * an attach marks none: "functions: 1,204 patched at start". */
+/* How many processes: an exec goes on in its process as a new image. */
+static void print_processes(const struct trace_reader *r)
+{
+	size_t processes = 0;
+	for (size_t i = 0; i < r->nimages; i++)
+		processes += r->images[i].how != PROCESS_EXEC;
+	if (processes == r->nimages)
+		printf("processes:  %zu\n", processes);
+	else
+		printf("processes:  %zu (%zu images: an exec starts a new one)\n", processes,
+		       r->nimages);
+}
+
 static void print_functions(const struct trace_function_counts *f)
 {
 	char a[16], b[16];
@@ -310,7 +323,7 @@ int cmd_info(int argc, char **argv)
 	struct trace_process_usage total;
 	if (total_usage(r, &total))
 		print_usage("usage:      ", &total);
-	printf("processes:  %zu\n", r->nimages);
+	print_processes(r);
 	for (size_t i = 0; i < r->nimages; i++)
 		print_image(r, &r->images[i], &w);
 	free(w.per_thread);

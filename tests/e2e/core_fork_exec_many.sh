@@ -4,6 +4,7 @@
 # also those whose fork child is image 10 or more (the child's session
 # variable, rewritten in place with a longer image number, once overwrote
 # the trace's path: "cannot write trace ::::::", the program unrecorded).
+# `calltrace info` counts 13 processes in 25 images.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -22,6 +23,8 @@ for build in hooks plain; do
 	ct info "$WORK/$name.trace" >"$WORK/$name.info"
 	execs=$(grep -c "^  image [0-9]*: pid [0-9]*, exec'd from image" "$WORK/$name.info" || true)
 	[ "$execs" = 12 ] || fail "$name: $execs exec'd images, expected 12"
+	grep -qx "processes:  13 (25 images: an exec starts a new one)" "$WORK/$name.info" ||
+		fail "$name: $(grep '^processes:' "$WORK/$name.info"), not 13 processes in 25 images"
 	ct report "$WORK/$name.trace" >"$WORK/$name.report"
 	calls=$(awk 'NR > 2 && $NF == "fib" { n += $5 } END { print n + 0 }' "$WORK/$name.report")
 	[ "$calls" = $((12 * 177)) ] || fail "$name: $calls calls of fib, expected $((12 * 177))"
