@@ -147,6 +147,9 @@ void runtime_stop_for_good(const char *why);
 void runtime_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A line "calltrace: ..." on stderr, whatever CALLTRACE_DEBUG says. */
 void runtime_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* state.c: the stderr the image started with is kept for runtime_say (at
+ * the runtime's start, before anything is said). */
+void runtime_say_keep_stderr(void);
 /* config.c */
 void runtime_config_load(struct runtime_config *c);
 /* hooks.c: the slow path of one event, for the deferred calls too; 1 when

@@ -8,10 +8,12 @@
  */
 #include "../runtime.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct runtime_config runtime_config;
@@ -42,6 +44,49 @@ static void keep_for_tool(const char *line)
 	runtime_said_lines_len = (uint32_t)(at + len + 1);
 }
 
+/* The stderr the image started with, kept at a descriptor of the
+ * runtime's own: a program that closes its stderr (a daemon) still gets
+ * -v's lines at its end, and one whose own file takes descriptor 2 never
+ * gets the runtime's lines in it.  Before it is kept, descriptor 2. */
+#define SAY_FD_LOW 1010
+enum { SAY_UNSET, SAY_KEPT, SAY_NOWHERE };
+static int say_state, say_fd = -1;
+static dev_t say_dev;
+static ino_t say_ino;
+
+void runtime_say_keep_stderr(void)
+{
+	struct stat st;
+	if (say_state != SAY_UNSET)
+		return;
+	say_state = SAY_NOWHERE;
+	if (fstat(2, &st) < 0 || (say_fd = fcntl(2, F_DUPFD_CLOEXEC, SAY_FD_LOW)) < 0)
+		return;
+	say_state = SAY_KEPT;
+	say_dev = st.st_dev;
+	say_ino = st.st_ino;
+}
+
+static int is_kept_stderr(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == say_dev && st.st_ino == say_ino;
+}
+
+/* Where a line goes: the kept stderr, or descriptor 2 while it is that
+ * file still (a program closed every descriptor but the first three);
+ * -1: nowhere. */
+static int say_target(void)
+{
+	if (say_state == SAY_UNSET)
+		return 2;
+	if (say_state == SAY_NOWHERE)
+		return -1;
+	if (is_kept_stderr(say_fd))
+		return say_fd;
+	return is_kept_stderr(2) ? 2 : -1;
+}
+
 /* One line on stderr, `prefix` first; no malloc, one write. */
 static void say_line(const char *prefix, const char *fmt, va_list ap)
 {
@@ -54,8 +99,11 @@ static void say_line(const char *prefix, const char *fmt, va_list ap)
 		return;
 	}
 	buf[len] = '\n';
-	ssize_t unused = write(2, buf, len + 1);
-	(void)unused;
+	int fd = say_target();
+	if (fd >= 0) {
+		ssize_t unused = write(fd, buf, len + 1);
+		(void)unused;
+	}
 }
 
 void runtime_say(const char *fmt, ...)

@@ -350,10 +350,12 @@ __attribute__((constructor(101))) static void runtime_constructor(void)
 	 * too (spawn.c). */
 	runtime_spawn_init();
 	/* Brought in by `calltrace attach`: nothing until the tool says. */
-	if (runtime_getenv("CALLTRACE_INJECT"))
+	if (runtime_getenv("CALLTRACE_INJECT")) {
 		__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	else
+	} else {
+		runtime_say_keep_stderr(); /* (an attach's lines go to its tool) */
 		runtime_init();
+	}
 	errno = saved;
 }
 
