@@ -229,8 +229,12 @@ void runtime_patch_write_counts(void) __attribute__((weak));
 /* patch_warm.c: the functions that ran here are added to the session's
  * lists (an exit). */
 void runtime_patch_warm_save(void) __attribute__((weak));
-/* The same before an exec, when this process made first calls of its own. */
-void runtime_patch_warm_save_at_exec(void) __attribute__((weak));
+/* patch_engine.c: before an exec, where the image ends if it succeeds:
+ * the functions that ran here added to the session's lists (when this
+ * process made first calls of its own) and the counts written (a failed
+ * exec writes them again at the exit: the last counts).  Not in a vfork
+ * child, which runs on its parent's image. */
+void runtime_patch_image_ends_at_exec(void) __attribute__((weak));
 /* image.c: whether this process image is recorded (`first`: it creates
  * the session; else the image and pid that CALLTRACE_SESSION names), by
  * CALLTRACE_NO_FOLLOW and CALLTRACE_PROGRAMS. */

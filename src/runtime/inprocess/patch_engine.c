@@ -495,6 +495,21 @@ void runtime_patch_write_counts(void)
 		trace_write_functions(&runtime_session, &f);
 }
 
+void runtime_patch_image_ends_at_exec(void)
+{
+	struct thread_state *t = &runtime_thread;
+	if (t->gen == RUNTIME_GEN_INTERNAL || !runtime_session.header ||
+	    runtime_session.pid != (uint32_t)getpid())
+		return;
+	int saved = errno;
+	uint32_t gen = runtime_internal_begin(t);
+	if (runtime_patch_first_calls_here()) /* else its parent's, saved by the parent */
+		runtime_patch_warm_save();
+	runtime_patch_write_counts();
+	runtime_internal_end(t, gen);
+	errno = saved;
+}
+
 /* After the program's exit handlers and destructors: every function that
  * ran is counted. */
 static int say_at_end;

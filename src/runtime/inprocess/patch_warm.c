@@ -139,21 +139,6 @@ static void save_module(const char *dir, const struct warm_module *w, uint64_t *
 		ran_cache_write(dir, w->path, w->with_eh_frame, both, m);
 }
 
-void runtime_patch_warm_save_at_exec(void)
-{
-	/* A fork child that made no first call of its own (its parent's
-	 * are saved by the parent, or by a child that exits) saves nothing;
-	 * nor a vfork child, which runs on its parent's memory. */
-	struct thread_state *t = &runtime_thread;
-	if (!runtime_patch_first_calls_here() || t->gen == RUNTIME_GEN_INTERNAL)
-		return;
-	int saved = errno;
-	uint32_t gen = runtime_internal_begin(t);
-	runtime_patch_warm_save();
-	runtime_internal_end(t, gen);
-	errno = saved;
-}
-
 #define SAVE_BUFFER_BYTES (2 * MAX_RAN * sizeof(uint64_t))
 
 static uint64_t *save_buffer(void)

@@ -112,29 +112,10 @@ static char *const *session_env(char *const envp[], char **out)
 	return added || renewed ? out : envp;
 }
 
-/* Before an exec, where the image ends if it succeeds: the functions that
- * ran here added to the session's lists (patch_warm.c), for the processes
- * to come, and what was done with its functions written for `calltrace
- * info` (a failed exec writes them again at the exit: the last counts).
- * Not in a vfork child, which runs on its parent's image. */
-static void image_ends_at_exec(void)
-{
-	if (runtime_patch_warm_save_at_exec)
-		runtime_patch_warm_save_at_exec();
-	struct thread_state *t = &runtime_thread;
-	if (!runtime_patch_write_counts || t->gen == RUNTIME_GEN_INTERNAL ||
-	    !runtime_session.header || runtime_session.pid != (uint32_t)getpid())
-		return;
-	int saved = errno;
-	uint32_t gen = runtime_internal_begin(t);
-	runtime_patch_write_counts();
-	runtime_internal_end(t, gen);
-	errno = saved;
-}
-
 /* Before an exec: the image's end, and the session's environment. */
 #define SESSION_ENV(envp)                                                                          \
-	image_ends_at_exec();                                                                      \
+	if (runtime_patch_image_ends_at_exec)                                                      \
+		runtime_patch_image_ends_at_exec();                                                \
 	char *room_[count(envp) + CARRIED_MAX + 1];                                                \
 	char *const *env_ = session_env(envp, room_)
 
