@@ -204,9 +204,7 @@ static const char *grouped(uint32_t n, char *buf, size_t len)
 /* How many processes: an exec goes on in its process as a new image. */
 static void print_processes(const struct trace_reader *r)
 {
-	size_t processes = 0;
-	for (size_t i = 0; i < r->nimages; i++)
-		processes += r->images[i].how != PROCESS_EXEC;
+	size_t processes = trace_reader_processes(r);
 	if (processes == r->nimages)
 		printf("processes:  %zu\n", processes);
 	else

@@ -155,6 +155,9 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 void trace_reader_close(struct trace_reader *r);
 
 const struct trace_image *trace_reader_image(const struct trace_reader *r, uint32_t id);
+/* How many processes the images are: an exec goes on in its process as a
+ * new image. */
+size_t trace_reader_processes(const struct trace_reader *r);
 /* The module of `image` that holds `address` at time `ns`, or NULL. */
 const struct trace_module *trace_reader_find_module(const struct trace_reader *r, uint32_t image,
 						    uint64_t address, uint64_t ns);

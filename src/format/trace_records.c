@@ -83,6 +83,14 @@ struct trace_image *trace_reader_image_get(struct trace_reader *r, uint32_t id, 
 	return im;
 }
 
+size_t trace_reader_processes(const struct trace_reader *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nimages; i++)
+		n += r->images[i].how != PROCESS_EXEC;
+	return n;
+}
+
 const struct trace_image *trace_reader_image(const struct trace_reader *r, uint32_t id)
 {
 	if (r->nimages == 0)

@@ -265,7 +265,8 @@ void json_tree_finish(struct json_tree *jt, const struct walk_stats *stats)
 		view_json_string(jt->out, r->header.filters);
 	}
 	fprintf(jt->out, ", \"total_calls\": %llu, \"threads\": %llu, \"processes\": %zu}",
-		(unsigned long long)stats->shown, (unsigned long long)jt->threads, r->nimages);
+		(unsigned long long)stats->shown, (unsigned long long)jt->threads,
+		trace_reader_processes(r));
 	newline(jt, 0);
 	fputs("}\n", jt->out);
 }

@@ -4,7 +4,8 @@
 # also those whose fork child is image 10 or more (the child's session
 # variable, rewritten in place with a longer image number, once overwrote
 # the trace's path: "cannot write trace ::::::", the program unrecorded).
-# `calltrace info` counts 13 processes in 25 images.
+# `calltrace info` counts 13 processes in 25 images, and json's metadata
+# 13 processes.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -25,6 +26,9 @@ for build in hooks plain; do
 	[ "$execs" = 12 ] || fail "$name: $execs exec'd images, expected 12"
 	grep -qx "processes:  13 (25 images: an exec starts a new one)" "$WORK/$name.info" ||
 		fail "$name: $(grep '^processes:' "$WORK/$name.info"), not 13 processes in 25 images"
+	ct json -o "$WORK/$name.json" "$WORK/$name.trace"
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["metadata"]["processes"] != 13)' \
+		"$WORK/$name.json" || fail "$name: json's metadata.processes is not 13"
 	ct report "$WORK/$name.trace" >"$WORK/$name.report"
 	calls=$(awk 'NR > 2 && $NF == "fib" { n += $5 } END { print n + 0 }' "$WORK/$name.report")
 	[ "$calls" = $((12 * 177)) ] || fail "$name: $calls calls of fib, expected $((12 * 177))"
