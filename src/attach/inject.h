@@ -109,6 +109,10 @@ uint32_t held_runtime_generation(struct held_process *p, const struct held_threa
  * slices an idle machine makes in `budget_ms` (or eight times that of the
  * wall clock). */
 int bring_to_safe_spot(struct held_process *p, struct held_thread *t, unsigned budget_ms);
+/* What the kernel counts of thread `tid` (its schedstat): the time it ran
+ * and the time it waited for a CPU while it could run, in ns; 0, or -1
+ * when unknown. */
+int held_schedstat(pid_t pid, pid_t tid, uint64_t *ran_ns, uint64_t *waited_ns);
 /* Lets every thread inside the runtime run on until none is; 0, or -1
  * when some stay after running `budget_ms` of CPU time between them (or
  * after being given eight times that). */

@@ -109,12 +109,25 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* The microseconds thread `t` waited for a CPU while it could run (its
+ * schedstat); 0 when unknown. */
+static uint64_t waited_for_cpu_us(const struct held_process *p, const struct held_thread *t)
+{
+	uint64_t ran, waited;
+	return held_schedstat(p->pid, t->tid, &ran, &waited) == 0 ? waited / 1000u : 0;
+}
+
 /* Runs the thread until the call ends or the time is up.  The tracer's
- * SIGCHLD (blocked by the caller, or not) says when a status is there. */
+ * SIGCHLD (blocked by the caller, or not) says when a status is there.  A
+ * call gets `timeout_ms` of the time it ran or was blocked: the time it
+ * waited for a CPU (a busy machine, a process of low priority) does not
+ * count, up to eight times the timeout in all. */
 static enum call_end run_call(struct held_process *p, struct held_thread *t, int deliver,
 			      unsigned timeout_ms)
 {
-	uint64_t end = now_us() + (uint64_t)timeout_ms * 1000u;
+	uint64_t start = now_us(), waited_before = waited_for_cpu_us(p, t);
+	uint64_t end = start + (uint64_t)timeout_ms * 1000u,
+		 last = start + 8ull * timeout_ms * 1000u;
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -132,8 +145,14 @@ static enum call_end run_call(struct held_process *p, struct held_thread *t, int
 			continue;
 		}
 		uint64_t now = now_us();
-		if (now >= end)
-			return CALL_RUNNING;
+		if (now >= end) {
+			uint64_t waited_now = waited_for_cpu_us(p, t);
+			uint64_t waited =
+			    waited_now > waited_before ? waited_now - waited_before : 0;
+			end = start + (uint64_t)timeout_ms * 1000u + waited;
+			if (now >= end || now >= last)
+				return CALL_RUNNING;
+		}
 		uint64_t nap_us = end - now < 2000 ? end - now : 2000;
 		struct timespec nap = {0, (long)nap_us * 1000};
 		sigtimedwait(&chld, NULL, &nap);

@@ -150,19 +150,28 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* The CPU time a thread has run, in ns (its schedstat); 0 when unknown. */
-static uint64_t thread_ran_ns(pid_t pid, pid_t tid)
+int held_schedstat(pid_t pid, pid_t tid, uint64_t *ran_ns, uint64_t *waited_ns)
 {
 	char path[64];
-	unsigned long long ran = 0;
+	unsigned long long ran = 0, waited = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
 	FILE *f = fopen(path, "re");
 	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &ran) != 1)
-		ran = 0;
+		return -1;
+	int n = fscanf(f, "%llu %llu", &ran, &waited);
 	fclose(f);
-	return ran;
+	if (n != 2)
+		return -1;
+	*ran_ns = ran;
+	*waited_ns = waited;
+	return 0;
+}
+
+/* The CPU time a thread has run, in ns; 0 when unknown. */
+static uint64_t thread_ran_ns(pid_t pid, pid_t tid)
+{
+	uint64_t ran, waited;
+	return held_schedstat(pid, tid, &ran, &waited) == 0 ? ran : 0;
 }
 
 /* The budgets count what the threads did, not the time that passed: on a

@@ -7,6 +7,7 @@
  * that nothing here or in core/ calls up but the session's start.
  */
 #include "../runtime.h"
+#include "../../format/own_work.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -59,12 +60,14 @@ void runtime_say_keep_stderr(void)
 	struct stat st;
 	if (say_state != SAY_UNSET)
 		return;
-	say_state = SAY_NOWHERE;
-	if (fstat(2, &st) < 0 || (say_fd = fcntl(2, F_DUPFD_CLOEXEC, SAY_FD_LOW)) < 0)
-		return;
-	say_state = SAY_KEPT;
-	say_dev = st.st_dev;
-	say_ino = st.st_ino;
+	trace_own_begin();
+	int kept = fstat(2, &st) == 0 && (say_fd = fcntl(2, F_DUPFD_CLOEXEC, SAY_FD_LOW)) >= 0;
+	trace_own_end();
+	if (kept) {
+		say_dev = st.st_dev;
+		say_ino = st.st_ino;
+	}
+	say_state = kept ? SAY_KEPT : SAY_NOWHERE;
 }
 
 static int is_kept_stderr(int fd)

@@ -333,6 +333,7 @@ int runtime_init(void)
 		return __atomic_load_n(&init_phase, __ATOMIC_ACQUIRE) == INIT_DONE ? 0 : -1;
 	}
 	runtime_own_work_init();
+	runtime_say_keep_stderr(); /* (an attach's lines go to its tool) */
 	uint32_t gen = runtime_internal_begin(&runtime_thread);
 	int ok = init_once() == 0;
 	runtime_internal_end(&runtime_thread, gen);
@@ -350,12 +351,10 @@ __attribute__((constructor(101))) static void runtime_constructor(void)
 	 * too (spawn.c). */
 	runtime_spawn_init();
 	/* Brought in by `calltrace attach`: nothing until the tool says. */
-	if (runtime_getenv("CALLTRACE_INJECT")) {
+	if (runtime_getenv("CALLTRACE_INJECT"))
 		__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	} else {
-		runtime_say_keep_stderr(); /* (an attach's lines go to its tool) */
+	else
 		runtime_init();
-	}
 	errno = saved;
 }
 
