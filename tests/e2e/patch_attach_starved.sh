@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# patch_attach_starved.sh - an in-process attach and detach to a process
-# that gets almost no CPU: it runs with SCHED_IDLE on one CPU beside two
-# busy loops of normal priority (so the test makes its own busy machine,
-# whatever the machine's load).  A thread resumed there may wait a long time
-# before it runs, and a stop takes as long to land.
+# patch_attach_starved.sh - an in-process detach from a process that gets
+# almost no CPU: it runs on one CPU beside two busy loops of normal
+# priority, and once the attach records, with SCHED_IDLE (so the test makes
+# its own busy machine, whatever the machine's load).  A thread resumed
+# there may wait a long time before it runs, and a stop takes as long to
+# land.
 #
 # busy_calls (one thread calling small functions without pause, so a stop
 # often finds it inside the runtime) is attached to ATTACHES times (default
 # 3): every attach and detach must succeed, the trace read back with no
-# problem (it may hold no call: the process may not run in 300 ms), and the
+# problem (it may hold no call: the process may barely run), and the
 # process end with its own output and status 3.  The detach lets a thread
 # inside the runtime run until it leaves, counted in the CPU time it got:
-# a budget of wall-clock time ran out here before the thread had run.  So
-# do the calls the attach makes in the process: the time they wait for a
-# CPU does not count against them.
+# a budget of wall-clock time ran out here before the thread had run.  The
+# calls the detach makes in the process do not count the time they wait
+# for a CPU either.
 source "$(dirname "$0")/lib.sh"
 CFLAGS_TRACED=(-g -Wall -Wextra)
 setup
@@ -40,15 +41,25 @@ for _ in 1 2; do
 	busy_loops+=($!)
 done
 chrt --idle 0 true 2>/dev/null || skip "SCHED_IDLE is not allowed here"
-printf '#!/bin/sh\nexec taskset -c %s chrt --idle 0 "%s" "$@"\n' "$cpu" "$WORK/busy" >"$WORK/starved_busy"
-chmod +x "$WORK/starved_busy"
-start_target starved "$WORK/starved_busy" 1
+printf '#!/bin/sh\nexec taskset -c %s "%s" "$@"\n' "$cpu" "$WORK/busy" >"$WORK/pinned_busy"
+chmod +x "$WORK/pinned_busy"
+start_target starved "$WORK/pinned_busy" 1
 
 for ((i = 1; i <= ${ATTACHES:-3}; i++)); do
 	trace="$WORK/starved$i.trace"
 	RC=0
-	timeout -s INT 120 "$CALLTRACE" attach -p "$TARGET_PID" --duration 300ms -v -o "$trace" \
-		>/dev/null 2>"$trace.err" || RC=$?
+	timeout -s INT 180 "$CALLTRACE" attach -p "$TARGET_PID" --duration 1500ms -v -o "$trace" \
+		>/dev/null 2>"$trace.err" &
+	attach_job=$!
+	# Once recording (the attach's start had a third of the CPU), the
+	# process is starved for the detach; given its share back after.
+	for ((w = 0; w < 600; w++)); do
+		grep -q "^calltrace: in-process engine: " "$trace.err" 2>/dev/null && break
+		sleep 0.05
+	done
+	chrt --idle -a -p 0 "$TARGET_PID" || fail "cannot give process $TARGET_PID SCHED_IDLE"
+	wait "$attach_job" || RC=$?
+	chrt --other -a -p 0 "$TARGET_PID" || true
 	[ "$RC" = 0 ] || fail "attach $i to a starved process exited $RC: $(tail -n 3 "$trace.err" | head -c 600)"
 	grep -q "^calltrace: engine: in-process engine" "$trace.err" ||
 		fail "attach $i did not use the in-process engine: $(head -c 300 "$trace.err")"
