@@ -101,8 +101,13 @@ all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 # the traced program), and exports only the hooks and the public API.
 # Loops stay loops (-fno-tree-loop-distribute-patterns): a memcpy the
 # compiler made up could be a patched function of the program's.
+# Each variable in a section of its own (-fdata-sections), sorted by
+# alignment at the link (RT_LDFLAGS): the page-aligned tables go first and
+# the small state every image writes at start lies together, on a few
+# pages (src/utils/big_table.h).
 RT_CFLAGS = $(filter-out -fsanitize=% -finstrument-functions,$(CFLAGS)) -O2 -fPIC \
-	-fvisibility=hidden -ftls-model=initial-exec $(RT_NO_LIBC_LOOPS) -Iinclude
+	-fvisibility=hidden -ftls-model=initial-exec -fdata-sections $(RT_NO_LIBC_LOOPS) -Iinclude
+RT_LDFLAGS = -Wl,--sort-section=alignment
 # gcc: no hooks, loops kept; clang has neither option (and no hooks unless
 # asked): -fno-builtin keeps it from turning loops into library calls.
 ifeq ($(shell $(CC) --version 2>/dev/null | grep -c clang),0)
@@ -146,7 +151,7 @@ endif
 
 $(RUNTIME_SO): $(RT_OBJ) $(PATCH_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libcalltrace.so -o $@ $^ -ldl -lpthread -Wl,-z,nodelete
+	$(CC) -shared -Wl,-soname,libcalltrace.so $(RT_LDFLAGS) -o $@ $^ -ldl -lpthread -Wl,-z,nodelete
 
 $(DWARF_SO): $(DWARF_OBJ)
 	@mkdir -p $(dir $@)

@@ -15,6 +15,7 @@
  */
 #include "trace_writer.h"
 #include "trace_writer_internal.h"
+#include "../utils/big_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,7 @@
 #define COPY_BLOCK (64u << 10)
 #define SLOT_TRIES 1000 /* copies of a slot being replaced, at most */
 
-static char copy_buffer[COPY_BLOCK], check_buffer[COPY_BLOCK];
+static char copy_buffer[COPY_BLOCK] BIG_TABLE, check_buffer[COPY_BLOCK] BIG_TABLE;
 static int copy_busy;
 
 /* Copies [from, to) of `in` to the same place in `out`; 0 or -1. */

@@ -19,6 +19,7 @@
  */
 #include "patch.h"
 #include "../arch/arch.h"
+#include "../utils/big_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +34,7 @@
 #define MAX_REGIONS 256
 #define REACH ARCH_JUMP_REACH
 
-static struct patch_code_region regions[MAX_REGIONS];
+static struct patch_code_region regions[MAX_REGIONS] BIG_TABLE;
 static uint32_t nregions;
 
 /* The code pages patch_code_writable opened (none: open_lo > open_hi):

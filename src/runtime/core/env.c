@@ -12,6 +12,7 @@
  * from the process's environment, which stays as it was.
  */
 #include "../runtime.h"
+#include "../../utils/big_table.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 
 extern char **environ;
 
-static char initial_env[64 << 10];
+static char initial_env[64 << 10] BIG_TABLE;
 static size_t initial_env_len;
 static int initial_env_read;
 

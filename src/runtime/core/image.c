@@ -22,6 +22,7 @@
  */
 #include "../runtime.h"
 #include "../../patch/elf_functions.h"
+#include "../../utils/big_table.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -64,7 +65,7 @@ static int matches(const char *pattern, size_t len, const char *const *names, si
 	return 0;
 }
 
-static char program_path[PATH_MAX];
+static char program_path[PATH_MAX] BIG_TABLE;
 static pthread_once_t program_path_once = PTHREAD_ONCE_INIT;
 
 static void read_program_path(void)
@@ -113,11 +114,11 @@ static void exec_path(char *out, size_t len)
 	snprintf(out + n, len - n, "%s%s", n && out[n - 1] == '/' ? "" : "/", fn);
 }
 
-static int program_chosen(void)
+/* Whether the program is one of CALLTRACE_PROGRAMS' `list`.  Its names'
+ * buffers are its own (noinline): the start-up of every image does not run
+ * below them. */
+static __attribute__((noinline)) int program_listed(const char *list)
 {
-	const char *list = runtime_getenv("CALLTRACE_PROGRAMS");
-	if (!list || !*list)
-		return 1;
 	char exe[PATH_MAX], argv0[PATH_MAX], execfn[PATH_MAX];
 	program_names(exe, argv0, sizeof(exe));
 	exec_path(execfn, sizeof(execfn));
@@ -129,6 +130,12 @@ static int program_chosen(void)
 		p += len + (p[len] == ':');
 	}
 	return 0;
+}
+
+static int program_chosen(void)
+{
+	const char *list = runtime_getenv("CALLTRACE_PROGRAMS");
+	return !list || !*list || program_listed(list);
 }
 
 /* Read at the image's start: the program may change its environment. */
@@ -161,7 +168,7 @@ static void preload_without_runtime(const char *preload, char *out, size_t len)
  * putenv of a variable that exists. */
 static void leave_environment(void)
 {
-	static char preload[PATH_MAX * 2];
+	static char preload[PATH_MAX * 2] BIG_TABLE;
 	if (!environ || !environ[0])
 		return; /* before the C library set it up */
 	for (char **e = environ; *e;) {

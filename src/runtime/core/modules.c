@@ -16,6 +16,7 @@
  * once each in pages of their own.
  */
 #include "../runtime.h"
+#include "../../utils/big_table.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -38,7 +39,7 @@ struct known_module {
 	int seen;	  /* found by the scan in progress */
 };
 
-static struct known_module modules[MAX_MODULES];
+static struct known_module modules[MAX_MODULES] BIG_TABLE;
 static uint32_t nmodules;
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -140,8 +141,9 @@ static void describe_object(const struct dl_phdr_info *info, struct found_object
 
 /* The path the kernel gives the file mapped at `address`, from the line
  * "start-end perms offset dev inode   path" of /proc/self/maps that holds it;
- * 0, or -1 when there is none. */
-static int mapped_file_path(uint64_t address, char *out, size_t len)
+ * 0, or -1 when there is none.  Rare (a relative name): its buffers stay
+ * out of note_object's frame, below which every image writes its modules. */
+static __attribute__((noinline)) int mapped_file_path(uint64_t address, char *out, size_t len)
 {
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -8,6 +8,7 @@
  */
 #include "../runtime.h"
 #include "../../format/own_work.h"
+#include "../../utils/big_table.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -30,7 +31,7 @@ volatile uint32_t runtime_session_epoch;
 uint32_t runtime_generation = 2;
 int runtime_stopped_for_good;
 char runtime_said[256];
-char runtime_said_lines[8192];
+char runtime_said_lines[8192] BIG_TABLE;
 uint32_t runtime_said_lines_len;
 
 /* Attach mode: a line kept for the tool. */

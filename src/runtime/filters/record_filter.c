@@ -18,6 +18,7 @@
 #include "../runtime.h"
 #include "../../patch/elf_functions.h"
 #include "../../patch/name_match.h"
+#include "../../utils/big_table.h"
 
 #include <link.h>
 #include <regex.h>
@@ -43,7 +44,7 @@ static struct matched *matched; /* sorted by start */
 static uint32_t nmatched;
 static struct {
 	uint64_t low, high;
-} spans[MAX_SPANS]; /* the modules read */
+} spans[MAX_SPANS] BIG_TABLE; /* the modules read */
 static uint32_t nspans, rescans;
 
 static int compile(const char *name, regex_t *re, const char **text)

@@ -25,6 +25,7 @@
 #include "../../patch/address_table.h"
 #include "../../patch/patch.h"
 #include "patch_shadow.h"
+#include "../../utils/big_table.h"
 
 #include <string.h>
 #include <sys/uio.h>
@@ -35,7 +36,7 @@ _Static_assert(ATTACH_GEN_INTERNAL == RUNTIME_GEN_INTERNAL, "attach_abi.h: inter
 
 RUNTIME_EXPORT struct attach_info calltrace_attach_info = {.abi = ATTACH_ABI_VERSION};
 
-static uint64_t busy_pcs[ATTACH_BUSY_MAX];
+static uint64_t busy_pcs[ATTACH_BUSY_MAX] BIG_TABLE;
 static uint32_t nbusy;
 
 void runtime_patch_attach_busy(const uint64_t *busy, uint32_t n)

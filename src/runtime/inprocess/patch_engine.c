@@ -38,6 +38,7 @@
 #include "patch_shadow.h"
 #include "patch_warm.h"
 #include "../core/hook_fast.h"
+#include "../../utils/big_table.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -308,7 +309,7 @@ static struct module_job patch_module(const char *path, uint64_t bias, uint64_t 
 static struct patched_module {
 	uint64_t bias;
 	uint64_t lo, hi; /* where its functions lie */
-} patched[MAX_PATCHED_MODULES];
+} patched[MAX_PATCHED_MODULES] BIG_TABLE;
 static uint32_t npatched;
 
 static int already_patched(uint64_t bias)

@@ -14,6 +14,7 @@
 #include "patch_record.h"
 #include "patch_shadow.h"
 #include "patch_warm.h"
+#include "../../utils/big_table.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -27,7 +28,7 @@ static struct warm_module {
 	char path[PATH_MAX];
 	int with_eh_frame;
 	uint64_t bias, lo, hi;
-} modules[MAX_WARM_MODULES];
+} modules[MAX_WARM_MODULES] BIG_TABLE;
 static uint32_t nmodules;
 
 /* The list of the module being marked, walked along with its functions. */

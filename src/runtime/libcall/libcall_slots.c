@@ -24,6 +24,7 @@
 #include "../../arch/arch.h"
 #include "../../patch/special_functions.h"
 #include "../../symbols/prototypes.h"
+#include "../../utils/big_table.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -46,7 +47,7 @@ struct hooked_module {
 	int seen; /* found by the scan in progress */
 };
 
-static struct hooked_module modules[MAX_HOOKED_MODULES];
+static struct hooked_module modules[MAX_HOOKED_MODULES] BIG_TABLE;
 static uint32_t nmodules;
 static int verbose;
 static const char *nested; /* CALLTRACE_LIBCALL_NESTED */

@@ -16,6 +16,7 @@
 #include "../inprocess/patch_record.h"
 #include "../inprocess/patch_shadow.h"
 #include "../libcall/libcall.h"
+#include "../../utils/big_table.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -39,7 +40,7 @@ static void note_crash_site_facts(struct attach_info *info)
 	    (int32_t)((char *)&runtime_patch_entering - (char *)__builtin_thread_pointer());
 }
 
-static char settings[ATTACH_SETTINGS_MAX];
+static char settings[ATTACH_SETTINGS_MAX] BIG_TABLE;
 static struct attach_children *children; /* shared with every fork child */
 
 /* ---- the tool's entry points ----------------------------------------------- */

@@ -20,6 +20,7 @@
  * does), since any of them may be the last out.
  */
 #include "../runtime.h"
+#include "../../utils/big_table.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char json_end_env[PATH_MAX + 32];
+static char json_end_env[PATH_MAX + 32] BIG_TABLE;
 
 static int ends_with(const char *s, const char *suffix)
 {

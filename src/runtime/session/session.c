@@ -19,6 +19,7 @@
 #include "calltrace.h"
 #include "../libcall/libcall.h"
 #include "../../arch/arch.h"
+#include "../../utils/big_table.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,7 @@
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
 static int init_phase;
-static char session_env[PATH_MAX + 64];
+static char session_env[PATH_MAX + 64] BIG_TABLE;
 
 /* The process's command line, arguments NUL-separated. */
 static size_t read_cmdline(char *buf, size_t len)
@@ -51,7 +52,7 @@ static size_t read_cmdline(char *buf, size_t len)
 /* CALLTRACE_SESSION as this image found it ("CALLTRACE_SESSION=..."): a
  * program that keeps a copy of its environment (bash) hands this stale
  * value to its children, and spawn.c puts the image's own in its place. */
-static char inherited_session[PATH_MAX + 64];
+static char inherited_session[PATH_MAX + 64] BIG_TABLE;
 
 /* Whether the program has put a CALLTRACE_SESSION of its own in environ
  * (a `calltrace record` run under another one, for its child): neither the
@@ -103,6 +104,7 @@ const char *runtime_session_published(void)
 /* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
  * -1 with errno, or JOIN_REFUSED. */
 static void make_ring(void);
+static int create_session(char *path);
 
 static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
 {
@@ -128,6 +130,14 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	*parent_pid = 0;
 	if (!runtime_image_recorded(1, 0, 0))
 		return JOIN_REFUSED;
+	return create_session(path);
+}
+
+/* A session of its own, for a process started without `calltrace record`.
+ * Its buffers stay out of join_session's frame (noinline): every image
+ * runs the start-up below that frame, and each page deeper is a fault. */
+static __attribute__((noinline)) int create_session(char *path)
+{
 	if (runtime_output_plan(runtime_config.output, path, PATH_MAX) < 0)
 		return JOIN_REFUSED;
 	char cmd[2048];

@@ -16,6 +16,7 @@
  * trace stays, whole up to that moment, for `calltrace json` to read.
  */
 #include "../runtime.h"
+#include "../../utils/big_table.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static char json_path[PATH_MAX];
+static char json_path[PATH_MAX] BIG_TABLE;
 static int remove_trace;
 static int compact;
 static int ended;

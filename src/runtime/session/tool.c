@@ -14,6 +14,7 @@
  * into the session.  The caller waits for it.
  */
 #include "../runtime.h"
+#include "../../utils/big_table.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,7 +31,7 @@
 
 #define TOOL_ARGS_MAX 16
 
-static char tool_path[PATH_MAX];
+static char tool_path[PATH_MAX] BIG_TABLE;
 static int tool_named; /* by CALLTRACE_TOOL */
 
 static int executable(const char *path)
