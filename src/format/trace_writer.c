@@ -37,8 +37,11 @@ int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t
 	st->session = s;
 	st->tid = tid;
 	st->tick_shift = s->tick_shift;
+	st->fid_generation = 1; /* the fresh cache's zeros are no window's */
+	/* Populated: every page is soon read and then written, and two faults
+	 * each (the zero page, then its copy) cost more than filling them. */
 	void *fids = mmap(NULL, fid_cache_size(), PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (fids == MAP_FAILED)
 		return -1;
 	void *calls = mmap(NULL, open_calls_size(TRACE_OPEN_CALLS), PROT_READ | PROT_WRITE,
@@ -121,8 +124,11 @@ static uint8_t *window_limit(const struct trace_chunk *c)
 
 void trace_stream_forget_functions(struct trace_stream *st)
 {
-	if (st->fids)
-		memset(st->fids, 0xff, TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot));
+	/* After 2^32 - 1 windows, the slots of the first are written again. */
+	if (++st->fid_generation == 0 && st->fids) {
+		memset(st->fids, 0, fid_cache_size());
+		st->fid_generation = 1;
+	}
 }
 
 /* Starts the stream's next window in chunk `c`, whose payload is zeros.

@@ -206,6 +206,33 @@ static void test_fid_cache(const char *path)
 	trace_reader_close(r);
 }
 
+/* A new window forgets every fid without writing the cache (a fork child
+ * would copy its pages): the cache's bytes are the same after, and no
+ * address is found in it. */
+static void test_fid_forget(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	begin_stream(path, &s, &st);
+	uint64_t tick = 1000;
+	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16) {
+		trace_stream_enter(&st, a, tick += 10, 0);
+		trace_stream_exit(&st, a, tick += 10);
+	}
+	size_t bytes = TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot);
+	static uint8_t before[TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot)];
+	memcpy(before, st.fids, bytes);
+	CHECK(trace_stream_cached_fid(&st, 0x401000) >= 0, "a function just called has a fid");
+	trace_stream_forget_functions(&st);
+	int found = 0;
+	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16)
+		found += trace_stream_cached_fid(&st, a) >= 0;
+	CHECK(found == 0, "%d of 64 fids still found after the window's end", found);
+	CHECK(memcmp(before, st.fids, bytes) == 0, "forgetting wrote the fid cache");
+	trace_stream_destroy(&st);
+	trace_session_close(&s);
+}
+
 /* An exit that does not end the innermost call (longjmp) names its function. */
 /* The first `max` events of the trace's first thread; returns how many. */
 static int read_events(struct trace_reader *r, struct trace_event *ev, int max)
@@ -509,6 +536,7 @@ int main(void)
 	test_process_usage(other);
 	test_unwind(other);
 	test_fid_cache(other);
+	test_fid_forget(other);
 	test_corrupted(path, cut);
 	test_foreign(other);
 	test_printable();
