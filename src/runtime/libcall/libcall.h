@@ -54,6 +54,8 @@ void runtime_libcall_restore(void) __attribute__((weak));
 /* A trampoline for the function at `address` that dlsym returned to a
  * traced module; `address` itself when none can be made. */
 uint64_t runtime_libcall_wrap_pointer(uint64_t address);
+/* The function such a trampoline at `address` stands for, or `address`. */
+uint64_t runtime_libcall_unwrap_pointer(uint64_t address);
 /* The landing pad a caller-sensitive call returns through (code in no
  * module, so the dynamic linker takes the main program for its caller). */
 extern uint64_t runtime_libcall_landing;

@@ -145,3 +145,12 @@ uint64_t runtime_libcall_wrap_pointer(uint64_t address)
 	pthread_mutex_unlock(&pointers_lock);
 	return wrapped;
 }
+
+uint64_t runtime_libcall_unwrap_pointer(uint64_t address)
+{
+	uint32_t n = __atomic_load_n(&npointers, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (pointer_sites[i].trampoline == address)
+			return pointer_sites[i].target;
+	return address;
+}

@@ -5,6 +5,9 @@
  * the calls.  A -finstrument-functions build gives its hooks such an
  * address too, for inline copies of a library's functions.
  *
+ * So must dladdr's answer for a pointer dlsym gives, which the runtime
+ * makes a trampoline of, to record the calls through it.
+ *
  * Prints, for each, the module and symbol dladdr finds at the address the
  * program took, and whether that address is where the symbol starts.
  */
@@ -38,5 +41,10 @@ int main(void)
 	show("strlen", (fn_t)&strlen);
 	show("abs", (fn_t)&abs);
 	show("qsort", (fn_t)&qsort);
+	/* A pointer dlsym gives: called through (a library call to record),
+	 * then named by dladdr as untraced. */
+	long (*absolute)(long) = (long (*)(long))dlsym(RTLD_DEFAULT, "labs");
+	printf("%ld\n", absolute ? absolute(-7) : 0);
+	show("dlsym labs", (fn_t)absolute);
 	return 0;
 }
