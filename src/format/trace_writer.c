@@ -26,6 +26,12 @@ static size_t fid_cache_size(void)
 	return TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot);
 }
 
+/* The tag of generation `g` (trace_writer.h: struct trace_fid_slot). */
+static uint64_t fid_tag(uint64_t g)
+{
+	return g << TRACE_FID_GENERATION_SHIFT;
+}
+
 static size_t open_calls_size(uint32_t cap)
 {
 	return (size_t)cap * sizeof(struct trace_open_call);
@@ -37,7 +43,7 @@ int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t
 	st->session = s;
 	st->tid = tid;
 	st->tick_shift = s->tick_shift;
-	st->fid_generation = 1; /* the fresh cache's zeros are no window's */
+	st->fid_tag = fid_tag(1); /* the fresh cache's zeros are no window's */
 	/* Populated: every page is soon read and then written, and two faults
 	 * each (the zero page, then its copy) cost more than filling them. */
 	void *fids = mmap(NULL, fid_cache_size(), PROT_READ | PROT_WRITE,
@@ -124,11 +130,13 @@ static uint8_t *window_limit(const struct trace_chunk *c)
 
 void trace_stream_forget_functions(struct trace_stream *st)
 {
-	/* After 2^32 - 1 windows, the slots of the first are written again. */
-	if (++st->fid_generation == 0 && st->fids) {
-		memset(st->fids, 0, fid_cache_size());
-		st->fid_generation = 1;
+	uint64_t next = (st->fid_tag >> TRACE_FID_GENERATION_SHIFT) + 1;
+	if (next > TRACE_FID_GENERATIONS) { /* every tag is in use: start over */
+		if (st->fids)
+			memset(st->fids, 0, fid_cache_size());
+		next = 1;
 	}
+	st->fid_tag = fid_tag(next);
 }
 
 /* Starts the stream's next window in chunk `c`, whose payload is zeros.

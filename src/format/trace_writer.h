@@ -154,14 +154,19 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 					  grows (doubling) as deep as calls go */
 #define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
 
-/* A slot holds a fid of the window whose generation it carries: a new
- * window forgets every fid by counting its generation up, not by writing
- * the cache's 8 pages (a fork child would copy each, a new process fault
- * each in); 0 is no window's, so a fresh cache holds nothing. */
+/* A slot's key is the address with the generation of the window that
+ * wrote it in bits 52..59, which no address uses (user space lies below
+ * 2^52, and a call's kind is in bits 60..62): a new window forgets every
+ * fid by counting its generation up, not by writing the cache's 8 pages (a
+ * fork child would copy each, a new process fault each in), and a hit is
+ * still one compare.  Generation 0 is no window's: a fresh cache's zeros
+ * are no key. */
+#define TRACE_FID_GENERATION_SHIFT 52
+#define TRACE_FID_GENERATIONS 255 /* then the cache is cleared once */
 struct trace_fid_slot {
-	uint64_t address;
+	uint64_t key;
 	uint32_t fid;
-	uint32_t generation;
+	uint32_t pad;
 };
 
 /* An open call as the writer remembers it. */
@@ -183,7 +188,7 @@ struct trace_stream {
 	uint32_t depth_base;		    /* open calls the stream never wrote the enter of
 					       (a fork child's, from its parent) */
 	uint32_t next_fid;
-	uint32_t fid_generation; /* the open window's, in the fid cache */
+	uint64_t fid_tag; /* the open window's generation, as keys carry it */
 	uint32_t seq;
 	uint32_t tid;
 	uint32_t lost;	       /* windows that could not be opened */
@@ -219,13 +224,12 @@ static inline struct trace_fid_slot *trace_stream_fid_set(struct trace_stream *s
 	return &st->fids[2 * set];
 }
 
-/* The fid `set` holds for `address` in window `generation`, or -1. */
-static inline int64_t trace_fid_set_find(const struct trace_fid_slot *set, uint64_t address,
-					 uint32_t generation)
+/* The fid `set` holds for `key` (an address and its window's tag), or -1. */
+static inline int64_t trace_fid_set_find(const struct trace_fid_slot *set, uint64_t key)
 {
-	if (__builtin_expect(set[0].address == address && set[0].generation == generation, 1))
+	if (__builtin_expect(set[0].key == key, 1))
 		return set[0].fid;
-	if (set[1].address == address && set[1].generation == generation)
+	if (set[1].key == key)
 		return set[1].fid;
 	return -1;
 }
@@ -233,21 +237,22 @@ static inline int64_t trace_fid_set_find(const struct trace_fid_slot *set, uint6
 /* The fid of `address` in the open window, or -1 when it has none yet. */
 static inline int64_t trace_stream_cached_fid(struct trace_stream *st, uint64_t address)
 {
-	return trace_fid_set_find(trace_stream_fid_set(st, address), address, st->fid_generation);
+	return trace_fid_set_find(trace_stream_fid_set(st, address), address ^ st->fid_tag);
 }
 
 /* The function id of `address` in the open window, defining it on a miss. */
 static inline uint32_t trace_stream_fid(struct trace_stream *st, uint64_t address, uint8_t **p)
 {
 	struct trace_fid_slot *set = trace_stream_fid_set(st, address);
-	int64_t cached = trace_fid_set_find(set, address, st->fid_generation);
+	uint64_t key = address ^ st->fid_tag;
+	int64_t cached = trace_fid_set_find(set, key);
 	if (__builtin_expect(cached >= 0, 1))
 		return (uint32_t)cached;
 	if (st->on_define)
 		st->on_define(address);
 	*p = encode_define(*p, address);
 	set[1] = set[0];
-	set[0] = (struct trace_fid_slot){address, st->next_fid++, st->fid_generation};
+	set[0] = (struct trace_fid_slot){key, st->next_fid++, 0};
 	return set[0].fid;
 }
 

@@ -229,6 +229,13 @@ static void test_fid_forget(const char *path)
 		found += trace_stream_cached_fid(&st, a) >= 0;
 	CHECK(found == 0, "%d of 64 fids still found after the window's end", found);
 	CHECK(memcmp(before, st.fids, bytes) == 0, "forgetting wrote the fid cache");
+	/* Once every generation has been used, the first one's fids must not
+	 * come back with it. */
+	for (int w = 0; w < 300; w++) {
+		trace_stream_forget_functions(&st);
+		found += trace_stream_cached_fid(&st, 0x401000) >= 0;
+	}
+	CHECK(found == 0, "a fid of the first window found again %d times in 300 windows", found);
 	trace_stream_destroy(&st);
 	trace_session_close(&s);
 }
