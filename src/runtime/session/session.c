@@ -101,11 +101,11 @@ const char *runtime_session_published(void)
 
 #define JOIN_REFUSED (-2) /* CALLTRACE_OUTPUT asks for no trace (or said why not) */
 
-/* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
- * -1 with errno, or JOIN_REFUSED. */
 static void make_ring(void);
 static int create_session(char *path);
 
+/* Opens the session named in CALLTRACE_SESSION, or creates a new one: 0,
+ * -1 with errno, or JOIN_REFUSED. */
 static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path)
 {
 	const char *env = runtime_getenv("CALLTRACE_SESSION");
