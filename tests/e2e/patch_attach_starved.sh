@@ -36,8 +36,8 @@ RC=0
 [ "$RC" = 3 ] || fail "untraced busy_calls exited $RC, not 3"
 
 cpu=$(taskset -cp $$ | sed 's/.*: *//; s/[,-].*//')
-for _ in 1 2; do
-	taskset -c "$cpu" sh -c 'while :; do :; done' &
+for _ in 1 2; do # bounded: a test killed before its cleanup leaves no loop behind
+	taskset -c "$cpu" timeout 600 sh -c 'while :; do :; done' &
 	busy_loops+=($!)
 done
 chrt --idle 0 true 2>/dev/null || skip "SCHED_IDLE is not allowed here"
