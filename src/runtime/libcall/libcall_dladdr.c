@@ -13,40 +13,31 @@
 
 #include <dlfcn.h>
 
-typedef int (*dladdr_fn)(const void *, Dl_info *);
 typedef int (*dladdr1_fn)(const void *, Dl_info *, void **, int);
 
-/* The symbol found for `target` is shown where the program's pointer is. */
-static void as_held(Dl_info *info, uint64_t held, uint64_t target)
-{
-	if (held != target && info->dli_saddr == (void *)target)
-		info->dli_saddr = (void *)held;
-}
-
-RUNTIME_EXPORT int dladdr(const void *address, Dl_info *info)
-{
-	static dladdr_fn real;
-	if (!real)
-		real = (dladdr_fn)dlsym(RTLD_NEXT, "dladdr");
-	if (!real)
-		return 0;
-	uint64_t target = runtime_libcall_unwrap_pointer((uint64_t)address);
-	int found = real((const void *)target, info);
-	if (found)
-		as_held(info, (uint64_t)address, target);
-	return found;
-}
-
-RUNTIME_EXPORT int dladdr1(const void *address, Dl_info *info, void **extra, int flags)
+/* The C library's dladdr1 asked about the function `address` stands for;
+ * the symbol found for it is shown where the program's pointer is.  With
+ * `flags` 0 it is dladdr (glibc's dladdr1 is dladdr then). */
+static int answer(const void *address, Dl_info *info, void **extra, int flags)
 {
 	static dladdr1_fn real;
 	if (!real)
 		real = (dladdr1_fn)dlsym(RTLD_NEXT, "dladdr1");
 	if (!real)
 		return 0;
-	uint64_t target = runtime_libcall_unwrap_pointer((uint64_t)address);
+	uint64_t held = (uint64_t)address, target = runtime_libcall_unwrap_pointer(held);
 	int found = real((const void *)target, info, extra, flags);
-	if (found)
-		as_held(info, (uint64_t)address, target);
+	if (found && held != target && info->dli_saddr == (void *)target)
+		info->dli_saddr = (void *)held;
 	return found;
+}
+
+RUNTIME_EXPORT int dladdr(const void *address, Dl_info *info)
+{
+	return answer(address, info, NULL, 0);
+}
+
+RUNTIME_EXPORT int dladdr1(const void *address, Dl_info *info, void **extra, int flags)
+{
+	return answer(address, info, extra, flags);
 }
