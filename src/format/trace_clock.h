@@ -48,7 +48,7 @@ static inline void trace_clock_anchor(uint64_t *ns, uint64_t *tick)
 
 /* Picks the clock; returns enum trace_clock. */
 int trace_clock_init(void);
-/* Ticks per second, measured over about `ms` milliseconds. */
-uint64_t trace_clock_calibrate(unsigned ms);
+/* Ticks per second, measured over about `us` microseconds. */
+uint64_t trace_clock_calibrate(unsigned us);
 
 #endif

@@ -105,7 +105,7 @@ static int publish(struct trace_session *s, const char *temp, const char *path, 
 }
 
 /* The header page of a new trace.  Made before the file, so that a tool
- * killed meanwhile (the clock's calibration takes milliseconds) leaves no
+ * killed meanwhile (the clock's calibration is a busy wait) leaves no
  * temporary file behind. */
 static void fill_header(char *page, const char *command, size_t command_len, uint32_t window_size)
 {
@@ -119,7 +119,7 @@ static void fill_header(char *page, const char *command, size_t command_len, uin
 	h.window_size = window_size & ~7u;
 	h.machine = ARCH_ELF_MACHINE;
 	h.clock = (uint32_t)trace_clock_init();
-	h.tick_hz = trace_clock_calibrate(2);
+	h.tick_hz = trace_clock_calibrate(250);
 	while (h.tick_shift < 8 && (h.tick_hz >> (h.tick_shift + 1)) >= 1000000000u)
 		h.tick_shift++; /* a time unit of about a nanosecond keeps deltas small */
 	trace_clock_anchor(&h.start_mono_ns, &h.start_tick);
