@@ -113,11 +113,14 @@ void trace_stream_abandon(struct trace_stream *st)
 	st->slot = 0;
 }
 
-/* Small first windows: a short-lived thread claims little space. */
+/* Small first windows: a short-lived thread (a shell's fork child, which
+ * writes a page or two) claims little space, and its file system zeroes
+ * little of it. */
 static uint32_t next_window_size(const struct trace_stream *st)
 {
 	uint32_t size = st->session->window_size;
-	if (!st->session->ring && st->seq < 2 && (TRACE_FIRST_WINDOW << (2 * st->seq)) < size)
+	if (!st->session->ring && st->seq < TRACE_SMALL_WINDOWS &&
+	    (TRACE_FIRST_WINDOW << (2 * st->seq)) < size)
 		size = TRACE_FIRST_WINDOW << (2 * st->seq);
 	return size;
 }

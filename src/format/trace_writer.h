@@ -152,7 +152,8 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 #define TRACE_OPEN_CALLS                                                                           \
 	4096			       /* open calls remembered at first; the stack                \
 					  grows (doubling) as deep as calls go */
-#define TRACE_FIRST_WINDOW (64u << 10) /* windows grow 4x from here */
+#define TRACE_FIRST_WINDOW (16u << 10) /* windows grow 4x from here */
+#define TRACE_SMALL_WINDOWS 3	       /* 16, 64 and 256 KiB, then window_size */
 
 /* A slot's key is the address with the generation of the window that
  * wrote it in bits 52..59, which no address uses (user space lies below

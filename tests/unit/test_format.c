@@ -406,6 +406,30 @@ static void append_claimed(const char *path, const void *bytes, size_t len)
 	fclose(f);
 }
 
+/* The length of the window numbered `seq` of the trace at `path`, or 0. */
+static uint32_t window_length(const char *path, uint32_t seq)
+{
+	uint64_t off = window_offset(path, seq);
+	struct trace_chunk h = {0};
+	FILE *f = off ? fopen(path, "rb") : NULL;
+	if (!f)
+		return 0;
+	if (fseek(f, (long)off, SEEK_SET) != 0 || fread(&h, sizeof(h), 1, f) != 1)
+		h.length = 0;
+	fclose(f);
+	return h.length;
+}
+
+/* A thread's first windows are small (a shell's fork child writes a page
+ * or two, and the file system zeroes what it claims): 16 KiB, then 64. */
+static void test_window_sizes(const char *path)
+{
+	write_sample(path, 1 << 20);
+	uint32_t first = window_length(path, 0), second = window_length(path, 1);
+	CHECK(first == 16u << 10 && second == 64u << 10, "first windows %u and %u bytes", first,
+	      second);
+}
+
 /* A full window is copied out and its pages reused (trace_writer.c).  A
  * writer killed half-way leaves the window twice, or the original marked
  * CHUNK_SKIP over stale bytes: either way every event is read once. */
@@ -560,6 +584,7 @@ int main(void)
 	snprintf(other, sizeof(other), "%s/other", dir);
 	test_round_trip(path);
 	test_window_copies(other, cut);
+	test_window_sizes(other);
 	test_truncated(path, cut);
 	test_compact(other);
 	test_exit_at(other);
