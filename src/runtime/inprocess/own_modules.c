@@ -192,6 +192,7 @@ int runtime_module_recorded(const char *path, int is_main, const regex_t *patter
  * would also search its symbols: 14 us in the C library, for each slot). */
 struct holder {
 	uint64_t address, bias;
+	uint64_t lo, hi; /* the span of its segments */
 	const ElfW(Dyn) * dynamic;
 	const char *name;
 	int is_main, seen_first, found;
@@ -205,18 +206,25 @@ static int find_holder(struct dl_phdr_info *info, size_t size, void *data)
 	h->seen_first = 1;
 	const ElfW(Dyn) *dynamic = NULL;
 	int holds = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 		uint64_t start = info->dlpi_addr + p->p_vaddr;
-		if (p->p_type == PT_LOAD && h->address >= start && h->address < start + p->p_memsz)
-			holds = 1;
-		else if (p->p_type == PT_DYNAMIC)
+		if (p->p_type == PT_LOAD) {
+			holds |= h->address >= start && h->address < start + p->p_memsz;
+			lo = start < lo ? start : lo;
+			hi = start + p->p_memsz > hi ? start + p->p_memsz : hi;
+		} else if (p->p_type == PT_DYNAMIC) {
 			dynamic = (const ElfW(Dyn) *)start;
+		}
 	}
 	if (!holds)
 		return 0;
-	*h = (struct holder){
-	    h->address, info->dlpi_addr, dynamic, info->dlpi_name ? info->dlpi_name : "", 0, 1, 1};
+	*h = (struct holder){h->address, info->dlpi_addr,
+			     lo,	 hi,
+			     dynamic,	 info->dlpi_name ? info->dlpi_name : "",
+			     0,		 1,
+			     1};
 	h->is_main = first || !*h->name;
 	return 1;
 }
@@ -272,20 +280,31 @@ static void compile_module_pattern(void)
 		module_pattern_set = &module_pattern;
 }
 
-int runtime_module_recorded_at(uint64_t address)
+/* Whether the module `l` is recorded (runtime_module_recorded_at). */
+static int holder_recorded(const struct holder *l)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, compile_module_pattern);
+	const regex_t *pattern = module_pattern_set;
+	if (!l->is_main && runtime_module_in_system_folder(l->name) &&
+	    !(pattern && regexec(pattern, l->name, 0, NULL, 0) == 0))
+		return 0; /* the common case, quickly */
+	if (patch_on() && runtime_module_recorded(l->name, l->is_main, pattern, 0))
+		return 1;
+	return (l->is_main || !never_recorded(l->name)) && calls_hooks(l) &&
+	       runtime_hooks_are_ours();
+}
+
+int runtime_module_recorded_at(uint64_t address, struct module_memo *memo)
+{
+	if (memo && address >= memo->lo && address < memo->hi)
+		return memo->recorded;
 	struct holder l = {.address = address};
 	dl_iterate_phdr(find_holder, &l);
 	if (!l.found)
 		return 0;
-	pthread_once(&once, compile_module_pattern);
-	const regex_t *pattern = module_pattern_set;
-	if (!l.is_main && runtime_module_in_system_folder(l.name) &&
-	    !(pattern && regexec(pattern, l.name, 0, NULL, 0) == 0))
-		return 0; /* the common case, quickly */
-	if (patch_on() && runtime_module_recorded(l.name, l.is_main, pattern, 0))
-		return 1;
-	return (l.is_main || !never_recorded(l.name)) && calls_hooks(&l) &&
-	       runtime_hooks_are_ours();
+	int recorded = holder_recorded(&l);
+	if (memo)
+		*memo = (struct module_memo){l.lo, l.hi, recorded};
+	return recorded;
 }

@@ -20,11 +20,20 @@ int runtime_module_recorded(const char *path, int is_main, const regex_t *patter
  * /usr/local/lib, their 32/64-bit twins and every folder below them). */
 int runtime_module_in_system_folder(const char *path);
 
+/* The answer for the module last looked at, kept by a caller for the
+ * lookups of one pass over a module's slots (most go to the C library);
+ * no longer: modules come and go between passes. */
+struct module_memo {
+	uint64_t lo, hi; /* the module's span; empty: nothing kept */
+	int recorded;
+};
+
 /* Whether the function at `address` lies in a module the in-process
  * engine records (runtime_module_recorded, with CALLTRACE_PATCH_MODULES),
  * or one built with -finstrument-functions whose hooks record it: a call
  * into it through a GOT slot or a dlsym pointer is then recorded once, by
- * the function, not also as a library call. */
-int runtime_module_recorded_at(uint64_t address);
+ * the function, not also as a library call.  `memo` (or NULL) answers for
+ * the module it holds, and keeps the answer found. */
+int runtime_module_recorded_at(uint64_t address, struct module_memo *memo);
 
 #endif

@@ -62,8 +62,10 @@ extern uint64_t runtime_libcall_landing;
 
 /* libcall_code.c: the landing pad (0 on success, -1: no memory) */
 int runtime_libcall_code_init(void);
-/* Room for n sites (zeroed), or NULL. */
+/* Room for n sites (zeroed), or NULL; and its release, before any of
+ * them is hooked. */
 struct libcall_site *runtime_libcall_sites_alloc(uint32_t n);
+void runtime_libcall_sites_free(struct libcall_site *sites, uint32_t n);
 /* A trampoline for each site (site->trampoline set); 0, or -1. */
 int runtime_libcall_trampolines(struct libcall_site *sites, uint32_t n);
 

@@ -50,6 +50,11 @@ struct libcall_site *runtime_libcall_sites_alloc(uint32_t n)
 	return map_pages(page_round((size_t)n * sizeof(struct libcall_site)));
 }
 
+void runtime_libcall_sites_free(struct libcall_site *sites, uint32_t n)
+{
+	munmap(sites, page_round((size_t)n * sizeof(struct libcall_site)));
+}
+
 int runtime_libcall_trampolines(struct libcall_site *sites, uint32_t n)
 {
 	size_t len = page_round((size_t)n * TRAMPOLINE_SIZE);
@@ -120,7 +125,7 @@ uint64_t runtime_libcall_wrap_pointer(uint64_t address)
 {
 	struct code_lookup q = {.address = address};
 	dl_iterate_phdr(find_segment, &q);
-	if (!q.executable || q.program || runtime_module_recorded_at(address))
+	if (!q.executable || q.program || runtime_module_recorded_at(address, NULL))
 		return address;
 	uint64_t wrapped = address;
 	pthread_mutex_lock(&pointers_lock);

@@ -97,11 +97,13 @@ static int never_hooked(const char *name)
 					       with the arguments of the function that
 					       calls them live in the registers */
 					    "mcount", "_mcount", "__fentry__"};
+	/* Asked of every slot of every module: the first byte first. */
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
-		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+		if (name[0] == prefixes[i][0] &&
+		    strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strcmp(name, names[i]) == 0)
+		if (name[0] == names[i][0] && strcmp(name, names[i]) == 0)
 			return 1;
 	return 0;
 }
@@ -225,11 +227,11 @@ static uint64_t bind_now(const struct module_facts *m, struct libcall_site *site
  * the module makes to itself through its PLT (an exported function of its
  * own): such a slot is left alone, so that the call is recorded once. */
 static int recorded_by_callee(const struct module_facts *m, const struct libcall_site *site,
-			      uint64_t found)
+			      uint64_t found, struct module_memo *memo)
 {
 	if (found >= m->lo && found < m->hi)
 		return 1;
-	return !(site->flags & LIBCALL_LAZY) && runtime_module_recorded_at(site->target);
+	return !(site->flags & LIBCALL_LAZY) && runtime_module_recorded_at(site->target, memo);
 }
 
 /* Attached, where no slot is resolved now (bind_now): whether the slot's
@@ -246,10 +248,12 @@ static int calls_own_definition(const struct module_facts *m, const ElfW(Sym) * 
 	       runtime_patch_attach_jumped(at);
 }
 
-/* Fills `sites` (when not NULL) with the module's slots; how many. */
+/* Fills `sites` with the module's slots; how many.  With NULL: at most
+ * how many there are. */
 static uint32_t list_sites(const struct module_facts *m, struct libcall_site *sites)
 {
 	uint32_t n = 0;
+	struct module_memo memo = {0, 0, 0};
 	for (int plt = 1; plt >= 0; plt--) {
 		const ElfW(Rela) *rel = plt ? m->jmprel : m->rela;
 		size_t count = plt ? m->njmprel : m->nrela;
@@ -257,28 +261,28 @@ static uint32_t list_sites(const struct module_facts *m, struct libcall_site *si
 			const ElfW(Sym) *s = call_symbol(m, &rel[i], plt);
 			if (!s)
 				continue;
+			if (!sites) { /* a bound for the allocation: the names are read once */
+				n++;
+				continue;
+			}
 			const char *name = m->strtab + s->st_name;
 			uint64_t *slot = (uint64_t *)(m->bias + rel[i].r_offset);
 			if (never_hooked(name) || *slot == 0 ||
 			    (patch_keeps_return_address(name) && !site_flags(name)) ||
 			    calls_own_definition(m, s))
 				continue;
-			if (sites) {
-				struct libcall_site *site = &sites[n];
-				site->slot = slot;
-				site->target = site->unhooked = *slot;
-				site->name = name;
-				site->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, (uint64_t)slot);
-				site->flags = site_flags(name);
-				runtime_libcall_describe(site, name);
-				uint64_t found = 0;
-				if (site->target >= m->lo && site->target < m->hi)
-					found =
-					    bind_now(m, site, (uint32_t)ELF64_R_SYM(rel[i].r_info));
-				if (recorded_by_callee(m, site, found))
-					continue;
-			}
-			n++;
+			struct libcall_site *site = &sites[n];
+			site->slot = slot;
+			site->target = site->unhooked = *slot;
+			site->name = name;
+			site->fid = TRACE_CALL_ADDRESS(CALL_LIBRARY, (uint64_t)slot);
+			site->flags = site_flags(name);
+			runtime_libcall_describe(site, name);
+			uint64_t found = 0;
+			if (site->target >= m->lo && site->target < m->hi)
+				found = bind_now(m, site, (uint32_t)ELF64_R_SYM(rel[i].r_info));
+			if (!recorded_by_callee(m, site, found, &memo))
+				n++;
 		}
 	}
 	return n;
@@ -317,19 +321,21 @@ static void hook_module(const struct module_facts *m)
 {
 	if (nmodules == MAX_HOOKED_MODULES)
 		return;
-	uint32_t n = list_sites(m, NULL);
+	uint32_t most = list_sites(m, NULL);
 	struct hooked_module *h = &modules[nmodules++];
 	*h = (struct hooked_module){.bias = m->bias,
 				    .dynamic = m->dynamic,
 				    .relro_lo = m->relro_lo,
 				    .relro_hi = m->relro_hi,
 				    .seen = 1};
-	if (n == 0)
-		return;
-	struct libcall_site *sites = runtime_libcall_sites_alloc(n);
+	struct libcall_site *sites = most ? runtime_libcall_sites_alloc(most) : NULL;
 	if (!sites)
 		return;
-	n = list_sites(m, sites);
+	uint32_t n = list_sites(m, sites);
+	if (n == 0) {
+		runtime_libcall_sites_free(sites, most);
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		sites[i].module = nmodules - 1;
 	if (runtime_libcall_trampolines(sites, n) < 0)
