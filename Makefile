@@ -29,7 +29,7 @@ SAN     ?=
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -MMD -MP -D_GNU_SOURCE
-TOOL_LIBS = -ldw -lelf -lcapstone -lstdc++ -lm -lpthread
+TOOL_LIBS = -ldw -lelf -lcapstone -lm -lpthread -ldl
 
 FORMAT_SRC   := $(wildcard src/format/*.c)
 # The in-process patching engine goes into libcalltrace.so only: a program

@@ -17,13 +17,21 @@
 
 typedef char *(*demangle_fn)(const char *mangled, char *out, size_t *len, int *status);
 
-/* The C++ runtime's __cxa_demangle when the process has it, else NULL. */
+/* The tool's demangler (symbols/demangle.c), which opens libstdc++ for
+ * it; not in libcalltrace.so, which must not load a library into the
+ * program it traces. */
+extern void *symbol_cxa_demangler(void) __attribute__((weak));
+
+/* The C++ runtime's __cxa_demangle when the process has it (or, in the
+ * tool, can open it), else NULL. */
 static demangle_fn demangler(void)
 {
 	static demangle_fn fn;
 	static int looked;
 	if (!looked) {
 		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		if (!fn && symbol_cxa_demangler)
+			fn = (demangle_fn)symbol_cxa_demangler();
 		looked = 1;
 	}
 	return fn;

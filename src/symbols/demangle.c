@@ -5,14 +5,37 @@
  * A symbol version suffix ("name@VER", "name@@VER") is kept apart from the
  * mangled part so that versioned C++ symbols demangle too.
  */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbols.h"
 #include "symbols_internal.h"
 
-/* Provided by libstdc++ (declared extern "C" in <cxxabi.h>). */
-extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+/* The C++ runtime's __cxa_demangle (extern "C" in <cxxabi.h>). */
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *out, size_t *len, int *status);
+static cxa_demangle_fn cxa_demangle;
+
+/* libstdc++ is opened at the first mangled name, not linked: a command
+ * that meets none (`record`, a C program's views) does not pay its load,
+ * some 5,000 relocations at every start. */
+static void find_demangler(void)
+{
+	cxa_demangle = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (cxa_demangle)
+		return;
+	void *cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (cxx)
+		cxa_demangle = (cxa_demangle_fn)dlsym(cxx, "__cxa_demangle");
+}
+
+void *symbol_cxa_demangler(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, find_demangler);
+	return (void *)cxa_demangle;
+}
 
 /* The first `len` bytes of `name` demangled (malloc'd), or NULL if they are
  * not a mangled C++ name. */
@@ -23,8 +46,9 @@ static char *demangle_prefix(const char *name, size_t len)
 	char *mangled = strndup(name, len);
 	if (!mangled)
 		return NULL;
-	int status = 0;
-	char *plain = __cxa_demangle(mangled, NULL, NULL, &status);
+	cxa_demangle_fn demangle = (cxa_demangle_fn)symbol_cxa_demangler();
+	int status = -1;
+	char *plain = demangle ? demangle(mangled, NULL, NULL, &status) : NULL;
 	free(mangled);
 	if (status != 0) {
 		free(plain);

@@ -101,6 +101,10 @@ const struct symbol *symbol_table_kernel_side(struct symbol_table *t, unsigned k
 /* Demangles a C++ name into buf; returns buf, or `name` itself if it is not
  * a mangled name. */
 const char *symbol_demangle(const char *name, char *buf, size_t buflen);
+/* The C++ runtime's __cxa_demangle, libstdc++ opened for it at the first
+ * call (the tool does not link it); NULL when there is none.  Also asked,
+ * through a weak reference, by name_match.c in the tool's ptrace engine. */
+void *symbol_cxa_demangler(void);
 
 /* A demangled C++ name's short form into buf: scope and name without
  * return type, template arguments, parameters, qualifiers and ABI tags
