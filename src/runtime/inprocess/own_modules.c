@@ -220,11 +220,14 @@ static int find_holder(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (!holds)
 		return 0;
-	*h = (struct holder){h->address, info->dlpi_addr,
-			     lo,	 hi,
-			     dynamic,	 info->dlpi_name ? info->dlpi_name : "",
-			     0,		 1,
-			     1};
+	*h = (struct holder){.address = h->address,
+			     .bias = info->dlpi_addr,
+			     .lo = lo,
+			     .hi = hi,
+			     .dynamic = dynamic,
+			     .name = info->dlpi_name ? info->dlpi_name : "",
+			     .seen_first = 1,
+			     .found = 1};
 	h->is_main = first || !*h->name;
 	return 1;
 }
