@@ -22,16 +22,15 @@ typedef char *(*demangle_fn)(const char *mangled, char *out, size_t *len, int *s
  * program it traces. */
 extern void *symbol_cxa_demangler(void) __attribute__((weak));
 
-/* The C++ runtime's __cxa_demangle when the process has it (or, in the
- * tool, can open it), else NULL. */
+/* The C++ runtime's __cxa_demangle: the tool's, or the one the traced
+ * process has; else NULL. */
 static demangle_fn demangler(void)
 {
 	static demangle_fn fn;
 	static int looked;
 	if (!looked) {
-		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-		if (!fn && symbol_cxa_demangler)
-			fn = (demangle_fn)symbol_cxa_demangler();
+		fn = symbol_cxa_demangler ? (demangle_fn)symbol_cxa_demangler()
+					  : (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 		looked = 1;
 	}
 	return fn;
