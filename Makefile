@@ -104,10 +104,12 @@ all: $(CALLTRACE) $(RUNTIME_SO) $(RUNTIME_A) $(DWARF_SO) $(UNIT_BIN)
 # Each variable in a section of its own (-fdata-sections), sorted by
 # alignment at the link (RT_LDFLAGS): the page-aligned tables go first and
 # the small state every image writes at start lies together, on a few
-# pages (src/utils/big_table.h).
+# pages (src/utils/big_table.h).  Its imports are bound at load (-z now):
+# lazily, every fork child of a shell would look up again, page by page of
+# the libraries' symbol tables, the ones only a child calls.
 RT_CFLAGS = $(filter-out -fsanitize=% -finstrument-functions,$(CFLAGS)) -O2 -fPIC \
 	-fvisibility=hidden -ftls-model=initial-exec -fdata-sections $(RT_NO_LIBC_LOOPS) -Iinclude
-RT_LDFLAGS = -Wl,--sort-section=alignment
+RT_LDFLAGS = -Wl,--sort-section=alignment -Wl,-z,now
 # gcc: no hooks, loops kept; clang has neither option (and no hooks unless
 # asked): -fno-builtin keeps it from turning loops into library calls.
 ifeq ($(shell $(CC) --version 2>/dev/null | grep -c clang),0)
