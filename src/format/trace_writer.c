@@ -50,6 +50,12 @@ int trace_stream_init(struct trace_stream *st, struct trace_session *s, uint32_t
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (fids == MAP_FAILED)
 		return -1;
+#ifdef MADV_WIPEONFORK
+	/* A fork child gets the cache as zeros (no key: trace_writer.h)
+	 * instead of its parent's pages shared copy-on-write, each of which
+	 * it or its parent would fault and copy at its next write. */
+	madvise(fids, fid_cache_size(), MADV_WIPEONFORK);
+#endif
 	void *calls = mmap(NULL, open_calls_size(TRACE_OPEN_CALLS), PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (calls == MAP_FAILED) {
@@ -103,6 +109,20 @@ void trace_stream_close(struct trace_stream *st)
 	trace_ring_window_closed(st);
 	munmap(st->map, st->map_len);
 	trace_stream_abandon(st);
+}
+
+void trace_stream_fork_child(struct trace_stream *st)
+{
+	if (st->map)
+		munmap(st->map, st->map_len); /* the parent's window */
+	trace_stream_abandon(st);
+	st->seq = 0;
+	/* The cache came as zeros (trace_stream_init): filled in one go, not a
+	 * fault for its first read and another for its first write per page. */
+#ifdef MADV_POPULATE_WRITE
+	if (st->fids)
+		madvise(st->fids, fid_cache_size(), MADV_POPULATE_WRITE);
+#endif
 }
 
 void trace_stream_abandon(struct trace_stream *st)

@@ -214,6 +214,9 @@ void trace_stream_close(struct trace_stream *st);
 /* Forgets the window without touching it (in a fork child: it is the
  * parent's); the next event opens a fresh one. */
 void trace_stream_abandon(struct trace_stream *st);
+/* In a fork child: the parent's window is let go (unwritten) and the next
+ * one is the child's first. */
+void trace_stream_fork_child(struct trace_stream *st);
 
 /* The fid cache is 2-way set-associative: a program's hot functions share
  * a set now and then, and a direct-mapped cache would define them again and

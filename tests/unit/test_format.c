@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -238,6 +240,49 @@ static void test_fid_forget(const char *path)
 		found += trace_stream_cached_fid(&st, 0x401000) >= 0;
 	}
 	CHECK(found == 0, "a fid of the first window found again %d times in 300 windows", found);
+	trace_stream_destroy(&st);
+	trace_session_close(&s);
+}
+
+/* The fid cache of a fork child is zeros, not its parent's pages shared
+ * copy-on-write (which it and the parent would each fault and copy at
+ * their next writes): the child finds no fid, and once its stream is
+ * restarted every page of the cache is in.  The parent's cache is whole. */
+static void test_fid_fork(const char *path)
+{
+	struct trace_session s;
+	struct trace_stream st;
+	begin_stream(path, &s, &st);
+	uint64_t tick = 1000;
+	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16) {
+		trace_stream_enter(&st, a, tick += 10, 0);
+		trace_stream_exit(&st, a, tick += 10);
+	}
+	size_t bytes = TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int bad = 0;
+		for (size_t i = 0; i < bytes; i++)
+			bad |= ((const uint8_t *)st.fids)[i] != 0;
+		trace_stream_fork_child(&st);
+		unsigned char in[TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot) / 4096 + 1];
+		size_t pages = bytes / 4096, resident = 0;
+		if (mincore(st.fids, bytes, in) == 0)
+			for (size_t i = 0; i < pages; i++)
+				resident += in[i] & 1;
+		_exit((bad ? 1 : 0) | (resident != pages ? 2 : 0) | (st.map ? 4 : 0));
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "fork child: status %#x (1: parent's fids seen, 2: cache not filled in, 4: the "
+	      "parent's window kept)",
+	      status);
+	int found = 0;
+	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16)
+		found += trace_stream_cached_fid(&st, a) >= 0;
+	CHECK(found == 64, "the parent finds %d of its 64 fids after the fork", found);
 	trace_stream_destroy(&st);
 	trace_session_close(&s);
 }
@@ -592,6 +637,7 @@ int main(void)
 	test_unwind(other);
 	test_fid_cache(other);
 	test_fid_forget(other);
+	test_fid_fork(other);
 	test_corrupted(path, cut);
 	test_foreign(other);
 	test_printable();

@@ -240,10 +240,7 @@ void runtime_fork_child(void)
 	uint32_t gen = runtime_internal_begin(t);
 	uint32_t parent_image = runtime_session.image;
 	uint32_t ppid = runtime_session.pid;
-	if (t->stream.map)
-		munmap(t->stream.map, t->stream.map_len); /* the parent's window */
-	trace_stream_abandon(&t->stream);
-	t->stream.seq = 0;
+	trace_stream_fork_child(&t->stream);
 	runtime_time_filter_fork_child(t);	/* its calls held back, too */
 	t->stream.depth_base = t->stream.depth; /* entered in the parent */
 	t->stream.tid = (uint32_t)syscall(SYS_gettid);
