@@ -406,7 +406,8 @@ void runtime_wait_init(void);
 void runtime_spawn_init(void);
 /* modules.c */
 void runtime_modules_scan(void);
-void runtime_modules_forget(void); /* in a fork child: write them again */
+void runtime_modules_forget(void);  /* in a new session: write them again */
+void runtime_modules_rewrite(void); /* in a fork child: the parent's, again */
 void runtime_module_check(uint64_t address);
 
 #endif

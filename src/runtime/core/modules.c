@@ -32,11 +32,14 @@
 #include <unistd.h>
 
 #define MAX_MODULES 1024
+#define BUILD_ID_MAX 64
 
 struct known_module {
 	uint64_t low, high, load_bias;
 	const char *path; /* interned */
 	int seen;	  /* found by the scan in progress */
+	uint32_t build_id_len;
+	uint8_t build_id[BUILD_ID_MAX]; /* a fork child writes it again unread */
 };
 
 static struct known_module modules[MAX_MODULES] BIG_TABLE;
@@ -213,7 +216,14 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *unused)
 	char buf[PATH_MAX];
 	const char *path = module_path(info, o.low, buf, sizeof(buf));
 	m = &modules[nmodules++];
-	*m = (struct known_module){o.low, o.high, info->dlpi_addr, path_intern(path), 1};
+	*m = (struct known_module){.low = o.low,
+				   .high = o.high,
+				   .load_bias = info->dlpi_addr,
+				   .path = path_intern(path),
+				   .seen = 1};
+	m->build_id_len = o.build_id_len;
+	if (o.build_id_len <= BUILD_ID_MAX)
+		memcpy(m->build_id, o.build_id, o.build_id_len);
 	trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high, o.build_id,
 			   o.build_id_len, path);
 	return 0;
@@ -262,6 +272,30 @@ void runtime_modules_forget(void)
 {
 	pthread_mutex_init(&modules_lock, NULL); /* a fork child: nobody holds it */
 	nmodules = 0;
+}
+
+/* A fork child has its parent's modules where they were: their records are
+ * written again from what the parent learnt, not from another walk over
+ * the loader's list and every module's notes, each a page the child would
+ * fault in.  The long way still when a scan was under way in another
+ * thread at the fork (the list may be half written), or a module's path or
+ * build-id was not kept. */
+void runtime_modules_rewrite(void)
+{
+	int whole = pthread_mutex_trylock(&modules_lock) == 0;
+	pthread_mutex_init(&modules_lock, NULL); /* nobody holds it */
+	for (uint32_t i = 0; i < nmodules; i++)
+		whole &= modules[i].path != NULL && modules[i].build_id_len <= BUILD_ID_MAX;
+	if (!whole) {
+		runtime_modules_forget();
+		runtime_modules_scan();
+		return;
+	}
+	for (uint32_t i = 0; i < nmodules; i++) {
+		const struct known_module *m = &modules[i];
+		trace_write_module(&runtime_session, MODULE_LOAD, m->load_bias, m->low, m->high,
+				   m->build_id_len ? m->build_id : NULL, m->build_id_len, m->path);
+	}
 }
 
 /* Called when a function gets its first id in a window: cheap when the

@@ -251,8 +251,7 @@ void runtime_fork_child(void)
 	if (!runtime_attach_mode) /* an attached process's environment is left alone */
 		publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
 	write_process_start(PROCESS_FORK, parent_image, ppid);
-	runtime_modules_forget();
-	runtime_modules_scan();
+	runtime_modules_rewrite();
 	char name[17] = "";
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	trace_write_thread(&runtime_session, t->stream.tid, THREAD_START, name);
