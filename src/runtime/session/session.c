@@ -54,30 +54,38 @@ static size_t read_cmdline(char *buf, size_t len)
  * value to its children, and spawn.c puts the image's own in its place. */
 static char inherited_session[PATH_MAX + 64] BIG_TABLE;
 
-/* Whether the program has put a CALLTRACE_SESSION of its own in environ
- * (a `calltrace record` run under another one, for its child): neither the
- * runtime's nor the one the image inherited. */
-static int program_session_set(void)
+/* Whether environ needs session_env put in: not when it holds it already
+ * (a fork child rewrites it in place), nor when the program has put a
+ * CALLTRACE_SESSION of its own there (a `calltrace record` run under
+ * another one, for its child): neither the runtime's nor the one the image
+ * inherited. */
+static int session_env_wanted(void)
 {
 	for (char **e = environ; e && *e; e++)
 		if (strncmp(*e, "CALLTRACE_SESSION=", 18) == 0)
-			return *e != session_env && strcmp(*e, inherited_session) != 0;
-	return 0;
+			return *e != session_env && strcmp(*e, inherited_session) == 0;
+	return 1;
 }
 
 /* `path` may point into session_env itself (a fork child keeps its
- * parent's path): it is copied first, since a longer image id or pid would
- * overwrite its start while it is read.  A session variable the program set
- * itself is left in environ; the image's own is still what spawn.c hands on
- * in place of the inherited one. */
+ * parent's path): it is moved behind the new image id and pid, whose
+ * length may differ.  A session variable the program set itself is left
+ * in environ; the image's own is still what spawn.c hands on in place of
+ * the inherited one. */
 static void publish_session(const char *path)
 {
-	char copy[PATH_MAX];
-	snprintf(copy, sizeof(copy), "%s", path);
-	int program_set = program_session_set();
-	snprintf(session_env, sizeof(session_env), "CALLTRACE_SESSION=%u:%d:%s",
-		 runtime_session.image, (int)getpid(), copy);
-	if (!program_set)
+	char head[64];
+	int n = snprintf(head, sizeof(head), "CALLTRACE_SESSION=%u:%d:", runtime_session.image,
+			 (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(head))
+		return;
+	size_t len = strlen(path), room = sizeof(session_env) - (size_t)n - 1;
+	if (len > room)
+		len = room;
+	memmove(session_env + n, path, len);
+	session_env[(size_t)n + len] = '\0';
+	memcpy(session_env, head, (size_t)n);
+	if (session_env_wanted())
 		putenv(session_env);
 }
 
