@@ -5,7 +5,11 @@
 # variable, rewritten in place with a longer image number, once overwrote
 # the trace's path: "cannot write trace ::::::", the program unrecorded).
 # `calltrace info` counts 13 processes in 25 images, and json's metadata
-# 13 processes.
+# 13 processes.  Then bash's subshells, nested one to three deep, each
+# exec'ing a program: every exec'd image names its own fork child as its
+# parent (bash builds a child's environment before the fork: the session
+# variable it hands on was once its parent image's, and the exec'd program
+# said it was forked from that image).
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -33,4 +37,21 @@ for build in hooks plain; do
 	calls=$(awk 'NR > 2 && $NF == "fib" { n += $5 } END { print n + 0 }' "$WORK/$name.report")
 	[ "$calls" = $((12 * 177)) ] || fail "$name: $calls calls of fib, expected $((12 * 177))"
 done
+
+record subshells bash -c '(/bin/true; :); ( (/bin/true; :); :); ( ( (/bin/true; :); :); :)'
+[ "$RC" = 0 ] || fail "subshells: exit status $RC"
+ct info "$WORK/subshells.trace" >"$WORK/subshells.info"
+# image pid how parent: every image whose pid an earlier one had is an
+# exec of that one, the latest image of the pid.
+awk '/^  image [0-9]+: pid / {
+	image = $2 + 0; pid = $4 + 0
+	how = $5; parent = $8 + 0
+	if (pid in last) {
+		if (how != "exec'"'"'d" || parent != last[pid])
+			printf "image %d (pid %d): %s from image %d, not exec'"'"'d from image %d\n", image, pid, how, parent, last[pid]
+		execs++
+	}
+	last[pid] = image
+} END { if (execs != 3) printf "%d exec'"'"'d images, expected 3\n", execs }' "$WORK/subshells.info" >"$WORK/subshells.bad"
+[ ! -s "$WORK/subshells.bad" ] || fail "subshells: $(head -n 1 "$WORK/subshells.bad")"
 pass

@@ -77,15 +77,32 @@ static size_t count(char *const envp[])
 	return n;
 }
 
-/* The image's own CALLTRACE_SESSION entry when `entry` is the stale one
- * it inherited (a copy the program kept, as bash does), else NULL. */
+/* The trace path of a CALLTRACE_SESSION entry ("...=image:pid:path"), or
+ * NULL. */
+static const char *session_path(const char *entry)
+{
+	const char *p = strchr(entry, '=');
+	p = p ? strchr(p + 1, ':') : NULL;
+	p = p ? strchr(p + 1, ':') : NULL;
+	return p ? p + 1 : NULL;
+}
+
+/* The image's own CALLTRACE_SESSION entry when `entry` is a stale one: the
+ * one the image inherited, or an earlier image's of the same session (a
+ * copy the program kept, as bash does, or made before it forked this
+ * image: bash builds its children's environment before the fork); else
+ * NULL.  A session of another trace (a `calltrace record` run inside
+ * this one sets it for its child) is left alone. */
 static char *fresh_session(const char *entry)
 {
 	const char *stale = runtime_session_inherited();
 	const char *own = runtime_session_published();
-	if (!stale || !own || strcmp(entry, stale) != 0 || strcmp(own, stale) == 0)
+	if (!own || strncmp(entry, "CALLTRACE_SESSION=", 18) != 0 || strcmp(entry, own) == 0)
 		return NULL;
-	return (char *)own;
+	if (stale && strcmp(entry, stale) == 0)
+		return (char *)own;
+	const char *path = session_path(entry), *own_path = session_path(own);
+	return path && own_path && strcmp(path, own_path) == 0 ? (char *)own : NULL;
 }
 
 /* Fills `out` (room for count(envp) + CARRIED_MAX + 1) with envp, its
