@@ -210,6 +210,26 @@ static void test_fid_cache(const char *path)
 	trace_reader_close(r);
 }
 
+/* A stream (begin_stream) with one call of each of 64 functions. */
+static void begin_with_calls(const char *path, struct trace_session *s, struct trace_stream *st)
+{
+	begin_stream(path, s, st);
+	uint64_t tick = 1000;
+	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16) {
+		trace_stream_enter(st, a, tick += 10, 0);
+		trace_stream_exit(st, a, tick += 10);
+	}
+}
+
+/* How many of those 64 functions have a fid in the cache. */
+static int cached_functions(struct trace_stream *st)
+{
+	int found = 0;
+	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16)
+		found += trace_stream_cached_fid(st, a) >= 0;
+	return found;
+}
+
 /* A new window forgets every fid without writing the cache (a fork child
  * would copy its pages): the cache's bytes are the same after, and no
  * address is found in it. */
@@ -217,20 +237,13 @@ static void test_fid_forget(const char *path)
 {
 	struct trace_session s;
 	struct trace_stream st;
-	begin_stream(path, &s, &st);
-	uint64_t tick = 1000;
-	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16) {
-		trace_stream_enter(&st, a, tick += 10, 0);
-		trace_stream_exit(&st, a, tick += 10);
-	}
-	size_t bytes = TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot);
+	begin_with_calls(path, &s, &st);
 	static uint8_t before[TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot)];
+	size_t bytes = sizeof(before);
 	memcpy(before, st.fids, bytes);
 	CHECK(trace_stream_cached_fid(&st, 0x401000) >= 0, "a function just called has a fid");
 	trace_stream_forget_functions(&st);
-	int found = 0;
-	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16)
-		found += trace_stream_cached_fid(&st, a) >= 0;
+	int found = cached_functions(&st);
 	CHECK(found == 0, "%d of 64 fids still found after the window's end", found);
 	CHECK(memcmp(before, st.fids, bytes) == 0, "forgetting wrote the fid cache");
 	/* Once every generation has been used, the first one's fids must not
@@ -252,12 +265,7 @@ static void test_fid_fork(const char *path)
 {
 	struct trace_session s;
 	struct trace_stream st;
-	begin_stream(path, &s, &st);
-	uint64_t tick = 1000;
-	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16) {
-		trace_stream_enter(&st, a, tick += 10, 0);
-		trace_stream_exit(&st, a, tick += 10);
-	}
+	begin_with_calls(path, &s, &st);
 	size_t bytes = TRACE_FID_CACHE_SIZE * sizeof(struct trace_fid_slot);
 	fflush(stdout);
 	pid_t pid = fork();
@@ -279,9 +287,7 @@ static void test_fid_fork(const char *path)
 	      "fork child: status %#x (1: parent's fids seen, 2: cache not filled in, 4: the "
 	      "parent's window kept)",
 	      status);
-	int found = 0;
-	for (uint64_t a = 0x401000; a < 0x401000 + 64 * 16; a += 16)
-		found += trace_stream_cached_fid(&st, a) >= 0;
+	int found = cached_functions(&st);
 	CHECK(found == 64, "the parent finds %d of its 64 fids after the fork", found);
 	trace_stream_destroy(&st);
 	trace_session_close(&s);
