@@ -17,7 +17,12 @@
  * After a recording, the files of every runtime's folder are trimmed to
  * CACHE_MAX_BYTES: past it, the oldest (by modification) go until they
  * fill three quarters of it.  Temporary files a killed process left go
- * after an hour, and folders left empty (the current one stays).
+ * after an hour, and folders left empty (the current one stays).  The
+ * walk looks at every file of the cache: it is made at most once every
+ * TRIM_EVERY_SECONDS (the file .trimmed in the top folder says when it
+ * last was), so that a script recording program after program does not
+ * walk a full cache each time; what ten minutes of recordings add is
+ * little beside the bound.
  */
 #include "record.h"
 #include "../symbols/symbols.h"
@@ -35,6 +40,8 @@
 
 #define CACHE_MAX_BYTES (256ull << 20)
 #define STALE_TEMP_SECONDS 3600
+#define TRIM_EVERY_SECONDS 600
+#define TRIMMED_STAMP ".trimmed"
 #define TOP_NAME "calltrace"
 
 /* Opens the folder `name` in `parent`, made (0700) when missing: -1
@@ -205,6 +212,27 @@ static void remove_empty(int top, const char *keep)
 	closedir(d);
 }
 
+/* Whether the cache in `top` was trimmed less than TRIM_EVERY_SECONDS ago
+ * (a stamp in the future, or not a file of the user's, says no). */
+static int trimmed_lately(int top)
+{
+	struct stat st;
+	time_t now = time(NULL);
+	return fstatat(top, TRIMMED_STAMP, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid() && st.st_mtime <= now &&
+	       now - st.st_mtime < TRIM_EVERY_SECONDS;
+}
+
+/* Dates the stamp now (made when missing; never through a link). */
+static void stamp_trimmed(int top)
+{
+	int fd = openat(top, TRIMMED_STAMP, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	futimens(fd, NULL);
+	close(fd);
+}
+
 void record_cache_lasting_trim(const char *dir)
 {
 	char top_path[PATH_MAX];
@@ -216,6 +244,11 @@ void record_cache_lasting_trim(const char *dir)
 	int top = open(top_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (top < 0)
 		return;
+	if (trimmed_lately(top)) {
+		close(top);
+		return;
+	}
+	stamp_trimmed(top);
 	struct cache_walk w = {0};
 	walk_top(&w, top);
 	if (w.bytes > CACHE_MAX_BYTES) {

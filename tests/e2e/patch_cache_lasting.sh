@@ -127,6 +127,9 @@ touch -d '3 days ago' "$other/old.functions"
 touch -d '2 days ago' "$other/newer.functions"
 touch -d '2 hours ago' "$dir/x.functions.1.tmp"
 touch "$dir/y.functions.2.tmp"
+stamp=$XDG_CACHE_HOME/calltrace/.trimmed
+[ -f "$stamp" ] || fail "no trimming stamp after the recordings above"
+touch -d '11 minutes ago' "$stamp" # the last walk is old enough for another
 record trimmed "$WORK/plain/multimod" "$WORK/plain/plugin.so"
 [ "$RC" = 0 ] || fail "the trimmed recording exited $RC"
 [ ! -e "$other/old.functions" ] || fail "the oldest file was not removed past the bound"
@@ -135,4 +138,21 @@ record trimmed "$WORK/plain/multimod" "$WORK/plain/plugin.so"
 [ ! -e "$dir/x.functions.1.tmp" ] || fail "a stale temporary file was kept"
 [ -e "$dir/y.functions.2.tmp" ] || fail "a fresh temporary file was removed"
 [ ! -e "$XDG_CACHE_HOME/calltrace/fedcba9876543210" ] || fail "an empty folder was kept"
+
+# The walk is made at most every ten minutes: a stale temporary file
+# stays through a recording right after the last walk, and goes with the
+# first recording ten minutes after it.  A stamp dated in the future does
+# not stop the walk.
+touch -d '2 hours ago' "$dir/z.functions.3.tmp"
+record soon "$WORK/plain/multimod" "$WORK/plain/plugin.so"
+[ -e "$dir/z.functions.3.tmp" ] || fail "the cache was walked again within ten minutes"
+touch -d '11 minutes ago' "$stamp"
+record later "$WORK/plain/multimod" "$WORK/plain/plugin.so"
+[ ! -e "$dir/z.functions.3.tmp" ] || fail "the cache was not walked ten minutes after the last walk"
+[ "$(stat -c %Y "$stamp")" -ge "$(($(date +%s) - 60))" ] || fail "the stamp was not dated by the walk"
+touch "$dir/z.functions.3.tmp"
+touch -d '2 hours ago' "$dir/z.functions.3.tmp"
+touch -d 'tomorrow' "$stamp"
+record future "$WORK/plain/multimod" "$WORK/plain/plugin.so"
+[ ! -e "$dir/z.functions.3.tmp" ] || fail "a stamp dated in the future stopped the walk"
 pass
