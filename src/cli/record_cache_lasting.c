@@ -223,10 +223,12 @@ static int trimmed_lately(int top)
 	       now - st.st_mtime < TRIM_EVERY_SECONDS;
 }
 
-/* Dates the stamp now (made when missing; never through a link). */
+/* Dates the stamp now (made when missing; never through a link, nor
+ * waiting on a fifo put there). */
 static void stamp_trimmed(int top)
 {
-	int fd = openat(top, TRIMMED_STAMP, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = openat(top, TRIMMED_STAMP,
+			O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
 	futimens(fd, NULL);

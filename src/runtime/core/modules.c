@@ -278,11 +278,11 @@ void runtime_modules_forget(void)
  * written again from what the parent learnt, not from another walk over
  * the loader's list and every module's notes, each a page the child would
  * fault in.  The long way still when a scan was under way in another
- * thread at the fork (the list may be half written), or a module's path or
- * build-id was not kept. */
+ * thread at the fork (the list may be half written), when the parent knew
+ * none, or a module's path or build-id was not kept. */
 void runtime_modules_rewrite(void)
 {
-	int whole = pthread_mutex_trylock(&modules_lock) == 0;
+	int whole = nmodules > 0 && pthread_mutex_trylock(&modules_lock) == 0;
 	pthread_mutex_init(&modules_lock, NULL); /* nobody holds it */
 	for (uint32_t i = 0; i < nmodules; i++)
 		whole &= modules[i].path != NULL && modules[i].build_id_len <= BUILD_ID_MAX;
