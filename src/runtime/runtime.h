@@ -137,6 +137,8 @@ extern struct trace_session runtime_session;
  * to its children; or NULL. */
 const char *runtime_session_inherited(void);
 const char *runtime_session_published(void);
+/* The trace path in a CALLTRACE_SESSION entry ("...=image:pid:path"), or NULL. */
+const char *runtime_session_path_of(const char *entry);
 int runtime_init(void); /* idempotent; 0 when recording can go on */
 /* core/state.c: makes every thread's next hook take the slow path (keeps recording off
  * when it is off). */

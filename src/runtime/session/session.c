@@ -107,6 +107,14 @@ const char *runtime_session_published(void)
 	return session_env[0] ? session_env : NULL;
 }
 
+const char *runtime_session_path_of(const char *entry)
+{
+	const char *p = strchr(entry, '=');
+	p = p ? strchr(p + 1, ':') : NULL;
+	p = p ? strchr(p + 1, ':') : NULL;
+	return p ? p + 1 : NULL;
+}
+
 #define JOIN_REFUSED (-2) /* CALLTRACE_OUTPUT asks for no trace (or said why not) */
 
 static void make_ring(void);
@@ -257,7 +265,7 @@ void runtime_fork_child(void)
 	child_lock_fd = -1;
 	trace_session_new_image(&runtime_session, (uint32_t)getpid());
 	if (!runtime_attach_mode) /* an attached process's environment is left alone */
-		publish_session(strchr(strchr(session_env, ':') + 1, ':') + 1);
+		publish_session(runtime_session_path_of(session_env));
 	write_process_start(PROCESS_FORK, parent_image, ppid);
 	runtime_modules_rewrite();
 	char name[17] = "";

@@ -77,16 +77,6 @@ static size_t count(char *const envp[])
 	return n;
 }
 
-/* The trace path of a CALLTRACE_SESSION entry ("...=image:pid:path"), or
- * NULL. */
-static const char *session_path(const char *entry)
-{
-	const char *p = strchr(entry, '=');
-	p = p ? strchr(p + 1, ':') : NULL;
-	p = p ? strchr(p + 1, ':') : NULL;
-	return p ? p + 1 : NULL;
-}
-
 /* The image's own CALLTRACE_SESSION entry when `entry` is a stale one: the
  * one the image inherited, or an earlier image's of the same session (a
  * copy the program kept, as bash does, or made before it forked this
@@ -101,7 +91,7 @@ static char *fresh_session(const char *entry)
 		return NULL;
 	if (stale && strcmp(entry, stale) == 0)
 		return (char *)own;
-	const char *path = session_path(entry), *own_path = session_path(own);
+	const char *path = runtime_session_path_of(entry), *own_path = runtime_session_path_of(own);
 	return path && own_path && strcmp(path, own_path) == 0 ? (char *)own : NULL;
 }
 
