@@ -124,7 +124,7 @@ static void set_preload_environment(const char *runtime, const char *trace,
 	else
 		snprintf(buf, sizeof(buf), "%s", runtime);
 	setenv("LD_PRELOAD", buf, 1);
-	snprintf(buf, sizeof(buf), "0:%d:%s", (int)getpid(), trace);
+	snprintf(buf, sizeof(buf), TRACE_SESSION_IDS "%s", 0u, (unsigned)getpid(), trace);
 	setenv("CALLTRACE_SESSION", buf, 1);
 	setenv("CALLTRACE_OUTPUT", trace, 1);
 	if (o->max_depth)

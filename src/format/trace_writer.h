@@ -88,6 +88,14 @@ int trace_ring_parse_size(const char *text, uint64_t *size);
  * handler (no allocation, no lock); one snapshot at a time a process. */
 int trace_session_snapshot(struct trace_session *s, char *out, size_t len);
 
+/* A process of a session finds it in CALLTRACE_SESSION=<image>:<pid>:<trace
+ * path>, which `calltrace record` sets for the first process and each
+ * process image sets for its own children.  The ids have a fixed width
+ * (zeros first): an image rewrites an inherited entry in place, never
+ * longer or shorter (runtime/session/session.c). */
+#define TRACE_SESSION_ID_DIGITS 10
+#define TRACE_SESSION_IDS "%010u:%010u:" /* image, pid */
+
 /* Opens an existing session file to append to it.  0, or -1 with errno. */
 int trace_session_open(struct trace_session *s, const char *path);
 /* The same with the file open already as `fd` (taken, closed on failure):

@@ -4,9 +4,11 @@
  *
  * The first traced process of a session creates the trace file (unless
  * `calltrace record` already did).  Each process image then announces
- * itself in CALLTRACE_SESSION=<image>:<pid>:<absolute trace path>, kept in
- * a static buffer handed to putenv, so that a fork child can rewrite it
- * without allocating and an exec'd program finds the session and appends.
+ * itself in CALLTRACE_SESSION=<image>:<pid>:<absolute trace path>, so that
+ * an exec'd program finds the session and appends.  The entry environ
+ * holds is rewritten in place (ids of a fixed width: trace_writer.h),
+ * without allocating and without the program's putenv, which may be its
+ * own (bash's rebuilds its whole environment).
  *
  * A runtime that `calltrace attach` loaded into a running process
  * (CALLTRACE_INJECT set while it loads) waits for the tool: each attach
@@ -54,39 +56,60 @@ static size_t read_cmdline(char *buf, size_t len)
  * value to its children, and spawn.c puts the image's own in its place. */
 static char inherited_session[PATH_MAX + 64] BIG_TABLE;
 
-/* Whether environ needs session_env put in: not when it holds it already
- * (a fork child rewrites it in place), nor when the program has put a
- * CALLTRACE_SESSION of its own there (a `calltrace record` run under
- * another one, for its child): neither the runtime's nor the one the image
- * inherited. */
-static int session_env_wanted(void)
+/* environ's CALLTRACE_SESSION entry, or NULL. */
+static char **session_entry(void)
 {
 	for (char **e = environ; e && *e; e++)
 		if (strncmp(*e, "CALLTRACE_SESSION=", 18) == 0)
-			return *e != session_env && strcmp(*e, inherited_session) == 0;
-	return 1;
+			return e;
+	return NULL;
 }
 
-/* `path` may point into session_env itself (a fork child keeps its
- * parent's path): it is moved behind the new image id and pid, whose
- * length may differ.  A session variable the program set itself is left
- * in environ; the image's own is still what spawn.c hands on in place of
- * the inherited one. */
+/* Writes `value` as TRACE_SESSION_ID_DIGITS decimal digits, zeros first. */
+static void put_id(char *out, uint32_t value)
+{
+	for (int i = TRACE_SESSION_ID_DIGITS; i-- > 0; value /= 10)
+		out[i] = (char)('0' + value % 10);
+}
+
+/* Sets session_env to this image's entry, for the trace at `path` (which
+ * may point into session_env itself: a fork child keeps its parent's
+ * path, which the fixed width leaves where it is), and makes environ carry
+ * it.  An entry of the same trace there (the one the image inherited, or
+ * a copy the program keeps of an earlier image's: bash builds its
+ * environment from its own variables) is brought up to date in place: it
+ * has the length of the new one.  putenv only when environ has none, or one
+ * of another length (set by hand); an entry of another trace (a `calltrace
+ * record` run inside this one, for its child) is left alone.  The exec
+ * wrappers hand the image's own entry on either way (spawn.c). */
 static void publish_session(const char *path)
 {
-	char head[64];
-	int n = snprintf(head, sizeof(head), "CALLTRACE_SESSION=%u:%d:", runtime_session.image,
-			 (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof(head))
-		return;
-	size_t len = strlen(path), room = sizeof(session_env) - (size_t)n - 1;
+	static const char name[] = "CALLTRACE_SESSION=";
+	const size_t head = sizeof(name) - 1 + 2 * (TRACE_SESSION_ID_DIGITS + 1);
+	size_t len = strlen(path), room = sizeof(session_env) - head - 1;
 	if (len > room)
 		len = room;
-	memmove(session_env + n, path, len);
-	session_env[(size_t)n + len] = '\0';
-	memcpy(session_env, head, (size_t)n);
-	if (session_env_wanted())
-		putenv(session_env);
+	memmove(session_env + head, path, len);
+	session_env[head + len] = '\0';
+	memcpy(session_env, name, sizeof(name) - 1);
+	char *ids = session_env + sizeof(name) - 1;
+	put_id(ids, runtime_session.image);
+	ids[TRACE_SESSION_ID_DIGITS] = ':';
+	put_id(ids + TRACE_SESSION_ID_DIGITS + 1, (uint32_t)getpid());
+	ids[2 * TRACE_SESSION_ID_DIGITS + 1] = ':';
+	char **e = session_entry();
+	if (e && *e == session_env)
+		return;
+	if (e) {
+		const char *theirs = runtime_session_path_of(*e);
+		if (!theirs || strcmp(theirs, session_env + head) != 0)
+			return;
+		if (strlen(*e) == head + len) {
+			memcpy(*e, session_env, head);
+			return;
+		}
+	}
+	putenv(session_env);
 }
 
 static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t ppid)
