@@ -62,7 +62,6 @@ static const struct runtime_record_filter lent = {runtime_filter_enter, runtime_
 
 void runtime_filter_init(void)
 {
-	name_match_prepare(); /* before any signal handler can need it */
 	runtime_record_filter = &lent;
 	if (runtime_image_patched()) {
 		/* The in-process engine patches every function but -N's
@@ -70,13 +69,18 @@ void runtime_filter_init(void)
 		 * one is open, as the hooks do. */
 		only_set = compile("CALLTRACE_PATCH_ONLY", &only_re, &only_text);
 		runtime_filters_on = only_set;
-		return;
+	} else {
+		only_set = compile("CALLTRACE_FILTER", &only_re, &only_text);
+		const char *v = runtime_getenv("CALLTRACE_FILTER_VERBOSE");
+		verbose = v && *v && strcmp(v, "0") != 0;
+		hide_set = compile("CALLTRACE_NOTRACE", &hide_re, &hide_text);
+		runtime_filters_on = only_set || hide_set;
 	}
-	only_set = compile("CALLTRACE_FILTER", &only_re, &only_text);
-	const char *v = runtime_getenv("CALLTRACE_FILTER_VERBOSE");
-	verbose = v && *v && strcmp(v, "0") != 0;
-	hide_set = compile("CALLTRACE_NOTRACE", &hide_re, &hide_text);
-	runtime_filters_on = only_set || hide_set;
+	/* Names are matched with a filter only: the demangler is looked for
+	 * then (a dlsym that fails costs an image's start 10 us), before any
+	 * signal handler can need it. */
+	if (runtime_filters_on)
+		name_match_prepare();
 }
 
 struct scan {

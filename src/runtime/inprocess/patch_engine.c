@@ -568,6 +568,8 @@ void runtime_patch_init(void)
 	module_pattern_set = compile_setting("CALLTRACE_PATCH_MODULES", &module_pattern);
 	only_pattern_set = compile_setting("CALLTRACE_PATCH_ONLY", &only_pattern);
 	hide_pattern_set = compile_setting("CALLTRACE_PATCH_HIDE", &hide_pattern);
+	if (only_pattern_set || hide_pattern_set)
+		name_match_prepare(); /* now, not under a dlopen's notice */
 	const char *verbose_setting = runtime_getenv("CALLTRACE_PATCH_VERBOSE");
 	verbose = runtime_config.debug ||
 		  (verbose_setting && *verbose_setting && strcmp(verbose_setting, "0") != 0);
