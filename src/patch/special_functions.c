@@ -11,6 +11,7 @@
  */
 #include "special_functions.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static const char *const return_address_users[] = {
@@ -21,10 +22,31 @@ static const char *const return_address_users[] = {
     "__vfork",
 };
 
+#define NUSERS (sizeof(return_address_users) / sizeof(*return_address_users))
+
+/* Whether a name with this first byte may be one of them: asked of every
+ * function a process marks and of every library call's slot (bash: 2,300
+ * names), most of which no entry shares a first byte with.  Built at the
+ * first question (the same bytes by whichever thread, so a race is
+ * harmless). */
+static int first_byte_used(unsigned char c)
+{
+	static uint8_t used[256];
+	static int built;
+	if (!__atomic_load_n(&built, __ATOMIC_ACQUIRE)) {
+		for (size_t i = 0; i < NUSERS; i++)
+			__atomic_store_n(&used[(unsigned char)return_address_users[i][0]], 1,
+					 __ATOMIC_RELAXED);
+		__atomic_store_n(&built, 1, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&used[c], __ATOMIC_RELAXED);
+}
+
 int patch_keeps_return_address(const char *name)
 {
-	/* Asked of every function a process marks: the first byte first. */
-	for (size_t i = 0; i < sizeof(return_address_users) / sizeof(*return_address_users); i++)
+	if (!first_byte_used((unsigned char)name[0]))
+		return 0;
+	for (size_t i = 0; i < NUSERS; i++)
 		if (name[0] == return_address_users[i][0] &&
 		    strcmp(name, return_address_users[i]) == 0)
 			return 1;
