@@ -22,7 +22,9 @@
 #     edges that starts 900 processes with -j2 (bench/startup_ninja.sh says
 #     what it is), under `uftrace record` on a -pg build of the same ninja
 #     (uftrace's default: it follows the children, records -pg code only).
-# Runs take turns in every repetition; figures are medians.
+# Runs take turns in every repetition; figures are medians.  Each measured
+# recording writes a new file: the previous run's output is removed before,
+# unmeasured, for calltrace and uftrace alike.
 #
 #   bash bench/startup_bench.sh         (run by bench/run_bench.sh)
 #   BENCH_QUICK=1 bash bench/startup_bench.sh
@@ -102,6 +104,12 @@ run() {
 	fi
 }
 
+# fresh OUTPUT...: the previous run's output gone before the next run is
+# measured, for every tool alike: a recording writes a file of its own, as
+# a user's does, and freeing the last one's blocks (7 MB for the shim) is
+# no part of it.
+fresh() { rm -rf "$@"; }
+
 # A trace's size, for bytes a call.
 size_of() { stat -c %s "$1" 2>/dev/null || echo nan; }
 
@@ -118,23 +126,32 @@ fi
 for ((r = 0; r < reps; r++)); do
 	for n in "$short_n" "$long_n"; do
 		run "plain.$n" taskset -c 0 "$tmp/fib.plain" "$n"
-		run "engine.$n" taskset -c 0 "$CALLTRACE" record -q --replace --engine patch \
+		fresh "$tmp/engine.$n.trace"
+		run "engine.$n" taskset -c 0 "$CALLTRACE" record -q --engine patch \
 			-o "$tmp/engine.$n.trace" "$tmp/fib.plain" "$n"
-		run "hooks.$n" taskset -c 0 "$CALLTRACE" record -q --replace -o "$tmp/hooks.$n.trace" \
+		fresh "$tmp/hooks.$n.trace"
+		run "hooks.$n" taskset -c 0 "$CALLTRACE" record -q -o "$tmp/hooks.$n.trace" \
 			"$tmp/fib.hooks" "$n"
+		[ "$have_uftrace" = 0 ] || fresh "$tmp/uftrace.$n.data"
 		[ "$have_uftrace" = 0 ] || run "uftrace.$n" taskset -c 0 uftrace record -P . --no-libcall \
 			-d "$tmp/uftrace.$n.data" "$tmp/fib.plain" "$n"
 	done
 	[ "$r" -lt "$start_reps" ] || continue
 	run start.plain bash "$tmp/hundred.sh"
-	run start.calltrace "$CALLTRACE" record -q --replace -o "$tmp/start.trace" bash "$tmp/hundred.sh"
-	run start.first "$CALLTRACE" record -q --replace --no-cache -o "$tmp/start.first.trace" \
+	fresh "$tmp/start.trace"
+	run start.calltrace "$CALLTRACE" record -q -o "$tmp/start.trace" bash "$tmp/hundred.sh"
+	fresh "$tmp/start.first.trace"
+	run start.first "$CALLTRACE" record -q --no-cache -o "$tmp/start.first.trace" \
 		bash "$tmp/hundred.sh"
+	[ "$have_uftrace" = 0 ] || fresh "$tmp/start.uftrace.data"
 	[ "$have_uftrace" = 0 ] || run start.uftrace uftrace record -P . --no-libcall \
 		-d "$tmp/start.uftrace.data" bash "$tmp/hundred.sh"
 	run shim.plain "${shim[@]}"
-	run shim.calltrace "$CALLTRACE" record -q --replace -o "$tmp/shim.trace" "${shim[@]}"
-	run shim.first "$CALLTRACE" record -q --replace --no-cache -o "$tmp/shim.first.trace" "${shim[@]}"
+	fresh "$tmp/shim.trace"
+	run shim.calltrace "$CALLTRACE" record -q -o "$tmp/shim.trace" "${shim[@]}"
+	fresh "$tmp/shim.first.trace"
+	run shim.first "$CALLTRACE" record -q --no-cache -o "$tmp/shim.first.trace" "${shim[@]}"
+	[ "$have_uftrace" = 0 ] || fresh "$tmp/shim.uftrace.data"
 	[ "$have_uftrace" = 0 ] || run shim.uftrace uftrace record -P . --no-libcall \
 		-d "$tmp/shim.uftrace.data" "${shim[@]}"
 	if [ "$have_ninja" = 0 ] || [ "$r" -ge "$ninja_reps" ]; then
@@ -143,12 +160,14 @@ for ((r = 0; r < reps; r++)); do
 	ninja_clean "$tmp/ninja"
 	run ninja.plain "$ninja_plain" -C "$tmp/ninja" -j2
 	ninja_clean "$tmp/ninja"
-	run ninja.calltrace "$CALLTRACE" record -q --replace -o "$tmp/ninja.trace" "$ninja_plain" -C "$tmp/ninja" -j2
+	fresh "$tmp/ninja.trace"
+	run ninja.calltrace "$CALLTRACE" record -q -o "$tmp/ninja.trace" "$ninja_plain" -C "$tmp/ninja" -j2
 	ninja_clean "$tmp/ninja"
-	run ninja.first "$CALLTRACE" record -q --replace --no-cache -o "$tmp/ninja.first.trace" \
+	fresh "$tmp/ninja.first.trace"
+	run ninja.first "$CALLTRACE" record -q --no-cache -o "$tmp/ninja.first.trace" \
 		"$ninja_plain" -C "$tmp/ninja" -j2
 	ninja_clean "$tmp/ninja"
-	[ "$have_uftrace" = 0 ] || rm -rf "$tmp/ninja.uftrace.data"
+	[ "$have_uftrace" = 0 ] || fresh "$tmp/ninja.uftrace.data"
 	[ "$have_uftrace" = 0 ] || run ninja.uftrace uftrace record -d "$tmp/ninja.uftrace.data" \
 		"$ninja_pg" -C "$tmp/ninja" -j2
 done
