@@ -256,6 +256,12 @@ int runtime_loaded_needs(uint64_t bias, const void *dynamic, const char *name);
 /* image.c: the program's path as the kernel resolved it (/proc/self/exe),
  * read once per image; "" when it cannot be read. */
 const char *runtime_program_path(void);
+/* The image's arguments, where the kernel put them (the constructor's
+ * argc and argv: the memory /proc/self/cmdline reads); and the command
+ * line, arguments NUL-separated, read from there (a fork child's too)
+ * or else from /proc/self/cmdline: its length in `buf`. */
+void runtime_image_arguments(int argc, char **argv);
+size_t runtime_command_line(char *buf, size_t len);
 /* Whether the in-process engine records the program (it has no hooks). */
 int runtime_image_patched(void);
 /* record_filter.c: CALLTRACE_FILTER (-F), CALLTRACE_NOTRACE (-N) */

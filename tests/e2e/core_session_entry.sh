@@ -5,7 +5,9 @@
 # (as bash has, whose putenv rebuilds its whole environment) sees none of
 # its calls, in the first image, in a fork child, and in a fork child
 # whose environ is a copy the program owns (as bash's is).  Under the
-# hooks and under the in-process engine.
+# hooks and under the in-process engine.  Each image's command line is the
+# one it was started with (read from the arguments' memory, as
+# /proc/self/cmdline is), arguments with spaces and an empty one kept.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -26,7 +28,7 @@ expect_entry() {
 
 check_run() {
 	local name=$1
-	record "$name" "$WORK/$name"
+	record "$name" "$WORK/$name" one "two words" "" last
 	[ "$RC" = 0 ] || fail "$name: exit $RC: $(head -c 300 "$WORK/$name.err")"
 	ct info "$WORK/$name.trace" >"$WORK/$name.info"
 	grep -q '^  image 2: .*forked from image 1' "$WORK/$name.info" || fail "$name: image 2 is not the first child"
@@ -34,6 +36,13 @@ check_run() {
 	expect_entry "$name" parent 1
 	expect_entry "$name" child 2
 	expect_entry "$name" child-of-copy 3
+	local commands want
+	commands=$(awk '/^  image / { image = $2 } /^    command: / { sub(/^    command: /, ""); print image, $0 }' "$WORK/$name.info")
+	want=$(for i in 1 2 3; do printf '%s: %s one two words  last\n' "$i" "$WORK/$name"; done)
+	[ "$commands" = "$want" ] || fail "$name: command lines
+$commands
+not
+$want"
 }
 
 build_c hooks "$src" -ldl

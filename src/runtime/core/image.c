@@ -80,18 +80,47 @@ const char *runtime_program_path(void)
 	return program_path;
 }
 
+/* Where the image's arguments lie: the kernel put their strings one after
+ * the other, the memory /proc/self/cmdline reads (NULL: not known). */
+static const char *arguments;
+static size_t arguments_len;
+
+void runtime_image_arguments(int argc, char **argv)
+{
+	arguments = NULL;
+	if (argc <= 0 || !argv || !argv[0])
+		return;
+	const char *end = argv[0];
+	for (int i = 0; i < argc; i++) {
+		if (argv[i] != end) /* moved by someone before us: asked of the kernel */
+			return;
+		end += strlen(end) + 1;
+	}
+	arguments = argv[0];
+	arguments_len = (size_t)(end - argv[0]);
+}
+
+size_t runtime_command_line(char *buf, size_t len)
+{
+	if (arguments) {
+		size_t n = arguments_len < len ? arguments_len : len;
+		memcpy(buf, arguments, n);
+		return n;
+	}
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, len);
+	close(fd);
+	return n > 0 ? (size_t)n : 0;
+}
+
 /* The program's path (/proc/self/exe) and argv[0]. */
 static void program_names(char *exe, char *argv0, size_t len)
 {
 	snprintf(exe, len, "%s", runtime_program_path());
-	argv0[0] = '\0';
-	ssize_t n;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, argv0, len - 1);
-	close(fd);
-	argv0[n > 0 ? n : 0] = '\0';
+	size_t n = runtime_command_line(argv0, len - 1);
+	argv0[n] = '\0';
 }
 
 /* The path execve was given (AT_EXECFN), from the root: a script's own,

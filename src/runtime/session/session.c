@@ -40,17 +40,6 @@ enum { INIT_NONE, INIT_RUNNING, INIT_DONE, INIT_FAILED };
 static int init_phase;
 static char session_env[PATH_MAX + 64] BIG_TABLE;
 
-/* The process's command line, arguments NUL-separated. */
-static size_t read_cmdline(char *buf, size_t len)
-{
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, len);
-	close(fd);
-	return n > 0 ? (size_t)n : 0;
-}
-
 /* CALLTRACE_SESSION as this image found it ("CALLTRACE_SESSION=..."): a
  * program that keeps a copy of its environment (bash) hands this stale
  * value to its children, and spawn.c puts the image's own in its place. */
@@ -115,7 +104,7 @@ static void publish_session(const char *path)
 static void write_process_start(uint32_t event, uint32_t parent_image, uint32_t ppid)
 {
 	char cmd[4096];
-	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
+	size_t cmd_len = runtime_command_line(cmd, sizeof(cmd));
 	trace_write_process(&runtime_session, event, parent_image, ppid, 0, runtime_program_path(),
 			    cmd, cmd_len);
 }
@@ -180,7 +169,7 @@ static __attribute__((noinline)) int create_session(char *path)
 	if (runtime_output_plan(runtime_config.output, path, PATH_MAX) < 0)
 		return JOIN_REFUSED;
 	char cmd[2048];
-	size_t cmd_len = read_cmdline(cmd, sizeof(cmd));
+	size_t cmd_len = runtime_command_line(cmd, sizeof(cmd));
 	int (*create)(struct trace_session *, const char *, const char *, size_t, uint32_t) =
 	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
 	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
@@ -389,9 +378,13 @@ int runtime_init(void)
 	return ok ? 0 : -1;
 }
 
-__attribute__((constructor(101))) static void runtime_constructor(void)
+/* The C library calls it with main's argc, argv and environ. */
+__attribute__((constructor(101))) static void runtime_constructor(int argc, char **argv,
+								  char **envp)
 {
+	(void)envp;
 	int saved = errno;
+	runtime_image_arguments(argc, argv);
 	/* The exec and spawn wrappers work in an image that is not recorded
 	 * too (spawn.c). */
 	runtime_spawn_init();
