@@ -110,6 +110,8 @@ static int never_hooked(const char *name)
 
 static uint32_t site_flags(const char *name)
 {
+	if (name[0] != 'd') /* asked of every slot */
+		return 0;
 	if (strcmp(name, "dlopen") == 0 || strcmp(name, "dlmopen") == 0 ||
 	    strcmp(name, "dlclose") == 0)
 		return LIBCALL_DLOPEN | LIBCALL_CALLER;
