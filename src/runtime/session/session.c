@@ -378,13 +378,19 @@ int runtime_init(void)
 	return ok ? 0 : -1;
 }
 
-/* The C library calls it with main's argc, argv and environ. */
+/* glibc calls it with main's argc, argv and environ (not every C library
+ * does: elsewhere the command line is read from /proc/self/cmdline). */
 __attribute__((constructor(101))) static void runtime_constructor(int argc, char **argv,
 								  char **envp)
 {
 	(void)envp;
 	int saved = errno;
+#ifdef __GLIBC__
 	runtime_image_arguments(argc, argv);
+#else
+	(void)argc;
+	(void)argv;
+#endif
 	/* The exec and spawn wrappers work in an image that is not recorded
 	 * too (spawn.c). */
 	runtime_spawn_init();
