@@ -139,6 +139,9 @@ const char *runtime_session_inherited(void);
 const char *runtime_session_published(void);
 /* The trace path in a CALLTRACE_SESSION entry ("...=image:pid:path"), or NULL. */
 const char *runtime_session_path_of(const char *entry);
+/* Whether a CALLTRACE_SESSION entry names the trace this image published
+ * (a stale copy of this session's, not another trace's). */
+int runtime_session_same_trace(const char *entry);
 int runtime_init(void); /* idempotent; 0 when recording can go on */
 /* core/state.c: makes every thread's next hook take the slow path (keeps recording off
  * when it is off). */

@@ -90,8 +90,7 @@ static void publish_session(const char *path)
 	if (e && *e == session_env)
 		return;
 	if (e) {
-		const char *theirs = runtime_session_path_of(*e);
-		if (!theirs || strcmp(theirs, session_env + head) != 0)
+		if (!runtime_session_same_trace(*e))
 			return;
 		if (strlen(*e) == head + len) {
 			memcpy(*e, session_env, head);
@@ -125,6 +124,13 @@ const char *runtime_session_path_of(const char *entry)
 	p = p ? strchr(p + 1, ':') : NULL;
 	p = p ? strchr(p + 1, ':') : NULL;
 	return p ? p + 1 : NULL;
+}
+
+int runtime_session_same_trace(const char *entry)
+{
+	const char *theirs = runtime_session_path_of(entry);
+	const char *ours = session_env[0] ? runtime_session_path_of(session_env) : NULL;
+	return theirs && ours && strcmp(theirs, ours) == 0;
 }
 
 #define JOIN_REFUSED (-2) /* CALLTRACE_OUTPUT asks for no trace (or said why not) */

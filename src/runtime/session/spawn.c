@@ -91,8 +91,7 @@ static char *fresh_session(const char *entry)
 		return NULL;
 	if (stale && strcmp(entry, stale) == 0)
 		return (char *)own;
-	const char *path = runtime_session_path_of(entry), *own_path = runtime_session_path_of(own);
-	return path && own_path && strcmp(path, own_path) == 0 ? (char *)own : NULL;
+	return runtime_session_same_trace(entry) ? (char *)own : NULL;
 }
 
 /* Fills `out` (room for count(envp) + CARRIED_MAX + 1) with envp, its
