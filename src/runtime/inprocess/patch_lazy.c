@@ -26,7 +26,7 @@
  * the mark is taken out while the lock is held (another thread's call
  * meanwhile is not traced) and written again before it is let go.  SIGTRAP itself is never blocked
  * (the kernel kills a process whose trap is blocked); a trap that is not a
- * mark goes to the handler that was there before.
+ * mark goes to the handler that was there before (patch_trap.c).
  */
 #include "../runtime.h"
 #include "../../patch/address_table.h"
@@ -35,12 +35,8 @@
 #include "patch_record.h"
 #include "patch_shadow.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 enum mark_state { MARKED = 1, PATCHED, TRAPPED, GIVEN_UP };
@@ -144,32 +140,6 @@ void runtime_patch_marks_reserve(size_t more)
 	runtime_patch_unlock();
 }
 
-/* ---- the trap ---------------------------------------------------------------- */
-
-static struct sigaction previous;
-static int trap_installed;
-
-static void on_trap(int sig, siginfo_t *info, void *context);
-
-static void install_trap(void)
-{
-	if (trap_installed)
-		return;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_trap;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
-	sigfillset(&sa.sa_mask);
-	sigdelset(&sa.sa_mask, SIGTRAP);
-	if (runtime_patch_real_sigaction(SIGTRAP, &sa, &previous) == 0)
-		__atomic_store_n(&trap_installed, 1, __ATOMIC_RELEASE);
-	/* A mask the process started with (its parent's, a posix_spawn's) may
-	 * block SIGTRAP: the first mark met would kill it.  The threads made
-	 * later inherit this one's mask. */
-	uint64_t trap = 1ull << (SIGTRAP - 1);
-	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, NULL, sizeof(trap));
-}
-
 static int patch_marked(struct mark *m);
 
 /* The marks of the functions that ran in an earlier process of the session
@@ -194,7 +164,7 @@ void runtime_patch_marks_write(void)
 {
 	if (!unwritten)
 		return;
-	install_trap();
+	runtime_patch_trap_install();
 	runtime_patch_lock();
 	patch_code_batch(1);
 	uint64_t lo = unwritten_lo, hi = unwritten_hi;
@@ -405,7 +375,7 @@ static int still_there(const struct mark *m)
 
 /* Where the thread that trapped at `pc` goes on: the trampoline, the entry
  * again (the mark is gone), or 0 when the trap is not a mark. */
-static uint64_t resume_after_trap(uint64_t pc)
+uint64_t runtime_patch_resume_after_trap(uint64_t pc)
 {
 	if (runtime_patch_lock_mine()) {
 		/* The runtime's own work under the lock called a marked function. */
@@ -436,72 +406,6 @@ static uint64_t resume_after_trap(uint64_t pc)
 	patch_code_batch(0);
 	runtime_patch_unlock();
 	return resume;
-}
-
-/* Hands a trap that is not a mark to the handler that was there before
- * (one set with SA_RESETHAND is the default's again from now on, as the
- * kernel would have made it). */
-static void pass_on(int sig, siginfo_t *info, void *context)
-{
-	struct sigaction handler = previous;
-	if (handler.sa_flags & SA_RESETHAND) {
-		previous.sa_handler = SIG_DFL;
-		previous.sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
-	}
-	if (handler.sa_flags & SA_SIGINFO) {
-		if (handler.sa_sigaction) {
-			handler.sa_sigaction(sig, info, context);
-			return;
-		}
-	} else if (handler.sa_handler == SIG_IGN) {
-		return;
-	} else if (handler.sa_handler != SIG_DFL) {
-		handler.sa_handler(sig);
-		return;
-	}
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	runtime_patch_real_sigaction(SIGTRAP, &dfl, NULL);
-	raise(SIGTRAP);
-}
-
-static void on_trap(int sig, siginfo_t *info, void *context)
-{
-	ucontext_t *uc = context;
-	int saved = errno;
-	uint64_t resume = 0;
-	if (info->si_code == ARCH_MARK_SI_CODE) {
-		/* The runtime's own calls meanwhile pass; an attach's stop
-		 * lets the thread finish before it closes the trace. */
-		struct thread_state *t = &runtime_thread;
-		uint32_t outer = t->in_patch_stub;
-		t->in_patch_stub = 1;
-		uint32_t gen = runtime_internal_begin(t);
-		resume = resume_after_trap(arch_context_mark_at(uc));
-		runtime_internal_end(t, gen);
-		t->in_patch_stub = outer;
-	}
-	errno = saved;
-	if (resume)
-		arch_context_set_pc(uc, resume);
-	else
-		pass_on(sig, info, context);
-}
-
-int runtime_patch_trap_active(void)
-{
-	return __atomic_load_n(&trap_installed, __ATOMIC_ACQUIRE);
-}
-
-int runtime_patch_trap_chain(const struct sigaction *act, struct sigaction *old)
-{
-	struct sigaction was = previous;
-	if (act)
-		previous = *act;
-	if (old)
-		*old = was;
-	return 0;
 }
 
 /* ---- counts and the attach's stop ---------------------------------------------- */

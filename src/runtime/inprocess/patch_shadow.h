@@ -54,8 +54,13 @@ uint32_t runtime_patch_marks_drop(uint64_t lo, uint64_t hi);
  * handler set (act) or read (old) while it is: kept aside, for the traps
  * that are not marks (0). */
 struct sigaction;
+void runtime_patch_trap_install(void);
 int runtime_patch_trap_active(void);
 int runtime_patch_trap_chain(const struct sigaction *act, struct sigaction *old);
+/* patch_lazy.c: where the thread that trapped at `pc` goes on: the
+ * trampoline, the entry again (the mark is gone), or 0 when the trap is
+ * not a mark. */
+uint64_t runtime_patch_resume_after_trap(uint64_t pc);
 /* patch_signals.c: the C library's sigaction, whatever takes it over. */
 int runtime_patch_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* patch_engine.c: the verdict of a function patched at its first call. */
