@@ -34,6 +34,7 @@
 #include "patch_lock.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "../../utils/sort_addresses.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -142,19 +143,43 @@ void runtime_patch_marks_reserve(size_t more)
 
 static int patch_marked(struct mark *m);
 
+/* The addresses of the warm marks waiting, ascending, in a mapping of
+ * `*bytes` (room to sort them); NULL when there is no memory. */
+static uint64_t *warm_in_order(size_t *n, size_t *bytes)
+{
+	*bytes = 2 * warm_waiting * sizeof(uint64_t);
+	uint64_t *a =
+	    mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return NULL;
+	struct mark *m;
+	*n = 0;
+	for (size_t at = 0; *n < warm_waiting && (m = address_table_next(&marks, &at));)
+		if (m->warm && m->state == MARKED && m->written)
+			a[(*n)++] = m->address;
+	sort_addresses(a, *n, a + warm_waiting);
+	return a;
+}
+
 /* The marks of the functions that ran in an earlier process of the session
  * (ran_cache.c) are patched with the marks, as their first calls would
  * (the program has one thread, or the module's code has not run): the
- * module's code is open, the jumps are stored, the trampolines copied. */
+ * module's code is open, the jumps are stored, the trampolines copied.
+ * In the order of their addresses: their trampolines lie in the same
+ * order in every process. */
 static void patch_warm_marks(void)
 {
-	struct mark *m;
+	size_t n = 0, bytes;
+	uint64_t *order = warm_in_order(&n, &bytes);
 	patch_code_open_all(1);
-	for (size_t at = 0; (m = address_table_next(&marks, &at));)
-		if (m->warm && m->state == MARKED && m->written && !stopped)
-			counts.warm += patch_marked(m) == 0;
+	for (size_t i = 0; order && i < n && !stopped; i++) {
+		struct mark *m = address_table_find(&marks, order[i]);
+		counts.warm += m && patch_marked(m) == 0;
+	}
 	patch_code_open_all(0);
 	patch_code_seal();
+	if (order)
+		munmap(order, bytes);
 	warm_waiting = 0;
 }
 

@@ -15,6 +15,7 @@
 #include "patch_shadow.h"
 #include "patch_warm.h"
 #include "../../utils/big_table.h"
+#include "../../utils/sort_addresses.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -84,27 +85,6 @@ void runtime_patch_warm_drop(uint64_t bias)
 		free_save_buffer(buffer);
 		modules[i] = modules[--nmodules];
 	}
-}
-
-/* Sorts the `n` addresses at `a`, `scratch` holding as many: a radix
- * sort by bytes, linear in n (a program may make tens of thousands of
- * first calls). */
-static void sort_addresses(uint64_t *a, size_t n, uint64_t *scratch)
-{
-	uint64_t *from = a, *to = scratch;
-	for (int shift = 0; shift < 64; shift += 8) {
-		size_t at[257] = {0};
-		for (size_t i = 0; i < n; i++)
-			at[((from[i] >> shift) & 0xff) + 1]++;
-		for (int d = 0; d < 256; d++)
-			at[d + 1] += at[d];
-		for (size_t i = 0; i < n; i++)
-			to[at[(from[i] >> shift) & 0xff]++] = from[i];
-		uint64_t *t = from;
-		from = to;
-		to = t;
-	}
-	/* Eight passes: the sorted addresses are back in `a`. */
 }
 
 /* The union of the ascending lists `a` and `b` into `out`; its length. */
