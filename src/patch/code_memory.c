@@ -76,6 +76,27 @@ static struct patch_code_region *map_region_near(uint64_t near)
 	return NULL;
 }
 
+/* `len` bytes (rounded to 16) from region `r`, when it has room within
+ * reach of `near`; a sealed region is opened again when `open_sealed`. */
+static uint8_t *give(struct patch_code_region *r, uint64_t near, size_t len, int open_sealed)
+{
+	if (r->used + len > REGION_SIZE || !within_reach((uint64_t)r->base, near, REGION_SIZE))
+		return NULL;
+	if (open_sealed && r->sealed) {
+		if (mprotect(r->base, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
+			return NULL;
+		r->sealed = 0;
+	}
+	uint8_t *p = r->base + r->used;
+	r->used += len;
+	return p;
+}
+
+/* The region patch_code_pin_region mapped, given first while pinned;
+ * whether it had room for every trampoline meanwhile. */
+static struct patch_code_region *pinned;
+static int pinned_overflowed;
+
 /* `len` bytes (rounded to 16) within reach of `near`, from a region that
  * has room or a new one; a sealed region is opened again when `open_sealed`
  * (the caller writes into it directly); patch_code_take's caller writes
@@ -83,25 +104,42 @@ static struct patch_code_region *map_region_near(uint64_t near)
 static uint8_t *take_room(uint64_t near, size_t len, int open_sealed)
 {
 	len = (len + 15) & ~(size_t)15;
-	for (unsigned i = 0; i < nregions; i++) {
-		struct patch_code_region *r = &regions[i];
-		if (r->used + len > REGION_SIZE ||
-		    !within_reach((uint64_t)r->base, near, REGION_SIZE))
-			continue;
-		if (open_sealed && r->sealed) {
-			if (mprotect(r->base, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC) < 0)
-				continue;
-			r->sealed = 0;
-		}
-		uint8_t *p = r->base + r->used;
-		r->used += len;
+	uint8_t *p = pinned ? give(pinned, near, len, open_sealed) : NULL;
+	pinned_overflowed |= pinned && !p;
+	for (unsigned i = 0; !p && i < nregions; i++)
+		p = give(&regions[i], near, len, open_sealed);
+	if (p)
 		return p;
-	}
 	struct patch_code_region *r = map_region_near(near);
 	if (!r)
 		return NULL;
 	r->used = len;
 	return r->base;
+}
+
+int patch_code_pin_region(uint64_t at)
+{
+	if (nregions == MAX_REGIONS)
+		return -1;
+	void *m = mmap((void *)at, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	if ((uint64_t)m != at) { /* a kernel that takes the address as a hint */
+		munmap(m, REGION_SIZE);
+		return -1;
+	}
+	pinned = &regions[nregions++];
+	*pinned = (struct patch_code_region){.base = m};
+	pinned_overflowed = 0;
+	return 0;
+}
+
+int patch_code_unpin_region(void)
+{
+	int whole = pinned && !pinned_overflowed;
+	pinned = NULL;
+	return whole ? 0 : -1;
 }
 
 uint8_t *patch_code_alloc(uint64_t near, size_t len)
@@ -260,11 +298,28 @@ static int seal_pages(uint64_t first, size_t span)
 	return rc;
 }
 
+/* ---- writes held back ------------------------------------------------------ */
+
+static patch_code_sink held_by;
+
+void patch_code_hold_writes(patch_code_sink sink)
+{
+	held_by = sink;
+}
+
+/* Whether the write goes to the sink instead of the code. */
+static int held(uint64_t address, const uint8_t *bytes, size_t len)
+{
+	return held_by && held_by(address, bytes, len);
+}
+
 /* Copies `len` bytes to `address` in code, the page opened for writing
  * meanwhile and read-execute again after. */
 static int write_code(uint64_t address, const uint8_t *bytes, size_t len)
 {
 	struct code_piece piece = {address, bytes, len};
+	if (held(address, bytes, len))
+		return 0;
 	if (in_open_span(address, len)) {
 		memcpy((void *)address, bytes, len);
 		__builtin___clear_cache((char *)address, (char *)address + len);
@@ -329,6 +384,8 @@ int patch_write_jump(uint64_t address, uint64_t target)
 	/* With one thread (a vfork's parent waits) nothing runs the entry
 	 * meanwhile: the jump goes in one write. */
 	struct code_piece whole = {address, jump, PATCH_JUMP_LEN};
+	if (held(address, jump, PATCH_JUMP_LEN))
+		return 0;
 	if (in_open_span(address, PATCH_JUMP_LEN)) {
 		arch_store_jump((volatile uint8_t *)address, jump);
 		return 0;

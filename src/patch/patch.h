@@ -166,6 +166,13 @@ int patch_code_fill(uint8_t *at, const uint8_t *bytes, size_t len);
  * mprotect a region), so that many trampolines in a row are copied in,
  * not written by a system call each; patch_code_seal closes them. */
 void patch_code_open_all(int on);
+/* Maps a new region at `at` exactly (0), or none (-1), and gives its room
+ * first until patch_code_unpin_region: the trampolines taken meanwhile lie
+ * at the same distance from their functions in every process that pins at
+ * the same distance from the module (patch_shared.c).  Unpinning says
+ * whether they all went there (0) or not (-1). */
+int patch_code_pin_region(uint64_t at);
+int patch_code_unpin_region(void);
 /* Makes every trampoline page read-execute. */
 void patch_code_seal(void);
 /* The start of the trampoline `address` lies in, when every trampoline was
@@ -192,6 +199,12 @@ static inline uint64_t patch_code_region_block(const struct patch_code_region *r
  * come from one thread, under its caller's lock, with no fork meanwhile:
  * the descriptor they go through is checked once, not before each. */
 void patch_code_batch(int on);
+
+/* While a sink is set, a write of code that it takes (returns 1 for) is
+ * handed to it instead of made: patch_write_jump's, patch_write_back's.
+ * NULL: writes are made again. */
+typedef int (*patch_code_sink)(uint64_t address, const uint8_t *bytes, size_t len);
+void patch_code_hold_writes(patch_code_sink sink);
 
 /* Rewrites the first bytes of the function at `address` into a jump to
  * `target` (which must be within rel32 reach).  0, or -1 with errno. */
