@@ -380,7 +380,7 @@ static void patch_new_modules(void)
 		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
 		struct module_job job = patch_module(path, l->l_addr, entry, record_calls);
 		patched[npatched++] = (struct patched_module){l->l_addr, job.lo, job.hi};
-		runtime_patch_marks_write(); /* a module's code opened once for all its marks */
+		runtime_patch_marks_write(path, job.facts.with_eh_frame, l->l_addr);
 	}
 	patch_code_seal();
 	walking = 0;

@@ -27,6 +27,11 @@
  * meanwhile is not traced) and written again before it is let go.  SIGTRAP itself is never blocked
  * (the kernel kills a process whose trap is blocked); a trap that is not a
  * mark goes to the handler that was there before (patch_trap.c).
+ *
+ * A module's code marked at start is shared by the session's processes
+ * where the cache folder has it: the writes of its marks and of its warm
+ * patches are held back and the cache's code mapped instead
+ * (patch_shared.c).
  */
 #include "../runtime.h"
 #include "../../patch/address_table.h"
@@ -34,6 +39,7 @@
 #include "patch_lock.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
+#include "patch_shared.h"
 #include "../../utils/sort_addresses.h"
 
 #include <string.h>
@@ -165,8 +171,8 @@ static uint64_t *warm_in_order(size_t *n, size_t *bytes)
  * (ran_cache.c) are patched with the marks, as their first calls would
  * (the program has one thread, or the module's code has not run): the
  * module's code is open, the jumps are stored, the trampolines copied.
- * In the order of their addresses: their trampolines lie in the same
- * order in every process. */
+ * In the order of their addresses, so that their trampolines lie where
+ * they lay in other processes (patch_shared.c). */
 static void patch_warm_marks(void)
 {
 	size_t n = 0, bytes;
@@ -184,8 +190,9 @@ static void patch_warm_marks(void)
 }
 
 /* Writes the marks noted, a module's code opened once for all of them
- * (each alone when the span cannot be opened). */
-void runtime_patch_marks_write(void)
+ * (each alone when the span cannot be opened), or its code mapped from
+ * the cache folder, where an earlier process left it (patch_shared.c). */
+void runtime_patch_marks_write(const char *path, int with_eh_frame, uint64_t bias)
 {
 	if (!unwritten)
 		return;
@@ -194,7 +201,9 @@ void runtime_patch_marks_write(void)
 	patch_code_batch(1);
 	uint64_t lo = unwritten_lo, hi = unwritten_hi;
 	struct mark *m;
-	int opened = hi >= lo && patch_code_writable(lo, hi, 1) == 0;
+	int shared = runtime_patch_shared_begin(path, with_eh_frame, bias, lo, hi,
+						unwritten + 2 * warm_waiting + 64);
+	int opened = !shared && hi >= lo && patch_code_writable(lo, hi, 1) == 0;
 	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (m->written)
 			continue;
@@ -213,6 +222,8 @@ void runtime_patch_marks_write(void)
 		patch_warm_marks();
 	if (opened)
 		patch_code_writable(lo, hi, 0);
+	if (shared)
+		runtime_patch_shared_end();
 	unwritten = 0;
 	unwritten_lo = UINT64_MAX;
 	unwritten_hi = 0;

@@ -26,8 +26,9 @@ enum patch_verdict runtime_patch_build(uint64_t address, const uint8_t *code, si
  * call (the mark is written by runtime_patch_marks_write).  0, or -1. */
 int runtime_patch_mark(uint64_t address, size_t size, size_t room, const struct func_plan *plan,
 		       int by_hooks);
-/* Writes the marks noted since the last call; sets the trap up once. */
-void runtime_patch_marks_write(void);
+/* Writes the marks noted since the last call, those of the module at
+ * `path` (load bias `bias`); sets the trap up once. */
+void runtime_patch_marks_write(const char *path, int with_eh_frame, uint64_t bias);
 /* Functions marked, those that ran (patched or trapped) and of those the
  * ones that keep their trap; since the last runtime_patch_marks_forget. */
 struct patch_lazy_counts {

@@ -1,0 +1,226 @@
+/*
+ * patch_shared.c - the code of a module marked at start, shared by the
+ * processes of a session.  Marking every entry writes into each code page
+ * of the module, and the kernel copies each page a process writes (193
+ * pages in every bash a script starts), then fork copies their tables.
+ * Instead, while patch_lazy.c writes a module's marks and patches the
+ * functions that ran before, the writes are held back here, and their
+ * digest names the code they make.  When the cache folder has that code
+ * (code_cache.c), it is mapped over the module's: pages of one file,
+ * shared by every process, none copied.  Else the writes are made, and the
+ * code is saved there for the next process.
+ *
+ * The same writes make the same code only if the trampolines lie at the
+ * same distance from the module in every process: those made here go
+ * into a region of their own, pinned at a fixed distance below the
+ * module's code (or above), and patch_lazy.c patches in the order of the
+ * addresses.  A process where that room is taken writes its code itself.
+ * Only with one thread: code is not mapped over while another may run it.
+ *
+ * Nothing here calls malloc: it runs inside the traced process.
+ */
+#include "../runtime.h"
+#include "../../format/trace_format.h"
+#include "../../patch/code_cache.h"
+#include "../../patch/patch.h"
+#include "patch_shared.h"
+
+#include <elf.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/single_threaded.h>
+#include <unistd.h>
+
+#define HELD_BYTES 16		 /* a mark, the bytes it took, a jump */
+#define PIN_DISTANCE (16u << 20) /* from the code to its trampolines' region */
+
+struct held_write {
+	uint64_t address;
+	uint8_t len;
+	uint8_t bytes[HELD_BYTES];
+};
+
+static struct {
+	struct code_cache_span span;
+	const char *dir;
+	struct held_write *writes;
+	size_t count, cap, mapped_bytes;
+	int spoiled; /* a write could not be held: the code is this process's own */
+} held;
+
+/* ---- which code ---------------------------------------------------------- */
+
+struct segment_query {
+	uint64_t bias, lo, hi; /* in: the module, its functions' span */
+	uint64_t end;	       /* out: the end of the executable segment holding it */
+	int textrel;	       /* out: the module relocates its code */
+};
+
+static int text_relocated(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		const ElfW(Dyn) *d =
+		    (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		for (; d->d_tag != DT_NULL; d++)
+			if (d->d_tag == DT_TEXTREL ||
+			    (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL)))
+				return 1;
+	}
+	return 0;
+}
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct segment_query *q = data;
+	if (info->dlpi_addr != q->bias)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uint64_t start = q->bias + p->p_vaddr, end = start + p->p_memsz;
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && q->lo >= start && q->hi <= end)
+			q->end = end;
+	}
+	q->textrel = text_relocated(info);
+	return 1;
+}
+
+/* The pages of the module's executable segment from `lo` to `hi`; 0, or
+ * -1 when they are not in one such segment, or the module writes its own
+ * code (text relocations: each process's code differs). */
+static int code_span(uint64_t bias, uint64_t lo, uint64_t hi, struct code_cache_span *s)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct segment_query q = {.bias = bias, .lo = lo, .hi = hi + PATCH_JUMP_LEN};
+	if (dl_iterate_phdr(find_segment, &q) != 1 || !q.end || q.textrel)
+		return -1;
+	s->address = lo & ~(page - 1);
+	s->length = ((q.hi + page - 1) & ~(page - 1)) - s->address;
+	/* The segment's last page holds whatever the file has after it. */
+	return s->address + s->length <= ((q.end + page - 1) & ~(page - 1)) ? 0 : -1;
+}
+
+/* The trampolines' region pinned below the code, else above it. */
+static int pin_region(const struct code_cache_span *s)
+{
+	return (s->address > PIN_DISTANCE &&
+		patch_code_pin_region(s->address - PIN_DISTANCE) == 0) ||
+		       patch_code_pin_region(s->address + s->length + PIN_DISTANCE) == 0
+		   ? 0
+		   : -1;
+}
+
+/* ---- the writes ------------------------------------------------------------ */
+
+static uint64_t mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* A write's share of the digest: a sum of them, since the marks come in
+ * the order of their table, which the addresses' hashes set. */
+static uint64_t write_digest(const struct held_write *w, uint64_t bias)
+{
+	uint64_t h = mix(w->address - bias) ^ w->len;
+	for (unsigned i = 0; i < w->len; i++)
+		h = mix(h + w->bytes[i] + 1);
+	return h;
+}
+
+/* The code sink (patch_code_hold_writes): every write into the span. */
+static int hold(uint64_t address, const uint8_t *bytes, size_t len)
+{
+	const struct code_cache_span *s = &held.span;
+	if (address < s->address || address + len > s->address + s->length)
+		return 0;
+	if (len > HELD_BYTES || held.count == held.cap) {
+		held.spoiled = 1; /* made now, as before */
+		return 0;
+	}
+	struct held_write *w = &held.writes[held.count++];
+	w->address = address;
+	w->len = (uint8_t)len;
+	memcpy(w->bytes, bytes, len);
+	held.span.digest += write_digest(w, s->bias);
+	return 1;
+}
+
+/* Makes the writes held: the span opened once, else each on its own. */
+static int make_writes(void)
+{
+	const struct code_cache_span *s = &held.span;
+	int opened = patch_code_writable(s->address, s->address + s->length - 1, 1) == 0;
+	int rc = 0;
+	for (size_t i = 0; i < held.count; i++) {
+		const struct held_write *w = &held.writes[i];
+		if (opened) {
+			memcpy((void *)w->address, w->bytes, w->len);
+			__builtin___clear_cache((char *)w->address, (char *)w->address + w->len);
+		} else if (patch_write_back(w->address, w->bytes, w->len) < 0) {
+			rc = -1;
+		}
+	}
+	if (opened)
+		patch_code_writable(s->address, s->address + s->length - 1, 0);
+	return rc;
+}
+
+/* ---- begin, end -------------------------------------------------------------- */
+
+int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bias, uint64_t lo,
+			       uint64_t hi, size_t writes)
+{
+	const char *dir = runtime_getenv("CALLTRACE_FUNCTION_CACHE");
+	if (!path || !*path || !dir || !*dir || !__libc_single_threaded || hi < lo || !writes)
+		return 0;
+	struct code_cache_span s = {.path = path, .with_eh_frame = with_eh_frame, .bias = bias};
+	if (code_span(bias, lo, hi, &s) < 0)
+		return 0;
+	size_t bytes = (writes * sizeof(struct held_write) + 4095) & ~(size_t)4095;
+	void *list = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (list == MAP_FAILED)
+		return 0;
+	if (pin_region(&s) < 0) {
+		munmap(list, bytes);
+		return 0;
+	}
+	s.digest = mix(s.address - bias) + s.length;
+	const struct trace_file_header *h = runtime_session.header;
+	s.session = h ? mix(h->start_real_ns) ^ h->start_tick : 0;
+	held.span = s;
+	held.dir = dir;
+	held.writes = list;
+	held.count = 0;
+	held.cap = writes;
+	held.mapped_bytes = bytes;
+	held.spoiled = 0;
+	patch_code_hold_writes(hold);
+	return 1;
+}
+
+int runtime_patch_shared_end(void)
+{
+	patch_code_hold_writes(NULL);
+	if (patch_code_unpin_region() < 0)
+		held.spoiled = 1; /* trampolines went elsewhere: code of its own */
+	int rc = 0;
+	struct code_cache_span *s = &held.span;
+	s->writes = held.count;
+	enum code_cache_found found = held.spoiled ? CODE_KEEP : code_cache_map(held.dir, s);
+	if (found == CODE_MAPPED) {
+		runtime_debug("%s: its code (%lu pages) mapped from the cache", s->path,
+			      (unsigned long)(s->length / 4096));
+	} else {
+		rc = make_writes();
+		if (rc == 0 && found == CODE_NONE && code_cache_write(held.dir, s) == 0)
+			runtime_debug("%s: its code saved in the cache", s->path);
+	}
+	munmap(held.writes, held.mapped_bytes);
+	held.writes = NULL;
+	return rc;
+}
