@@ -132,14 +132,23 @@ static uint64_t write_digest(const struct held_write *w, uint64_t bias)
 	return h;
 }
 
-/* The code sink (patch_code_hold_writes): every write into the span. */
+static int make_writes(void);
+
+/* The code sink (patch_code_hold_writes): every write into the span.  One
+ * that cannot be held (no room) ends the holding: the writes held so far
+ * are made, in their order, and this one and the later ones as they come;
+ * the code is then this process's own. */
 static int hold(uint64_t address, const uint8_t *bytes, size_t len)
 {
 	const struct code_cache_span *s = &held.span;
 	if (address < s->address || address + len > s->address + s->length)
 		return 0;
 	if (len > HELD_BYTES || held.count == held.cap) {
-		held.spoiled = 1; /* made now, as before */
+		patch_code_hold_writes(NULL);
+		held.spoiled = 1;
+		if (make_writes() < 0)
+			runtime_debug("%s: some writes into its code failed", s->path);
+		held.count = 0;
 		return 0;
 	}
 	struct held_write *w = &held.writes[held.count++];
@@ -150,10 +159,13 @@ static int hold(uint64_t address, const uint8_t *bytes, size_t len)
 	return 1;
 }
 
-/* Makes the writes held: the span opened once, else each on its own. */
+/* Makes the writes held, in their order: the span opened once, else each
+ * on its own. */
 static int make_writes(void)
 {
 	const struct code_cache_span *s = &held.span;
+	if (!held.count)
+		return 0;
 	int opened = patch_code_writable(s->address, s->address + s->length - 1, 1) == 0;
 	int rc = 0;
 	for (size_t i = 0; i < held.count; i++) {
