@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef CALLTRACE_BPF
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include "syscall_args.skel.h"
 
 struct syscall_bpf {
@@ -71,6 +74,40 @@ static int fill_maps(struct syscall_bpf *sb, struct perf_session *ps, uint32_t m
 	return set_traced(traced, tids, ntids);
 }
 
+/* A raw_syscalls program attached through a perf event of the
+ * tracepoint's id, the one the session found (perf_tracepoint_ids: in
+ * tracefs, or in a private mount of it when it is not mounted), not
+ * through libbpf's own lookup, which needs tracefs mounted.  The program
+ * runs for the tracepoint on every CPU. */
+static int attach_tracepoint(struct bpf_program *prog, uint32_t id, struct bpf_link **link)
+{
+	struct perf_event_attr attr = {
+	    .type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = id};
+	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*link = bpf_program__attach_perf_event(prog, fd);
+	if (!*link) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
+static int attach_all(struct syscall_args *s, const struct perf_session *ps)
+{
+	int rc = attach_tracepoint(s->progs.on_enter, ps->sys_enter_id, &s->links.on_enter);
+	if (rc == 0)
+		rc = attach_tracepoint(s->progs.on_exit, ps->sys_exit_id, &s->links.on_exit);
+	struct bpf_program *btf[] = {s->progs.on_exec, s->progs.on_fork, s->progs.on_task_exit};
+	struct bpf_link **links[] = {&s->links.on_exec, &s->links.on_fork, &s->links.on_task_exit};
+	for (int i = 0; rc == 0 && i < 3; i++)
+		if (!(*links[i] = bpf_program__attach(btf[i])))
+			rc = -errno;
+	return rc;
+}
+
 struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine, const pid_t *tids,
 				      int ntids, int from_exec, char *why, size_t whylen)
 {
@@ -91,7 +128,7 @@ struct syscall_bpf *syscall_bpf_start(struct perf_session *ps, uint32_t machine,
 		}
 		if (rc == 0) {
 			what = "attaching it to the tracepoints";
-			rc = syscall_args__attach(sb->skel);
+			rc = attach_all(sb->skel, ps);
 		}
 	}
 	if (rc == 0)
