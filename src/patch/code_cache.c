@@ -40,9 +40,7 @@ struct code_header {
 	uint64_t offset;		  /* of the code: its address less the load bias */
 	uint64_t length;		  /* bytes of code */
 	uint64_t digest;		  /* of the writes that made it */
-	uint64_t writes;		  /* how many */
 	uint64_t session;		  /* the recording that wrote it */
-	uint32_t rewrites;		  /* files it wrote before this one, and this one */
 };
 
 static int code_file(const char *dir, const struct code_cache_span *c,
@@ -60,24 +58,12 @@ static int header_matches(const struct code_header *h, const char *key,
 	       h->length == c->length && h->digest == c->digest;
 }
 
-/* Whether a file of other writes is replaced now (code_cache.h); the
- * count of the recording's files so far in c->rewrites. */
-static int replaced(const struct code_header *h, struct code_cache_span *c)
-{
-	c->rewrites = 0;
-	if (h->session != c->session)
-		return 1;
-	c->rewrites = h->rewrites;
-	return h->rewrites < CODE_CACHE_REWRITES && c->writes > h->writes;
-}
-
 /* The file's code mapped somewhere (the caller moves it), or MAP_FAILED
  * with *found saying whether to write it. */
-static void *map_file(const char *file, const char *key, struct code_cache_span *c,
+static void *map_file(const char *file, const char *key, const struct code_cache_span *c,
 		      enum code_cache_found *found)
 {
 	*found = CODE_NONE;
-	c->rewrites = 0;
 	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return MAP_FAILED;
@@ -91,14 +77,14 @@ static void *map_file(const char *file, const char *key, struct code_cache_span 
 		    header_matches(&h, key, c))
 			at = mmap(NULL, c->length, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
 				  CODE_HEADER_SIZE);
-		else if (!replaced(&h, c))
+		else if (h.session == c->session)
 			*found = CODE_KEEP;
 	}
 	close(fd);
 	return at;
 }
 
-enum code_cache_found code_cache_map(const char *dir, struct code_cache_span *c)
+enum code_cache_found code_cache_map(const char *dir, const struct code_cache_span *c)
 {
 	char key[FUNCTION_CACHE_KEY_MAX], file[PATH_MAX];
 	enum code_cache_found found;
@@ -135,9 +121,7 @@ int code_cache_write(const char *dir, const struct code_cache_span *c)
 	header.h.offset = c->address - c->bias;
 	header.h.length = c->length;
 	header.h.digest = c->digest;
-	header.h.writes = c->writes;
 	header.h.session = c->session;
-	header.h.rewrites = c->rewrites + 1;
 	struct iovec parts[2] = {{&header, sizeof(header)}, {(void *)c->address, c->length}};
 	return function_cache_write_file(file, parts, 2);
 }

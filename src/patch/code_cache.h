@@ -17,26 +17,22 @@ struct code_cache_span {
 	uint64_t address; /* page-aligned */
 	uint64_t length;  /* whole pages */
 	uint64_t digest;
-	uint64_t writes;   /* how many writes made it */
-	uint64_t session;  /* the recording's */
-	uint32_t rewrites; /* set by code_cache_map: the file's in this recording */
+	uint64_t session; /* the recording's */
 };
 
 enum code_cache_found {
 	CODE_MAPPED, /* the file's code is in place */
 	CODE_NONE,   /* no usable file: write one */
-	CODE_KEEP,   /* not this one's code, but to be kept (below) */
+	CODE_KEEP,   /* another process of this recording wrote its own */
 };
 
 /* Maps the folder's file of the module over the span, when it is there,
  * the user's own, and made by the same writes on the same module; else
- * the code is left as it was.  A file of other writes is replaced: by the
- * first process of a recording that meets it, and then by a process of the
- * same recording that makes more writes (more functions ran before it),
- * up to CODE_CACHE_REWRITES times: while the processes of a recording
- * learn what runs, each would write its code again. */
-#define CODE_CACHE_REWRITES 4
-enum code_cache_found code_cache_map(const char *dir, struct code_cache_span *c);
+ * the code is left as it was.  A file of other writes is replaced once a
+ * recording, by the first process that meets it: while the processes of
+ * one recording learn what runs, the writes of each differ from the
+ * last's, and each would write its code again. */
+enum code_cache_found code_cache_map(const char *dir, const struct code_cache_span *c);
 /* Writes the span's code as it is now into the folder's file of the
  * module (after code_cache_map said CODE_NONE); 0, or -1. */
 int code_cache_write(const char *dir, const struct code_cache_span *c);

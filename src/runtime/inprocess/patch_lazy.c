@@ -201,8 +201,8 @@ void runtime_patch_marks_write(const char *path, int with_eh_frame, uint64_t bia
 	patch_code_batch(1);
 	uint64_t lo = unwritten_lo, hi = unwritten_hi;
 	struct mark *m;
-	int shared = runtime_patch_shared_begin(path, with_eh_frame, bias, lo, hi,
-						unwritten + 2 * warm_waiting + 64);
+	int shared = runtime_patch_shared_begin(
+	    path, with_eh_frame, bias, lo, hi, unwritten + 2 * warm_waiting + 64, warm_waiting > 0);
 	int opened = !shared && hi >= lo && patch_code_writable(lo, hi, 1) == 0;
 	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (m->written)

@@ -8,7 +8,8 @@
  * digest names the code they make.  When the cache folder has that code
  * (code_cache.c), it is mapped over the module's: pages of one file,
  * shared by every process, none copied.  Else the writes are made, and the
- * code is saved there for the next process.
+ * code is saved there for the next process, when the module ran in an
+ * earlier one (a module met for the first time may never run again).
  *
  * The same writes make the same code only if the trampolines lie at the
  * same distance from the module in every process: those made here go
@@ -47,6 +48,7 @@ static struct {
 	struct held_write *writes;
 	size_t count, cap, mapped_bytes;
 	int spoiled; /* a write could not be held: the code is this process's own */
+	int ran;     /* the module ran before: its code is saved */
 } held;
 
 /* ---- which code ---------------------------------------------------------- */
@@ -185,7 +187,7 @@ static int make_writes(void)
 /* ---- begin, end -------------------------------------------------------------- */
 
 int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bias, uint64_t lo,
-			       uint64_t hi, size_t writes)
+			       uint64_t hi, size_t writes, int ran)
 {
 	const char *dir = runtime_getenv("CALLTRACE_FUNCTION_CACHE");
 	if (!path || !*path || !dir || !*dir || !__libc_single_threaded || hi < lo || !writes)
@@ -211,6 +213,7 @@ int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bia
 	held.cap = writes;
 	held.mapped_bytes = bytes;
 	held.spoiled = 0;
+	held.ran = ran;
 	patch_code_hold_writes(hold);
 	return 1;
 }
@@ -221,15 +224,14 @@ int runtime_patch_shared_end(void)
 	if (patch_code_unpin_region() < 0)
 		held.spoiled = 1; /* trampolines went elsewhere: code of its own */
 	int rc = 0;
-	struct code_cache_span *s = &held.span;
-	s->writes = held.count;
+	const struct code_cache_span *s = &held.span;
 	enum code_cache_found found = held.spoiled ? CODE_KEEP : code_cache_map(held.dir, s);
 	if (found == CODE_MAPPED) {
 		runtime_debug("%s: its code (%lu pages) mapped from the cache", s->path,
 			      (unsigned long)(s->length / 4096));
 	} else {
 		rc = make_writes();
-		if (rc == 0 && found == CODE_NONE && code_cache_write(held.dir, s) == 0)
+		if (rc == 0 && found == CODE_NONE && held.ran && code_cache_write(held.dir, s) == 0)
 			runtime_debug("%s: its code saved in the cache", s->path);
 	}
 	munmap(held.writes, held.mapped_bytes);

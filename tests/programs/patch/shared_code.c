@@ -3,9 +3,7 @@
  * main names a file ending in ".code" (the in-process engine's cache),
  * else "program".  Then it calls work (and leaf), and with the argument
  * "rare" also rare, a function none of the earlier runs called; a fork
- * child calls work, or in_child (and rare) with "rare".  With a digit N
- * (1 to 6), main also calls step_N, one more function that never ran in
- * an earlier run with another digit. */
+ * child calls work, or in_child (and rare) with "rare". */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,44 +52,12 @@ __attribute__((noinline)) int in_child(void)
 	return rare(2);
 }
 
-__attribute__((noinline)) int step_1(void)
-{
-	return 1;
-}
-__attribute__((noinline)) int step_2(void)
-{
-	return 2;
-}
-__attribute__((noinline)) int step_3(void)
-{
-	return 3;
-}
-__attribute__((noinline)) int step_4(void)
-{
-	return 4;
-}
-__attribute__((noinline)) int step_5(void)
-{
-	return 5;
-}
-__attribute__((noinline)) int step_6(void)
-{
-	return 6;
-}
-
-static int step(const char *arg)
-{
-	int (*const steps[])(void) = {step_1, step_2, step_3, step_4, step_5, step_6};
-	return steps[arg[0] - '1']();
-}
-
 int main(int argc, char **argv)
 {
 	int extra = argc > 1 && strcmp(argv[1], "rare") == 0;
 	printf("code: %s\n", code_source());
 	fflush(stdout);
-	int digit = argc > 1 && argv[1][0] >= '1' && argv[1][0] <= '6';
-	int sum = work(3) + (digit ? step(argv[1]) : 0);
+	int sum = work(3);
 	if (extra)
 		sum += rare(4);
 	pid_t pid = fork();
