@@ -51,7 +51,8 @@ int function_cache_decode(const char *dir, const char *path, const struct elf_fi
 int function_cache_name(const char *dir, const char *path, int with_eh_frame, const char *suffix,
 			char key[FUNCTION_CACHE_KEY_MAX], char file[PATH_MAX]);
 /* Writes `file` from `n` pieces, through a temporary file created with
- * O_EXCL (no link followed) and renamed into place; 0, or -1. */
+ * O_EXCL (no link followed) and renamed into place; 0, or -1 (also when
+ * the file would pass RLIMIT_FSIZE: the write would kill the program). */
 int function_cache_write_file(const char *file, const struct iovec *parts, int n);
 /* The checksum the folder's files keep of their bodies. */
 uint64_t function_cache_checksum(const void *data, size_t len);

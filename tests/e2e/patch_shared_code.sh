@@ -11,7 +11,8 @@
 # of what ran, so the next recording writes and saves again, and the one
 # after maps.  Every recording gives the same calls.  A .code file that is
 # damaged (its digest, its size), a symbolic link, or another user's is
-# not used, and is replaced.  A file of other writes is replaced once a
+# not used, and is replaced; one larger than the file size limit is not
+# written (the write would kill the program).  A file of other writes is replaced once a
 # recording: the processes of a recording that learns what runs do not
 # each write their code again.
 source "$(dirname "$0")/lib.sh"
@@ -112,6 +113,18 @@ got=$(one_recording learning "$script")
 got=$(one_recording learnt "$script")
 [ "$got" = "program cache cache cache cache cache  mapped 5 saved 1" ] ||
 	fail "the next recording: $got"
+
+# A file size limit (ulimit -f) smaller than the code: nothing is saved,
+# and the program is not killed by SIGXFSZ.
+rm -rf "$WORK/limited"
+for name in limited1 limited2; do
+	RC=0
+	(ulimit -f 4 && XDG_CACHE_HOME=$WORK/limited exec "$CALLTRACE" record -o "$WORK/$name.trace" \
+		--engine patch "$WORK/shared_code" >"$WORK/$name.out" 2>"$WORK/$name.err") || RC=$?
+	[ "$RC" = 0 ] && [ "$(tail -n 1 "$WORK/$name.out")" = "sum 12" ] ||
+		fail "$name: under ulimit -f 4 the program exited $RC: $(tail -n 1 "$WORK/$name.out")"
+done
+[ -z "$(find "$WORK/limited" -name '*.code*')" ] || fail "a .code file passed ulimit -f: $(find "$WORK/limited" -name '*.code*')"
 
 # --no-cache: the recording's own folder; the lasting one left alone.
 before=$(md5sum <"$file")
