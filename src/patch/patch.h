@@ -111,8 +111,10 @@ struct patch_decoded {
 	uint8_t n;
 	uint8_t len[PATCH_DECODED_INSNS], move[PATCH_DECODED_INSNS], aux[PATCH_DECODED_INSNS];
 	uint8_t reserved;
+	uint8_t entry[4]; /* its first ARCH_MARK_LEN bytes: what a mark takes (patch_lazy.c) */
 	int64_t target[PATCH_DECODED_INSNS]; /* from the function's start */
 };
+_Static_assert(ARCH_MARK_LEN <= sizeof(((struct patch_decoded *)0)->entry), "a mark's bytes");
 
 /* Decodes the entry of the function of `size` bytes at `code` (running at
  * `address`) into *d; `after` is the `room` bytes after the function that

@@ -388,6 +388,7 @@ void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t
 		  uint64_t address, struct patch_decoded *d)
 {
 	memset(d, 0, sizeof(*d));
+	memcpy(d->entry, code, ARCH_MARK_LEN);
 	cs_insn *insn = insn_buffer();
 	if (!insn) {
 		d->verdict = PATCH_UNDECODABLE;

@@ -238,6 +238,7 @@ void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t
 {
 	size_t displaced = 0;
 	memset(d, 0, sizeof(*d));
+	memcpy(d->entry, code, ARCH_MARK_LEN);
 	d->padding = (uint8_t)patch_padding_after(after, room < 16 ? room : 16);
 	d->verdict = (uint8_t)patch_plan(code, size, d->padding, address, &displaced);
 	if (d->verdict == PATCH_OK) {

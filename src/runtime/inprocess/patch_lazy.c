@@ -207,7 +207,12 @@ void runtime_patch_marks_write(const char *path, int with_eh_frame, uint64_t bia
 	for (size_t at = 0; (m = address_table_next(&marks, &at));) {
 		if (m->written)
 			continue;
-		memcpy(m->original, (const void *)m->address, ARCH_MARK_LEN);
+		/* Held back, the module's code is read only where a warm
+		 * function is patched: the bytes a mark takes come from the
+		 * entry's decoding (made from the same code, unmarked). */
+		const void *from =
+		    shared && m->decoded ? m->decoded->entry : (const void *)m->address;
+		memcpy(m->original, from, ARCH_MARK_LEN);
 		if (opened) {
 			memcpy((void *)m->address, arch_mark, ARCH_MARK_LEN);
 			__builtin___clear_cache((char *)m->address,
