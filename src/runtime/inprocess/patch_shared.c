@@ -34,19 +34,17 @@
 #include <unistd.h>
 
 #define HELD_BYTES 16		 /* a mark, the bytes it took, a jump */
+#define HELD_HEAD 5		 /* a held write's offset in the span, and its length */
 #define PIN_DISTANCE (16u << 20) /* from the code to its trampolines' region */
 
-struct held_write {
-	uint64_t address;
-	uint8_t len;
-	uint8_t bytes[HELD_BYTES];
-};
-
+/* The writes held, one after another: the offset of each in the span (4
+ * bytes), its length (1 byte; 0 for a mark, whose bytes are arch_mark),
+ * its bytes.  Marks are most of them: 5 bytes each. */
 static struct {
 	struct code_cache_span span;
 	const char *dir;
-	struct held_write *writes;
-	size_t count, cap, mapped_bytes;
+	uint8_t *log;
+	size_t used, room, mapped_bytes;
 	int spoiled; /* a write could not be held: the code is this process's own */
 	int ran;     /* the module ran before: its code is saved */
 } held;
@@ -101,8 +99,12 @@ static int code_span(uint64_t bias, uint64_t lo, uint64_t hi, struct code_cache_
 		return -1;
 	s->address = lo & ~(page - 1);
 	s->length = ((q.hi + page - 1) & ~(page - 1)) - s->address;
-	/* The segment's last page holds whatever the file has after it. */
-	return s->address + s->length <= ((q.end + page - 1) & ~(page - 1)) ? 0 : -1;
+	/* The segment's last page holds whatever the file has after it; a
+	 * held write's offset takes 4 bytes. */
+	return s->address + s->length <= ((q.end + page - 1) & ~(page - 1)) &&
+		       s->length <= UINT32_MAX
+		   ? 0
+		   : -1;
 }
 
 /* The trampolines' region pinned below the code, else above it. */
@@ -125,12 +127,13 @@ static uint64_t mix(uint64_t x)
 }
 
 /* A write's share of the digest: a sum of them, since the marks come in
- * the order of their table, which the addresses' hashes set. */
-static uint64_t write_digest(const struct held_write *w, uint64_t bias)
+ * the order of their table, which the addresses' hashes set.  `at`: its
+ * address less the module's bias. */
+static uint64_t write_digest(uint64_t at, const uint8_t *bytes, size_t len)
 {
-	uint64_t h = mix(w->address - bias) ^ w->len;
-	for (unsigned i = 0; i < w->len; i++)
-		h = mix(h + w->bytes[i] + 1);
+	uint64_t h = mix(at) ^ len;
+	for (size_t i = 0; i < len; i++)
+		h = mix(h + bytes[i] + 1);
 	return h;
 }
 
@@ -145,39 +148,43 @@ static int hold(uint64_t address, const uint8_t *bytes, size_t len)
 	const struct code_cache_span *s = &held.span;
 	if (address < s->address || address + len > s->address + s->length)
 		return 0;
-	if (len > HELD_BYTES || held.count == held.cap) {
+	int mark = len == ARCH_MARK_LEN && memcmp(bytes, arch_mark, ARCH_MARK_LEN) == 0;
+	size_t need = HELD_HEAD + (mark ? 0 : len);
+	if (len == 0 || len > HELD_BYTES || held.used + need > held.room) {
 		patch_code_hold_writes(NULL);
 		held.spoiled = 1;
 		if (make_writes() < 0)
 			runtime_debug("%s: some writes into its code failed", s->path);
-		held.count = 0;
+		held.used = 0;
 		return 0;
 	}
-	struct held_write *w = &held.writes[held.count++];
-	w->address = address;
-	w->len = (uint8_t)len;
-	memcpy(w->bytes, bytes, len);
-	held.span.digest += write_digest(w, s->bias);
+	uint8_t *w = held.log + held.used;
+	uint32_t offset = (uint32_t)(address - s->address);
+	memcpy(w, &offset, sizeof(offset));
+	w[4] = mark ? 0 : (uint8_t)len;
+	memcpy(w + HELD_HEAD, bytes, need - HELD_HEAD);
+	held.used += need;
+	held.span.digest += write_digest(address - s->bias, bytes, len);
 	return 1;
 }
 
-/* Makes the writes held, in their order: the span opened once, else each
- * on its own. */
+/* Makes the writes held, in their order: the span opened once
+ * (patch_write_back then stores directly), else each on its own. */
 static int make_writes(void)
 {
 	const struct code_cache_span *s = &held.span;
-	if (!held.count)
+	if (!held.used)
 		return 0;
 	int opened = patch_code_writable(s->address, s->address + s->length - 1, 1) == 0;
 	int rc = 0;
-	for (size_t i = 0; i < held.count; i++) {
-		const struct held_write *w = &held.writes[i];
-		if (opened) {
-			memcpy((void *)w->address, w->bytes, w->len);
-			__builtin___clear_cache((char *)w->address, (char *)w->address + w->len);
-		} else if (patch_write_back(w->address, w->bytes, w->len) < 0) {
+	for (size_t at = 0; at < held.used;) {
+		uint32_t offset;
+		memcpy(&offset, held.log + at, sizeof(offset));
+		size_t len = held.log[at + 4];
+		const uint8_t *bytes = len ? held.log + at + HELD_HEAD : arch_mark;
+		if (patch_write_back(s->address + offset, bytes, len ? len : ARCH_MARK_LEN) < 0)
 			rc = -1;
-		}
+		at += HELD_HEAD + len;
 	}
 	if (opened)
 		patch_code_writable(s->address, s->address + s->length - 1, 0);
@@ -195,12 +202,13 @@ int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bia
 	struct code_cache_span s = {.path = path, .with_eh_frame = with_eh_frame, .bias = bias};
 	if (code_span(bias, lo, hi, &s) < 0)
 		return 0;
-	size_t bytes = (writes * sizeof(struct held_write) + 4095) & ~(size_t)4095;
-	void *list = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (list == MAP_FAILED)
+	size_t room = writes * (HELD_HEAD + HELD_BYTES); /* the pages used are touched */
+	size_t bytes = (room + 4095) & ~(size_t)4095;
+	void *log = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (log == MAP_FAILED)
 		return 0;
 	if (pin_region(&s) < 0) {
-		munmap(list, bytes);
+		munmap(log, bytes);
 		return 0;
 	}
 	s.digest = mix(s.address - bias) + s.length;
@@ -208,9 +216,9 @@ int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bia
 	s.session = h ? mix(h->start_real_ns) ^ h->start_tick : 0;
 	held.span = s;
 	held.dir = dir;
-	held.writes = list;
-	held.count = 0;
-	held.cap = writes;
+	held.log = log;
+	held.used = 0;
+	held.room = room;
 	held.mapped_bytes = bytes;
 	held.spoiled = 0;
 	held.ran = ran;
@@ -234,7 +242,7 @@ int runtime_patch_shared_end(void)
 		if (rc == 0 && found == CODE_NONE && held.ran && code_cache_write(held.dir, s) == 0)
 			runtime_debug("%s: its code saved in the cache", s->path);
 	}
-	munmap(held.writes, held.mapped_bytes);
-	held.writes = NULL;
+	munmap(held.log, held.mapped_bytes);
+	held.log = NULL;
 	return rc;
 }
