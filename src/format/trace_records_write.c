@@ -1,12 +1,15 @@
 /*
  * trace_records_write.c - metadata records (process, module, thread, crash)
- * written with pwrite into claimed space (trace_writer.h).
+ * written with pwrite into claimed space (trace_writer.h), one by one or
+ * gathered (trace_records_gather: the eight records a shell's fork child
+ * starts with cost one claim and one write, not eight of each).
  */
 #include "trace_writer.h"
 #include "trace_writer_internal.h"
 #include "own_work.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -26,7 +29,87 @@ void trace_chunk_fill(struct trace_chunk *c, uint32_t kind, uint32_t length,
 	c->base_tick = c->clock_tick;
 }
 
-/* Writes one metadata chunk made of `n` pieces. */
+/* ---- records gathered ------------------------------------------------------ */
+
+#define GATHERED_MAX 8192
+
+static struct {
+	int on;
+	pthread_t owner;
+	size_t used;
+	uint64_t bytes[GATHERED_MAX / 8];
+} gathered;
+
+void trace_records_gather(void)
+{
+	int off = 0;
+	if (__atomic_compare_exchange_n(&gathered.on, &off, 1, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		gathered.owner = pthread_self();
+		gathered.used = 0;
+	}
+}
+
+static int gathering_here(void)
+{
+	return __atomic_load_n(&gathered.on, __ATOMIC_ACQUIRE) &&
+	       pthread_equal(gathered.owner, pthread_self());
+}
+
+/* Writes `len` bytes into space claimed for them; 0, or -1. */
+static int write_claimed(struct trace_session *s, const struct iovec *iov, int n, size_t len)
+{
+	uint64_t off = trace_session_claim_written(s, (uint32_t)len);
+	if (off == 0)
+		return -1;
+	ssize_t wrote = pwritev(s->fd, iov, n, (off_t)off);
+	if (wrote == (ssize_t)len)
+		return 0;
+	if (wrote >= 0)
+		errno = ENOSPC; /* a short write: the disk is full */
+	trace_session_write_failed(s);
+	return -1;
+}
+
+static int write_gathered(struct trace_session *s)
+{
+	struct iovec all = {gathered.bytes, gathered.used};
+	int rc = gathered.used ? write_claimed(s, &all, 1, gathered.used) : 0;
+	gathered.used = 0;
+	return rc;
+}
+
+int trace_records_flush(struct trace_session *s)
+{
+	if (!gathering_here())
+		return 0;
+	trace_own_begin();
+	int rc = write_gathered(s);
+	trace_own_end();
+	__atomic_store_n(&gathered.on, 0, __ATOMIC_RELEASE);
+	return rc;
+}
+
+/* Copies the chunk's pieces to the records gathered; 0, or -1 when they
+ * do not fit even alone. */
+static int gather(struct trace_session *s, const struct iovec *iov, int n, size_t len)
+{
+	if (gathered.used + len > GATHERED_MAX && write_gathered(s) < 0)
+		return -1;
+	if (len > GATHERED_MAX)
+		return -1;
+	uint8_t *at = (uint8_t *)gathered.bytes + gathered.used;
+	for (int i = 0; i < n; i++) {
+		memcpy(at, iov[i].iov_base, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+	gathered.used += len;
+	return 0;
+}
+
+/* ---- one record ---------------------------------------------------------------- */
+
+/* Writes one metadata chunk made of `n` pieces, or gathers it. */
 static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
 			   const struct iovec *parts, int n)
 {
@@ -37,9 +120,6 @@ static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
 	for (int i = 0; i < n; i++)
 		payload += parts[i].iov_len;
 	uint32_t length = (uint32_t)((sizeof(c) + payload + 7) & ~(size_t)7);
-	uint64_t off = trace_session_claim_written(s, length);
-	if (off == 0)
-		return -1;
 	trace_chunk_fill(&c, kind, length, s, tid);
 	c.used = (uint32_t)payload;
 	iov[0].iov_base = &c;
@@ -47,14 +127,9 @@ static int write_chunk_now(struct trace_session *s, uint32_t kind, uint32_t tid,
 	memcpy(iov + 1, parts, (size_t)n * sizeof(*parts));
 	iov[n + 1].iov_base = (void *)zeros;
 	iov[n + 1].iov_len = length - sizeof(c) - payload;
-	ssize_t want = length;
-	ssize_t wrote = pwritev(s->fd, iov, n + 2, (off_t)off);
-	if (wrote == want)
+	if (gathering_here() && gather(s, iov, n + 2, length) == 0)
 		return 0;
-	if (wrote >= 0)
-		errno = ENOSPC; /* a short write: the disk is full */
-	trace_session_write_failed(s);
-	return -1;
+	return write_claimed(s, iov, n + 2, length);
 }
 
 /* The same, marked as the tracer's own work (own_work.h). */

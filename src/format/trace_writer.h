@@ -148,6 +148,13 @@ int trace_write_module(struct trace_session *s, uint32_t event, uint64_t load_bi
 		       uint64_t high, const void *build_id, uint32_t build_id_len,
 		       const char *path);
 int trace_write_thread(struct trace_session *s, uint32_t tid, uint32_t event, const char *name);
+/* The records this thread writes from trace_records_gather to
+ * trace_records_flush go into the file together, with one claim and one
+ * write (an image's start: its process, its modules, its thread).  One
+ * thread gathers at a time: another's records, and one that does not fit,
+ * are written at once.  The flush returns 0, or -1 with errno. */
+void trace_records_gather(void);
+int trace_records_flush(struct trace_session *s);
 /* flags: enum trace_crash_flag. */
 int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int code,
 		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes,

@@ -224,12 +224,14 @@ void runtime_write_exit(int status, void *unused)
 	}
 	uint32_t gen = runtime_internal_begin(t);
 	if (runtime_session.header && runtime_session.pid == (uint32_t)getpid()) {
+		trace_records_gather(); /* the counts and the exit: one write */
 		if (runtime_patch_write_counts)
 			runtime_patch_write_counts();
 		if (runtime_patch_warm_save) /* for the session's later processes */
 			runtime_patch_warm_save();
 		trace_write_process(&runtime_session, PROCESS_EXIT, 0, 0, status & 0xff, NULL, NULL,
 				    0);
+		trace_records_flush(&runtime_session);
 	}
 	runtime_internal_end(t, gen);
 }
@@ -284,11 +286,13 @@ void runtime_fork_child(void)
 	trace_session_new_image(&runtime_session, (uint32_t)getpid());
 	if (!runtime_attach_mode) /* an attached process's environment is left alone */
 		publish_session(runtime_session_path_of(session_env));
+	trace_records_gather();
 	write_process_start(PROCESS_FORK, parent_image, ppid);
 	runtime_modules_rewrite();
 	char name[17] = "";
 	prctl(PR_GET_NAME, name, 0, 0, 0);
 	trace_write_thread(&runtime_session, t->stream.tid, THREAD_START, name);
+	trace_records_flush(&runtime_session);
 	runtime_internal_end(t, gen);
 }
 
@@ -320,10 +324,12 @@ static int open_image(void)
 		how = PROCESS_EXEC;
 	else if (parent_image)
 		how = PROCESS_FORK; /* spawned without fork (posix_spawn, vfork) */
+	trace_records_gather();	    /* the process and its modules: one write */
 	write_process_start(how, parent_image, parent_pid);
 	if (!runtime_attach_mode) /* an attached process's environment is left alone */
 		publish_session(path);
 	runtime_modules_scan();
+	trace_records_flush(&runtime_session);
 	runtime_debug("recording to %s (image %u)", path, runtime_session.image);
 	return 0;
 }
