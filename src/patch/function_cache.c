@@ -369,10 +369,40 @@ static int write_cache(const char *file, const char *key, struct listing *l,
 	return function_cache_write_file(file, parts, 3);
 }
 
+static struct {
+	int on, known, with_eh_frame;
+	char path[PATH_MAX], key[KEY_MAX];
+} kept;
+
+void function_cache_keep_key(int on)
+{
+	kept.on = on;
+	kept.known = 0;
+}
+
+/* module_key, or the one kept for the module being started. */
+static int key_of(const char *path, int with_eh_frame, char key[KEY_MAX])
+{
+	if (kept.on && kept.known && kept.with_eh_frame == with_eh_frame &&
+	    strcmp(kept.path, path) == 0) {
+		memcpy(key, kept.key, KEY_MAX);
+		return 0;
+	}
+	if (module_key(path, with_eh_frame, key, KEY_MAX) < 0)
+		return -1;
+	if (kept.on && strlen(path) < sizeof(kept.path)) {
+		strcpy(kept.path, path);
+		memcpy(kept.key, key, KEY_MAX);
+		kept.with_eh_frame = with_eh_frame;
+		kept.known = 1;
+	}
+	return 0;
+}
+
 int function_cache_name(const char *dir, const char *path, int with_eh_frame, const char *suffix,
 			char key[FUNCTION_CACHE_KEY_MAX], char file[PATH_MAX])
 {
-	return dir && *dir && module_key(path, with_eh_frame, key, KEY_MAX) == 0 &&
+	return dir && *dir && key_of(path, with_eh_frame, key) == 0 &&
 		       snprintf(file, PATH_MAX, "%s/%s.%s", dir, key, suffix) < PATH_MAX
 		   ? 0
 		   : -1;

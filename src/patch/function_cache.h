@@ -50,6 +50,10 @@ int function_cache_decode(const char *dir, const char *path, const struct elf_fi
  * there is no folder or the module cannot be read. */
 int function_cache_name(const char *dir, const char *path, int with_eh_frame, const char *suffix,
 			char key[FUNCTION_CACHE_KEY_MAX], char file[PATH_MAX]);
+/* Between function_cache_keep_key(1) and (0), the key of a module is
+ * worked out once for its files (its functions, what ran, its code: one
+ * module's start-up), not once each: each is an open and four reads. */
+void function_cache_keep_key(int on);
 /* Writes `file` from `n` pieces, through a temporary file created with
  * O_EXCL (no link followed) and renamed into place; 0, or -1 (also when
  * the file would pass RLIMIT_FSIZE: the write would kill the program). */

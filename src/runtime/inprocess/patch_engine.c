@@ -29,6 +29,7 @@
  */
 #include "../runtime.h"
 #include "../../patch/elf_functions.h"
+#include "../../patch/function_cache.h"
 #include "../../patch/name_match.h"
 #include "../../patch/patch.h"
 #include "../../patch/special_functions.h"
@@ -378,9 +379,11 @@ static void patch_new_modules(void)
 		if (!record_calls && !runtime_args_on)
 			continue;
 		uint64_t entry = first ? getauxval(AT_ENTRY) - l->l_addr : 0;
+		function_cache_keep_key(1); /* its cache files' */
 		struct module_job job = patch_module(path, l->l_addr, entry, record_calls);
 		patched[npatched++] = (struct patched_module){l->l_addr, job.lo, job.hi};
 		runtime_patch_marks_write(path, job.facts.with_eh_frame, l->l_addr);
+		function_cache_keep_key(0);
 	}
 	patch_code_seal();
 	walking = 0;

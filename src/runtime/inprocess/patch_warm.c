@@ -10,6 +10,7 @@
  * Nothing here calls malloc: it runs inside the traced process.
  */
 #include "../runtime.h"
+#include "../../patch/function_cache.h"
 #include "../../patch/ran_cache.h"
 #include "patch_record.h"
 #include "patch_shadow.h"
@@ -112,12 +113,14 @@ static void save_module(const char *dir, const struct warm_module *w, uint64_t *
 		return;
 	sort_addresses(ran, n, both);
 	struct ran_list now;
+	function_cache_keep_key(1); /* the same for the read and the write */
 	ran_cache_read(dir, w->path, w->with_eh_frame, &now);
 	size_t m = merge(now.address, now.count, ran, n, both);
 	int grown = m > now.count;
 	ran_cache_release(&now);
 	if (grown)
 		ran_cache_write(dir, w->path, w->with_eh_frame, both, m);
+	function_cache_keep_key(0);
 }
 
 #define SAVE_BUFFER_BYTES (2 * MAX_RAN * sizeof(uint64_t))
