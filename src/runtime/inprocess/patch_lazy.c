@@ -133,6 +133,8 @@ int runtime_patch_mark_decoded(uint64_t address, size_t size, size_t room,
 				   .state = MARKED,
 				   .by_hooks = (uint8_t)by_hooks,
 				   .warm = (uint8_t)(warm && decoded)};
+		if (decoded) /* read here, in the order of the module's list */
+			memcpy(m->original, decoded->entry, ARCH_MARK_LEN);
 		warm_waiting += m->warm;
 		note_unwritten(address, 1);
 	}
@@ -208,11 +210,10 @@ void runtime_patch_marks_write(const char *path, int with_eh_frame, uint64_t bia
 		if (m->written)
 			continue;
 		/* Held back, the module's code is read only where a warm
-		 * function is patched: the bytes a mark takes come from the
-		 * entry's decoding (made from the same code, unmarked). */
-		const void *from =
-		    shared && m->decoded ? m->decoded->entry : (const void *)m->address;
-		memcpy(m->original, from, ARCH_MARK_LEN);
+		 * function is patched: the bytes a mark takes are the entry's
+		 * decoding's (made from the same code, unmarked). */
+		if (!shared || !m->decoded)
+			memcpy(m->original, (const void *)m->address, ARCH_MARK_LEN);
 		if (opened) {
 			memcpy((void *)m->address, arch_mark, ARCH_MARK_LEN);
 			__builtin___clear_cache((char *)m->address,
