@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #define CACHE_MAGIC "CTFUNCS"
-#define CACHE_VERSION 4
+#define CACHE_VERSION 5
 #define KEY_MAX FUNCTION_CACHE_KEY_MAX
 
 struct cache_header {

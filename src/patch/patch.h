@@ -113,6 +113,7 @@ struct patch_decoded {
 	uint8_t reserved;
 	uint8_t entry[4]; /* its first ARCH_MARK_LEN bytes: what a mark takes (patch_lazy.c) */
 	int64_t target[PATCH_DECODED_INSNS]; /* from the function's start */
+	uint8_t code[24];		     /* the `displaced` bytes themselves, when they fit */
 };
 _Static_assert(ARCH_MARK_LEN <= sizeof(((struct patch_decoded *)0)->entry), "a mark's bytes");
 

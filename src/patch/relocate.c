@@ -402,6 +402,8 @@ void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t
 		return;
 	if (v == PATCH_OK || v == PATCH_TOO_SHORT)
 		describe_all(code, displaced, address, d, insn);
+	if (d->displaced <= sizeof(d->code))
+		memcpy(d->code, code, d->displaced);
 }
 
 enum patch_verdict patch_relocate_decoded(const struct patch_decoded *d, const uint8_t *code,

@@ -246,6 +246,7 @@ void patch_decode(const uint8_t *code, size_t size, const uint8_t *after, size_t
 		d->len[0] = INSN;
 		d->move[0] = PATCH_MOVE_COPY; /* move_one decides again: it needs no decoder */
 		d->displaced = INSN;
+		memcpy(d->code, code, INSN);
 	}
 }
 
