@@ -208,6 +208,7 @@ int trace_write_crash(struct trace_session *s, uint32_t tid, int signal, int cod
 		      uint64_t fault_address, const uint64_t *frames, uint32_t nframes,
 		      uint32_t flags)
 {
+	trace_records_flush(s); /* a crash record goes out now, with those gathered */
 	struct trace_crash_record r = {signal, code, fault_address, nframes, flags};
 	struct iovec parts[2] = {{&r, sizeof(r)}, {(void *)frames, nframes * sizeof(*frames)}};
 	return write_chunk(s, CHUNK_CRASH, tid, parts, 2);
