@@ -9,13 +9,13 @@
 #include "../arch/arch.h"
 #include "trace_writer_internal.h"
 #include "trace_file.h"
+#include "../utils/file_size_limit.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -277,15 +277,6 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 	return s->image;
 }
 
-/* Whether a file may grow to `end` bytes under RLIMIT_FSIZE (past it,
- * writing raises SIGXFSZ, which kills). */
-static int within_size_limit(uint64_t end)
-{
-	struct rlimit rl;
-	return getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
-	       end <= (uint64_t)rl.rlim_cur;
-}
-
 /* Gives [off, off+len) disk blocks, so that a window mapped over it never
  * faults: fallocate, or zeros written where the file system has no
  * fallocate.  0, or -1 with errno. */
@@ -324,7 +315,7 @@ static uint64_t claim(struct trace_session *s, uint32_t len, int backed)
 	if (s->broken || check_fd(s) < 0)
 		return 0;
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
-	if (!within_size_limit(off + len))
+	if (!within_file_size_limit(off + len))
 		errno = EFBIG;
 	else if (!backed || trace_session_reserve(s->fd, off, len) == 0)
 		return off;
@@ -362,7 +353,7 @@ uint64_t trace_session_claim_sparse(struct trace_session *s, uint64_t len)
 		return 0;
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
 	struct stat st;
-	if (!within_size_limit(off + len))
+	if (!within_file_size_limit(off + len))
 		errno = EFBIG;
 	else if (fstat(s->fd, &st) == 0 &&
 		 ((uint64_t)st.st_size >= off + len || ftruncate(s->fd, (off_t)(off + len)) == 0))

@@ -25,6 +25,7 @@
  */
 #include "function_cache.h"
 #include "patch.h"
+#include "../utils/file_size_limit.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -310,21 +310,12 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Whether a file of `size` bytes may be written under RLIMIT_FSIZE: past
- * it, write raises SIGXFSZ, which kills the traced program. */
-static int within_size_limit(uint64_t size)
-{
-	struct rlimit rl;
-	return getrlimit(RLIMIT_FSIZE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
-	       size <= (uint64_t)rl.rlim_cur;
-}
-
 int function_cache_write_file(const char *file, const struct iovec *parts, int n)
 {
 	uint64_t size = 0;
 	for (int i = 0; i < n; i++)
 		size += parts[i].iov_len;
-	if (!within_size_limit(size))
+	if (!within_file_size_limit(size))
 		return -1;
 	char temp[PATH_MAX];
 	if (snprintf(temp, sizeof(temp), "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof(temp))
