@@ -148,9 +148,11 @@ static int hold(uint64_t address, const uint8_t *bytes, size_t len)
 	const struct code_cache_span *s = &held.span;
 	if (address < s->address || address + len > s->address + s->length)
 		return 0;
+	if (len == 0)
+		return 1; /* nothing to write */
 	int mark = len == ARCH_MARK_LEN && memcmp(bytes, arch_mark, ARCH_MARK_LEN) == 0;
 	size_t need = HELD_HEAD + (mark ? 0 : len);
-	if (len == 0 || len > HELD_BYTES || held.used + need > held.room) {
+	if (len > HELD_BYTES || held.used + need > held.room) {
 		patch_code_hold_writes(NULL);
 		held.spoiled = 1;
 		if (make_writes() < 0)
