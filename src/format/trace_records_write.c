@@ -100,7 +100,8 @@ static int gather(struct trace_session *s, const struct iovec *iov, int n, size_
 		return -1;
 	uint8_t *at = (uint8_t *)gathered.bytes + gathered.used;
 	for (int i = 0; i < n; i++) {
-		memcpy(at, iov[i].iov_base, iov[i].iov_len);
+		if (iov[i].iov_len) /* an empty piece may have no base (no build-id) */
+			memcpy(at, iov[i].iov_base, iov[i].iov_len);
 		at += iov[i].iov_len;
 	}
 	gathered.used += len;
