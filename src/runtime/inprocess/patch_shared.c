@@ -139,6 +139,27 @@ static uint64_t write_digest(uint64_t at, const uint8_t *bytes, size_t len)
 
 static int make_writes(void);
 
+/* Puts a write at `w` in the log (a mark's bytes are not kept); its size
+ * there. */
+static size_t log_put(uint8_t *w, uint32_t offset, const uint8_t *bytes, size_t len, int mark)
+{
+	memcpy(w, &offset, sizeof(offset));
+	w[4] = mark ? 0 : (uint8_t)len;
+	if (!mark)
+		memcpy(w + HELD_HEAD, bytes, len);
+	return HELD_HEAD + (mark ? 0 : len);
+}
+
+/* Reads the write at `r` in the log; its size there. */
+static size_t log_get(const uint8_t *r, uint32_t *offset, const uint8_t **bytes, size_t *len)
+{
+	memcpy(offset, r, sizeof(*offset));
+	size_t kept = r[4];
+	*bytes = kept ? r + HELD_HEAD : arch_mark;
+	*len = kept ? kept : ARCH_MARK_LEN;
+	return HELD_HEAD + kept;
+}
+
 /* The code sink (patch_code_hold_writes): every write into the span.  One
  * that cannot be held (no room) ends the holding: the writes held so far
  * are made, in their order, and this one and the later ones as they come;
@@ -160,12 +181,8 @@ static int hold(uint64_t address, const uint8_t *bytes, size_t len)
 		held.used = 0;
 		return 0;
 	}
-	uint8_t *w = held.log + held.used;
-	uint32_t offset = (uint32_t)(address - s->address);
-	memcpy(w, &offset, sizeof(offset));
-	w[4] = mark ? 0 : (uint8_t)len;
-	memcpy(w + HELD_HEAD, bytes, need - HELD_HEAD);
-	held.used += need;
+	held.used +=
+	    log_put(held.log + held.used, (uint32_t)(address - s->address), bytes, len, mark);
 	held.span.digest += write_digest(address - s->bias, bytes, len);
 	return 1;
 }
@@ -181,12 +198,11 @@ static int make_writes(void)
 	int rc = 0;
 	for (size_t at = 0; at < held.used;) {
 		uint32_t offset;
-		memcpy(&offset, held.log + at, sizeof(offset));
-		size_t len = held.log[at + 4];
-		const uint8_t *bytes = len ? held.log + at + HELD_HEAD : arch_mark;
-		if (patch_write_back(s->address + offset, bytes, len ? len : ARCH_MARK_LEN) < 0)
+		const uint8_t *bytes;
+		size_t len;
+		at += log_get(held.log + at, &offset, &bytes, &len);
+		if (patch_write_back(s->address + offset, bytes, len) < 0)
 			rc = -1;
-		at += HELD_HEAD + len;
 	}
 	if (opened)
 		patch_code_writable(s->address, s->address + s->length - 1, 0);
@@ -226,6 +242,11 @@ int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bia
 	held.ran = ran;
 	patch_code_hold_writes(hold);
 	return 1;
+}
+
+int runtime_patch_shared_holding(void)
+{
+	return held.log && !held.spoiled;
 }
 
 int runtime_patch_shared_end(void)
