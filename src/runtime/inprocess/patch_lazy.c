@@ -67,7 +67,6 @@ struct mark {
 static struct address_table marks = {
     .entry_size = sizeof(struct mark), .first_size = 256, .keep_old = 1};
 static size_t unwritten; /* marks noted but not written yet */
-static int holding;	 /* a module's writes are held back (patch_shared.c): its code unmarked */
 static size_t warm_waiting;				 /* warm marks not patched yet */
 static uint64_t unwritten_lo = UINT64_MAX, unwritten_hi; /* where they lie */
 
@@ -225,10 +224,8 @@ void runtime_patch_marks_write(const char *path, int with_eh_frame, uint64_t bia
 		m->written = 1;
 		counts.marked++;
 	}
-	holding = shared;
 	if (warm_waiting)
 		patch_warm_marks();
-	holding = 0;
 	if (opened)
 		patch_code_writable(lo, hi, 0);
 	if (shared)
@@ -307,7 +304,8 @@ static enum patch_verdict build_decoded(const struct mark *m, uint64_t *entry_at
 {
 	uint8_t code[PATCH_DISPLACED_MAX];
 	size_t n = m->decoded->displaced <= sizeof(code) ? m->decoded->displaced : 0;
-	if (holding && n <= sizeof(m->decoded->code)) { /* the code is not read */
+	if (runtime_patch_shared_holding() && n <= sizeof(m->decoded->code)) {
+		/* held back: the code in memory is the decoding's */
 		memcpy(code, m->decoded->code, n);
 	} else {
 		memcpy(code, (const void *)m->address, n);

@@ -17,6 +17,9 @@
  * again, its code is not saved). */
 int runtime_patch_shared_begin(const char *path, int with_eh_frame, uint64_t bias, uint64_t lo,
 			       uint64_t hi, size_t writes, int ran);
+/* Whether writes are held back now: the module's code in memory is its
+ * file's, unmarked. */
+int runtime_patch_shared_holding(void);
 /* Ends them: the cache's code mapped over the module's, or the writes
  * made and the code saved for the next process.  0, or -1 when some
  * write could not be made. */
