@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # reliability_spawn.sh - children started with an environment that lacks
-# LD_PRELOAD and CALLTRACE_* (posix_spawn, fork + execve, fork + execle)
-# are recorded into the same trace: each child's process image is there
-# with exactly its calls (child_work and child_leaf 100, 200 and 300
-# times, main once);
+# LD_PRELOAD and CALLTRACE_* (posix_spawn, fork + execve, fork + execle,
+# fork + clearenv + execv as `env -i` does) are recorded into the same
+# trace: each child's process image is there with exactly its calls
+# (child_work and child_leaf 100, 200, 300 and 400 times, main once);
 # output and exit statuses as untraced.  And pthread key destructors
 # (instrumented) that run at thread exit are recorded: tsd_dtor and
 # tsd_leaf once per thread, 0 unfinished, 0 problems.
@@ -23,8 +23,8 @@ same_as_plain spawn
 info_of "$WORK/spawn.trace" "$WORK/spawn.info"
 expect_complete "$WORK/spawn.info" spawn
 image_commands "$WORK/spawn.info" >"$WORK/spawn.images"
-for n in 1 2 3; do
-	how=$(echo "posix_spawn execve execle" | cut -d' ' -f$n)
+for n in 1 2 3 4; do
+	how=$(echo "posix_spawn execve execle clearenv+execv" | cut -d' ' -f$n)
 	pid=$(awk -v c="$WORK/spawned $n" '{ p = $1; $1 = "" } $0 == " " c { print p }' "$WORK/spawn.images")
 	[ -n "$pid" ] || fail "the child started by $how (\"spawned $n\") is not in the trace: $(cut -d' ' -f2- "$WORK/spawn.images" | tr '\n' ';')"
 	ct report --pid "$pid" "$WORK/spawn.trace" >"$WORK/spawn.$n.report"

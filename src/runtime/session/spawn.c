@@ -40,9 +40,27 @@ static execve_fn real_execve, real_execvpe;
 static fexecve_fn real_fexecve;
 static spawn_fn real_posix_spawn, real_posix_spawnp;
 
+static int carried(const char *entry);
+
+/* The session's variables as the image had them at start: a program may
+ * clear its environment before it execs (`env -i`, clearenv), and its
+ * children still belong to the session.  The strings stay where the
+ * kernel put them. */
+static char *carried_at_start[CARRIED_MAX];
+static size_t carried_at_start_count;
+
+static void keep_carried(void)
+{
+	carried_at_start_count = 0;
+	for (size_t i = 0; environ && environ[i] && carried_at_start_count < CARRIED_MAX; i++)
+		if (carried(environ[i]))
+			carried_at_start[carried_at_start_count++] = environ[i];
+}
+
 /* Looked up at start-up: dlsym is not safe in a vfork child. */
 void runtime_spawn_init(void)
 {
+	keep_carried();
 	if (!real_execve)
 		real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
 	if (!real_execvpe)
@@ -60,11 +78,12 @@ static int carried(const char *entry)
 	return strncmp(entry, "CALLTRACE_", 10) == 0 || strncmp(entry, "LD_PRELOAD=", 11) == 0;
 }
 
-static int has_variable(char *const envp[], const char *entry)
+/* Whether the first `n` entries of `list` set the variable of `entry`. */
+static int has_variable(char *const list[], size_t n, const char *entry)
 {
 	size_t name_len = strcspn(entry, "=");
-	for (size_t i = 0; envp[i]; i++)
-		if (strncmp(envp[i], entry, name_len) == 0 && envp[i][name_len] == '=')
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(list[i], entry, name_len) == 0 && list[i][name_len] == '=')
 			return 1;
 	return 0;
 }
@@ -96,14 +115,15 @@ static char *fresh_session(const char *entry)
 
 /* Fills `out` (room for count(envp) + CARRIED_MAX + 1) with envp, its
  * stale session entry brought up to date, and the session's variables it
- * lacks; returns envp itself when nothing changed.  envp may be environ
- * itself: bash points environ at its own copy before it execs. */
+ * lacks: those of environ, else those the image had at start; returns
+ * envp itself when nothing changed (NULL, after clearenv, is empty).
+ * envp may be environ itself: bash points environ at its own copy before
+ * it execs. */
 static char *const *session_env(char *const envp[], char **out)
 {
-	if (!envp)
-		return envp;
-	size_t n = count(envp), added = 0, renewed = 0;
-	memcpy(out, envp, n * sizeof(*out));
+	size_t n = count(envp), total, renewed = 0; /* NULL (clearenv): none */
+	if (n)
+		memcpy(out, envp, n * sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
 		char *fresh = fresh_session(out[i]);
 		if (fresh) {
@@ -111,11 +131,19 @@ static char *const *session_env(char *const envp[], char **out)
 			renewed++;
 		}
 	}
-	for (size_t i = 0; envp != environ && environ && environ[i] && added < CARRIED_MAX; i++)
-		if (carried(environ[i]) && !has_variable(envp, environ[i]))
-			out[n + added++] = environ[i];
-	out[n + added] = NULL;
-	return added || renewed ? out : envp;
+	total = n;
+	for (size_t i = 0; envp != environ && environ && environ[i] && total - n < CARRIED_MAX; i++)
+		if (carried(environ[i]) && !has_variable(out, total, environ[i]))
+			out[total++] = environ[i];
+	for (size_t i = 0; i < carried_at_start_count && total - n < CARRIED_MAX; i++) {
+		char *kept = carried_at_start[i];
+		if (!has_variable(out, total, kept)) {
+			char *fresh = fresh_session(kept);
+			out[total++] = fresh ? fresh : kept;
+		}
+	}
+	out[total] = NULL;
+	return total > n || renewed ? out : envp;
 }
 
 /* Before an exec: the image's end, and the session's environment. */

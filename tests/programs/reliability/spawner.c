@@ -3,10 +3,13 @@
  * that lacks LD_PRELOAD and every CALLTRACE_* variable.  Usage: spawner
  * CHILD.  It runs CHILD 1 with posix_spawn, then CHILD 2 with fork and
  * execve, then CHILD 3 with fork and execle, each with the environment
- * {"SPAWNED=yes", NULL}, waits for them and prints their exit statuses.
+ * {"SPAWNED=yes", NULL}, then CHILD 4 with fork, clearenv and execv (as
+ * `env -i` does: the environment the child had at start is gone), waits
+ * for them and prints their exit statuses.
  */
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +55,19 @@ static int run_execle(char *child)
 	return wait_status(pid);
 }
 
+static int run_cleared(char *child)
+{
+	char *argv[] = {child, "4", NULL};
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		clearenv();
+		execv(child, argv);
+		_exit(127);
+	}
+	return wait_status(pid);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -66,5 +82,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	int execled = run_execle(argv[1]);
 	printf("execle child exited %d\n", execled);
+	fflush(stdout);
+	int cleared = run_cleared(argv[1]);
+	printf("cleared child exited %d\n", cleared);
 	return 0;
 }
