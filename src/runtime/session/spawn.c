@@ -40,7 +40,10 @@ static execve_fn real_execve, real_execvpe;
 static fexecve_fn real_fexecve;
 static spawn_fn real_posix_spawn, real_posix_spawnp;
 
-static int carried(const char *entry);
+static int carried(const char *entry)
+{
+	return strncmp(entry, "CALLTRACE_", 10) == 0 || strncmp(entry, "LD_PRELOAD=", 11) == 0;
+}
 
 /* The session's variables as the image had them at start: a program may
  * clear its environment before it execs (`env -i`, clearenv), and its
@@ -71,11 +74,6 @@ void runtime_spawn_init(void)
 		real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
 	if (!real_posix_spawnp)
 		real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
-}
-
-static int carried(const char *entry)
-{
-	return strncmp(entry, "CALLTRACE_", 10) == 0 || strncmp(entry, "LD_PRELOAD=", 11) == 0;
 }
 
 /* Whether the first `n` entries of `list` set the variable of `entry`. */
