@@ -219,13 +219,21 @@ static void child_exec(const char *path, char **argv, int go, int report)
 static int run_program(const struct record_options *o, struct trace_session *s, const char *path,
 		       char **argv, pid_t *child, struct rusage *usage)
 {
-	int pipefd[2], gofd[2] = {-1, -1};
+	int pipefd[2] = {-1, -1}, gofd[2] = {-1, -1};
 	int kernel = o->syscalls || o->sched;
-	if (pipe2(pipefd, O_CLOEXEC) < 0 || (kernel && pipe2(gofd, O_CLOEXEC) < 0))
+	pid_t pid = -1;
+	if (pipe2(pipefd, O_CLOEXEC) == 0 && (!kernel || pipe2(gofd, O_CLOEXEC) == 0))
+		pid = fork();
+	if (pid < 0) { /* no file descriptor left (ulimit -n), no process */
+		cli_error("%s: cannot start it: %s", argv[0], strerror(errno));
+		for (int i = 0; i < 2; i++) {
+			if (pipefd[i] >= 0)
+				close(pipefd[i]);
+			if (gofd[i] >= 0)
+				close(gofd[i]);
+		}
 		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
+	}
 	if (pid == 0) {
 		close(pipefd[0]);
 		close(gofd[1]);
@@ -479,6 +487,8 @@ int record_run(struct record_options *o, char **argv, int first)
 		cli_say_crashes(trace);
 	if (code >= 0 && !o->quiet)
 		say_summary(trace, instrumented || o->engine_choice != ENGINE_RUNTIME);
+	if (code < 0) /* the program never ran: nothing is recorded (still ours: held) */
+		unlink(s.path);
 	trace_session_close(&s);
 	return code < 0 ? 127 : code;
 }

@@ -2,7 +2,7 @@
 # core_errors.sh - errors are one line on stderr starting "calltrace: " and a
 # non-zero exit, never a crash nor a hang: a program that does not exist or
 # cannot run (a directory, a cut ELF, a script whose interpreter is
-# missing), a missing trace, a FIFO (as the trace, or as a module of it),
+# missing) or cannot be started (ulimit -n 6), a missing trace, a FIFO (as the trace, or as a module of it),
 # a directory, a file that is not a trace, truncated and corrupted traces
 # (where an error or an output that still parses are both right), bad
 # filter values, unknown options and commands; --help of every command
@@ -205,6 +205,13 @@ expect_record_error "a truncated ELF" 126 "cannot run: the ELF file is truncated
 expect_record_error "a file with no #!" 126 "cannot run: neither an ELF program nor a #! script" "$WORK/noshebang"
 expect_record_error "a missing program" 127 "cannot run: No such file or directory" "$WORK/no-such-program"
 expect_record_error "a program not on PATH" 127 "cannot run: No such file or directory" no-such-program-anywhere
+# No file descriptor left for the pipe that says whether the program ran:
+# said, and no trace left.
+(
+	ulimit -n 6
+	expect_record_error "a program under ulimit -n 6" 127 "cannot start it: Too many open files" -q \
+		"$WORK/longrun" 1
+) || exit 1
 expect_record_error "--max-depth abc" 2 "bad --max-depth 'abc'" --max-depth abc "$WORK/longrun" 1
 expect_record_error "--max-depth 0" 2 "bad --max-depth '0'" --max-depth 0 "$WORK/longrun" 1
 
