@@ -295,6 +295,31 @@ static void write_exit(struct trace_session *s, pid_t pid, int code, const struc
 	trace_write_exit_usage(s, code, &u);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The threads with events: one that execs goes on in the new image, with
+ * its pid and tid (the reader keeps a thread per image). */
+static size_t threads_recorded(const struct trace_reader *r)
+{
+	uint64_t *keys = malloc((r->nthreads + 1) * sizeof(*keys));
+	size_t n = 0, distinct = 0;
+	for (size_t i = 0; keys && i < r->nthreads; i++) {
+		const struct trace_thread *t = &r->threads[i];
+		if (t->nwindows > 0 || t->nkernel_windows > 0)
+			keys[n++] = (uint64_t)t->pid << 32 | t->tid;
+	}
+	if (keys)
+		qsort(keys, n, sizeof(*keys), compare_u64);
+	for (size_t i = 0; i < n; i++)
+		distinct += i == 0 || keys[i] != keys[i - 1];
+	free(keys);
+	return distinct;
+}
+
 static void say_summary(const char *trace, int instrumented)
 {
 	char err[512];
@@ -303,9 +328,7 @@ static void say_summary(const char *trace, int instrumented)
 		cli_error("%s", err);
 		return;
 	}
-	size_t threads = 0;
-	for (size_t i = 0; i < r->nthreads; i++)
-		threads += r->threads[i].nwindows > 0 || r->threads[i].nkernel_windows > 0;
+	size_t threads = threads_recorded(r), processes = trace_reader_processes(r);
 	if (threads == 0)
 		cli_error("no calls recorded%s; trace written to %s",
 			  instrumented ? ""
@@ -313,7 +336,7 @@ static void say_summary(const char *trace, int instrumented)
 			  trace);
 	else
 		cli_error("%zu process%s, %zu thread%s, %.1f KiB of events written to %s",
-			  r->nimages, r->nimages == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
+			  processes, processes == 1 ? "" : "es", threads, threads == 1 ? "" : "s",
 			  (double)(r->event_bytes + r->kernel_bytes) / 1024, trace);
 	trace_reader_close(r);
 }

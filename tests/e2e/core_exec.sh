@@ -2,7 +2,8 @@
 # core_exec.sh - a program that execs another instrumented program from
 # inside a call chain: the old image's open calls are unfinished, tracing goes
 # on in the new image under the same pid with the tree key "<tid>.2", and the
-# new program's exit code comes back.
+# new program's exit code comes back.  record's closing line counts one
+# process and one thread (the exec goes on in them), not two of each.
 # shellcheck source=tests/e2e/lib.sh
 source "$(dirname "$0")/lib.sh"
 setup
@@ -12,6 +13,8 @@ run_plain ex "$WORK/exec" "$WORK/exec_target" 7
 [ "$PLAIN_RC" = 7 ] || fail "untraced run exited $PLAIN_RC, not 7"
 record ex "$WORK/exec" "$WORK/exec_target" 7
 same_as_plain ex
+grep -q "^calltrace: 1 process, 1 thread, " "$WORK/ex.err" ||
+	fail "record's closing line: $(grep -v recording "$WORK/ex.err")"
 to_json ex
 check_tree schema "$WORK/ex.json" --command "$WORK/exec $WORK/exec_target 7" --total --files
 expect_trees ex <<'TREES'
