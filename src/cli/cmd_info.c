@@ -69,6 +69,11 @@ static void print_header(const struct trace_reader *r, const struct walk_stats *
 	       1e3 / r->ns_per_tick);
 	printf("calls:      %" PRIu64 " (%" PRIu64 " events, %.2f bytes per call)\n", st->calls,
 	       st->events, st->calls ? (double)r->event_bytes / (double)st->calls : 0.0);
+}
+
+/* After the calls and their kinds ("of them:"). */
+static void print_depth(const struct walk_stats *st)
+{
 	printf("max depth:  %" PRIu64 "\n", st->max_depth);
 	printf("unfinished: %" PRIu64 " calls had no recorded end\n", st->unfinished);
 }
@@ -313,11 +318,12 @@ int cmd_info(int argc, char **argv)
 	struct walk_consumer c = {.ctx = &w, .exit = note_exit};
 	walker_run(t.reader, t.symbols, NULL, &c, &st);
 	print_header(r, &st, w.last_ns);
-	print_ring(r, &st);
-	if (any_kind(&w.all)) {
+	if (any_kind(&w.all)) { /* of the calls just said */
 		print_kinds(&w.all, "of them:    ");
 		putchar('\n');
 	}
+	print_depth(&st);
+	print_ring(r, &st);
 	struct trace_process_usage total;
 	if (total_usage(r, &total))
 		print_usage("usage:      ", &total);

@@ -123,6 +123,9 @@ expect_text "report --by-kind" "$WORK/kinds.bykind.expected" "$WORK/kinds.bykind
 ct info "$trace" >"$WORK/kinds.info"
 grep -qx 'of them:    1 library call, 1 system call, 2 off-CPU intervals (50.000 us off the CPU)' \
 	"$WORK/kinds.info" || fail "info's totals: $(grep '^of them' "$WORK/kinds.info")"
+# "of them" are of the calls: the line right after "calls:", before "unfinished:"
+[ "$(grep -A1 '^calls:' "$WORK/kinds.info" | tail -n 1 | cut -c1-8)" = "of them:" ] ||
+	fail "info: 'of them:' does not follow 'calls:': $(head -n 12 "$WORK/kinds.info" | tr '\n' '|')"
 grep -q '^    thread 100 main: 1 event window, 1 library call, 1 system call, 2 off-CPU intervals (50.000 us off the CPU)$' \
 	"$WORK/kinds.info" || fail "info's thread line: $(grep '^    thread' "$WORK/kinds.info")"
 
