@@ -328,6 +328,15 @@ lost:
 	return -1;
 }
 
+int trace_stream_call_open(const struct trace_stream *st, uint64_t address)
+{
+	uint32_t top = st->depth < st->open_cap ? st->depth : st->open_cap;
+	for (uint32_t i = top; i-- > 0;)
+		if (st->open_calls[i].address == address)
+			return 1;
+	return 0;
+}
+
 uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64_t address,
 				     uint64_t tick)
 {
