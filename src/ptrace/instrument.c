@@ -192,6 +192,10 @@ int instrument_module(struct engine *e, struct thread *t, size_t index)
 		return 0;
 	}
 	int rc = elf_functions_collect(&im, &fl);
+	if (rc == 0 && fl.n == 0) /* nothing would say why no call is recorded */
+		engine_error("%s: no function found to record: it has no symbol table "
+			     "(stripped) and no .eh_frame_hdr that lists its functions",
+			     m->path);
 	size_t len = (size_t)(m->exec_high - m->exec_low);
 	uint8_t *text = rc == 0 ? malloc(len) : NULL;
 	if (text && mem_read_code(p, m->exec_low, text, len) == 0 &&

@@ -4,6 +4,7 @@
 # named sub_<file address>; stripped after -rdynamic, the exported ones
 # (main) keep their .dynsym names.  The trees are those of the unstripped
 # program with the names replaced accordingly; output and exit code unchanged.
+# One with no .eh_frame_hdr either: a line says why nothing is recorded.
 source "$(dirname "$0")/lib.sh"
 CFLAGS_TRACED=(-O0 -Wall -Wextra)
 setup
@@ -54,4 +55,19 @@ expect_text "trees of the stripped program" "$WORK/stripped.expected" "$WORK/str
 expected rdyn main >"$WORK/rdyn.expected"
 expect_text "trees of the stripped -rdynamic program" "$WORK/rdyn.expected" "$WORK/rdyn.trees"
 grep -q '^main$' "$WORK/rdyn.trees" || fail "main is not named in the -rdynamic program's trees"
+
+# A file with nothing that lists its functions (no .symtab, no
+# .eh_frame_hdr: the section removed): one line says why no call is
+# recorded; the program runs as untraced.
+if objcopy --remove-section .eh_frame_hdr "$WORK/tree_stripped" "$WORK/tree_bare" 2>/dev/null &&
+	! readelf -SW "$WORK/tree_bare" | grep -q eh_frame_hdr; then
+	run_plain bare "$WORK/tree_bare"
+	record bare --dynamic "$WORK/tree_bare"
+	same_as_plain bare
+	grep -q "^calltrace: .*tree_bare: no function found to record: it has no symbol table (stripped) and no .eh_frame_hdr" \
+		"$WORK/bare.err" || fail "no word on a program with nothing listing its functions: $(cat "$WORK/bare.err")"
+	record bare_inprocess "$WORK/tree_bare" # the in-process engine says it too
+	grep -q "^calltrace: in-process engine: .*tree_bare: no function found to record" \
+		"$WORK/bare_inprocess.err" || fail "in-process: $(cat "$WORK/bare_inprocess.err")"
+fi
 pass

@@ -288,6 +288,10 @@ static struct module_job patch_module(const char *path, uint64_t bias, uint64_t 
 		runtime_debug("cannot read the functions of %s", path);
 		return job;
 	}
+	if (entry && record_calls && job.facts.count == 0) /* nothing would say why */
+		runtime_say("in-process engine: %s: no function found to record: it has no "
+			    "symbol table (stripped) and no .eh_frame_hdr that lists its functions",
+			    path);
 	if (job.undecoded && decoder_needed() == 0 && decode_all && !job.at_start)
 		runtime_module_decode_all(path, bias, &job.facts);
 	if (entry)
