@@ -311,9 +311,16 @@ static int start_agent(struct attach_run *a, struct held_thread *t, const char *
 
 static void say_patched(const struct attach_run *a)
 {
-	if (!a->o->verbose)
-		return;
 	const struct attach_info *i = &a->info;
+	uint32_t left = i->thread_inside + i->returns_inside;
+	if (!a->o->verbose) {
+		if (left) /* else nothing would say why their calls are missing */
+			engine_error("in-process engine: %u function%s left alone, not recorded: a "
+				     "thread stood in its entry, or a call would return there (-v "
+				     "says more)",
+				     left, left == 1 ? "" : "s");
+		return;
+	}
 	engine_error("in-process engine: %u of %u functions patched; %u entries took an "
 		     "earlier attach's trampoline; %u left alone where a thread stood, %u where a "
 		     "call would return inside the rewritten bytes",
