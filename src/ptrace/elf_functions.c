@@ -250,7 +250,8 @@ static int looks_like_entry(Dwarf_CFI *cfi, uint64_t addr)
 /* Sorts, keeps one entry per address, drops skipped names and non-entries. */
 static void tidy(struct elf_function_list *l, Dwarf_CFI *cfi)
 {
-	qsort(l->v, l->n, sizeof(*l->v), by_address);
+	if (l->n) /* none: no list at all (qsort wants one) */
+		qsort(l->v, l->n, sizeof(*l->v), by_address);
 	size_t kept = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct elf_function *f = &l->v[i];
