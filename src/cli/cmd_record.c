@@ -8,6 +8,7 @@
  */
 #include "cli.h"
 #include "record.h"
+#include "../utils/sort_addresses.h"
 #include "../ptrace/dynamic.h"
 #include "../arch/arch.h"
 
@@ -295,25 +296,23 @@ static void write_exit(struct trace_session *s, pid_t pid, int code, const struc
 	trace_write_exit_usage(s, code, &u);
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The threads with events: one that execs goes on in the new image, with
  * its pid and tid (the reader keeps a thread per image). */
 static size_t threads_recorded(const struct trace_reader *r)
 {
-	uint64_t *keys = malloc((r->nthreads + 1) * sizeof(*keys));
+	uint64_t *keys = malloc((2 * r->nthreads + 1) * sizeof(*keys)); /* and sorting room */
 	size_t n = 0, distinct = 0;
-	for (size_t i = 0; keys && i < r->nthreads; i++) {
+	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct trace_thread *t = &r->threads[i];
-		if (t->nwindows > 0 || t->nkernel_windows > 0)
-			keys[n++] = (uint64_t)t->pid << 32 | t->tid;
+		if (t->nwindows == 0 && t->nkernel_windows == 0)
+			continue;
+		if (keys)
+			keys[n] = (uint64_t)t->pid << 32 | t->tid;
+		n++;
 	}
-	if (keys)
-		qsort(keys, n, sizeof(*keys), compare_u64);
+	if (!keys)
+		return n; /* one per image */
+	sort_addresses(keys, n, keys + n);
 	for (size_t i = 0; i < n; i++)
 		distinct += i == 0 || keys[i] != keys[i - 1];
 	free(keys);

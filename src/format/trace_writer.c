@@ -328,25 +328,17 @@ lost:
 	return -1;
 }
 
-int trace_stream_call_open(const struct trace_stream *st, uint64_t address)
-{
-	uint32_t top = st->depth < st->open_cap ? st->depth : st->open_cap;
-	for (uint32_t i = top; i-- > 0;)
-		if (st->open_calls[i].address == address)
-			return 1;
-	return 0;
-}
-
 uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64_t address,
 				     uint64_t tick)
 {
-	uint32_t top = st->depth + 1 < st->open_cap ? st->depth + 1 : st->open_cap;
-	for (uint32_t i = top; i-- > 0;) {
-		if (st->open_calls[i].address == address) {
-			st->depth = i;
-			break;
-		}
-	}
+	uint32_t i = st->depth < st->open_cap ? st->depth : st->open_cap;
+	while (i > 0 && st->open_calls[i - 1].address != address)
+		i--;
+	if (i == 0) /* ended already: nothing is written */
+		return p;
+	if (st->depth - 1 < st->depth_base)
+		st->depth_base = st->depth - 1;
+	st->depth = i - 1;
 	uint32_t fid = trace_stream_fid(st, address, &p);
 	return encode_exit_at(p, fid, trace_stream_delta(st, tick));
 }

@@ -328,11 +328,13 @@ static inline void trace_stream_put_exit_innermost(struct trace_stream *st, uint
 }
 
 /* The exit of a call that is not the innermost open one (longjmp): the
- * calls above it are forgotten, and the exit names its function. */
+ * calls above it are forgotten, and the exit names its function.  The
+ * exit of a call not open (among those remembered) writes nothing: it
+ * ended already (a library call an exception left, whose caller's exit,
+ * the hooks' as the exception passed it, closed it).  Returns where the
+ * events go on. */
 uint8_t *trace_stream_exit_elsewhere(struct trace_stream *st, uint8_t *p, uint64_t address,
 				     uint64_t tick);
-/* Whether a call of `address` is open (among those remembered). */
-int trace_stream_call_open(const struct trace_stream *st, uint64_t address);
 
 static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t address, uint64_t tick)
 {
@@ -342,13 +344,6 @@ static inline void trace_stream_put_exit(struct trace_stream *st, uint64_t addre
 		trace_stream_put_exit_innermost(st, tick);
 		return;
 	}
-	/* Ended already: a library call an exception left, whose caller's
-	 * exit (the hooks', as the exception passed it) closed it. */
-	if (!trace_stream_call_open(st, address))
-		return;
-	st->depth--;
-	if (trace_stream_below_base(st))
-		st->depth_base = st->depth;
 	st->pos = trace_stream_exit_elsewhere(st, st->pos, address, tick);
 }
 

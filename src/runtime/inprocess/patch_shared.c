@@ -139,15 +139,20 @@ static uint64_t write_digest(uint64_t at, const uint8_t *bytes, size_t len)
 
 static int make_writes(void);
 
-/* Puts a write at `w` in the log (a mark's bytes are not kept); its size
- * there. */
+/* The room a write takes in the log (a mark's bytes are not kept). */
+static size_t log_size(size_t len, int mark)
+{
+	return HELD_HEAD + (mark ? 0 : len);
+}
+
+/* Puts a write at `w` in the log; its size there. */
 static size_t log_put(uint8_t *w, uint32_t offset, const uint8_t *bytes, size_t len, int mark)
 {
 	memcpy(w, &offset, sizeof(offset));
 	w[4] = mark ? 0 : (uint8_t)len;
 	if (!mark)
 		memcpy(w + HELD_HEAD, bytes, len);
-	return HELD_HEAD + (mark ? 0 : len);
+	return log_size(len, mark);
 }
 
 /* Reads the write at `r` in the log; its size there. */
@@ -172,7 +177,7 @@ static int hold(uint64_t address, const uint8_t *bytes, size_t len)
 	if (len == 0)
 		return 1; /* nothing to write */
 	int mark = len == ARCH_MARK_LEN && memcmp(bytes, arch_mark, ARCH_MARK_LEN) == 0;
-	size_t need = HELD_HEAD + (mark ? 0 : len);
+	size_t need = log_size(len, mark);
 	if (len > HELD_BYTES || held.used + need > held.room) {
 		patch_code_hold_writes(NULL);
 		held.spoiled = 1;
