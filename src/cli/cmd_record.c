@@ -503,6 +503,8 @@ int record_run(struct record_options *o, char **argv, int first)
 	} else {
 		code = record_with_runtime(o, &s, runtime, program, argv + first, trace);
 	}
+	if (code >= 0 && trace_session_last_out(&s))
+		trace_session_trim(&s);
 	/* Read while the session still holds the file: once it is let go,
 	 * another recording may give its name to a new trace. */
 	if (code >= 0 && use_dynamic)

@@ -76,7 +76,11 @@ struct trace_file_header {
 	uint64_t next_offset __attribute__((aligned(64))); /* atomic */
 	uint32_t next_image;				   /* atomic */
 	uint32_t lost_windows;				   /* atomic */
-	char pad[64 - 16];
+	/* Below this offset every claim has its disk blocks: a claim past it
+	 * backs itself and the space after it (trace_session.c).  0 in older
+	 * traces; writers only. */
+	uint64_t reserved_end; /* atomic */
+	char pad[64 - 24];
 	char command[2048]; /* the command line, arguments NUL-separated */
 	/* The recording's options that leave calls out, as given ("-t 1ms -D
 	 * 5 -F main"), NUL-terminated; "" when none (and in older traces). */

@@ -146,8 +146,12 @@ static uint64_t resync(struct trace_reader *r, uint64_t off, uint64_t *released)
 	}
 	if (off + sizeof(struct trace_chunk) > r->size)
 		off = r->size;
+	/* Zeros to the end of the file past the space claimed are space
+	 * reserved ahead of the claims (trace_session.c), never claimed. */
+	uint64_t claimed =
+	    off == r->size && r->header.next_offset < off ? r->header.next_offset : off;
 	if (all_zero)
-		r->unwritten_bytes += off - start;
+		r->unwritten_bytes += claimed > start ? claimed - start : 0;
 	else
 		trace_reader_problem(r, start, "corrupt data, %llu bytes skipped",
 				     (unsigned long long)(off - start));

@@ -125,6 +125,7 @@ static void fill_header(char *page, const char *command, size_t command_len, uin
 	trace_clock_anchor(&h.start_mono_ns, &h.start_tick);
 	h.start_real_ns = realtime_ns();
 	h.next_offset = TRACE_HEADER_SIZE;
+	h.reserved_end = TRACE_HEADER_SIZE;
 	if (command_len > sizeof(h.command))
 		command_len = sizeof(h.command);
 	memcpy(h.command, command, command_len);
@@ -269,6 +270,20 @@ int trace_session_last_out(struct trace_session *s)
 	return lock_session(s->fd, F_WRLCK) == 0;
 }
 
+void trace_session_trim(struct trace_session *s)
+{
+	struct stat st;
+	/* Not a file someone cut short: its header would fault, or be gone. */
+	if (!s->header || s->broken || fstat(s->fd, &st) < 0 || st.st_size < TRACE_HEADER_SIZE ||
+	    s->header->ring_slots)
+		return;
+	uint64_t end = __atomic_load_n(&s->header->next_offset, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&s->header->reserved_end, end, __ATOMIC_RELEASE);
+	if (end >= TRACE_HEADER_SIZE && (uint64_t)st.st_size > end &&
+	    ftruncate(s->fd, (off_t)end) < 0)
+		return; /* the zeros past the end stay: readers skip them */
+}
+
 uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 {
 	s->image = __atomic_add_fetch(&s->header->next_image, 1, __ATOMIC_RELAXED);
@@ -280,19 +295,19 @@ uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid)
 /* Gives [off, off+len) disk blocks, so that a window mapped over it never
  * faults: fallocate, or zeros written where the file system has no
  * fallocate.  0, or -1 with errno. */
-int trace_session_reserve(int fd, uint64_t off, uint32_t len)
+int trace_session_reserve(int fd, uint64_t off, uint64_t len)
 {
 	if (fallocate(fd, 0, (off_t)off, len) == 0)
 		return 0;
 	if (errno != EOPNOTSUPP && errno != ENOSYS)
 		return -1;
 	static const char zeros[16384];
-	for (uint32_t done = 0; done < len;) {
-		size_t n = len - done < sizeof(zeros) ? len - done : sizeof(zeros);
+	for (uint64_t done = 0; done < len;) {
+		size_t n = len - done < sizeof(zeros) ? (size_t)(len - done) : sizeof(zeros);
 		ssize_t w = pwrite(fd, zeros, n, (off_t)(off + done));
 		if (w <= 0)
 			return -1;
-		done += (uint32_t)w;
+		done += (uint64_t)w;
 	}
 	return 0;
 }
@@ -308,8 +323,60 @@ const char *trace_session_broken_reason(const struct trace_session *s)
 	return strerror(s->claim_errno);
 }
 
-/* Claims [off, off + len), with its disk blocks when `backed`. */
-static uint64_t claim(struct trace_session *s, uint32_t len, int backed)
+/* How far past a claim's end its fallocate reaches: a quarter of the file
+ * so far, from 256 KiB to 4 MiB.  On ext4 every fallocate is a journal
+ * update that the processes' page faults wait for: one a window (a short
+ * process has one or two) made a shell script's recording 10% slower. */
+static uint64_t reserve_ahead(uint64_t end)
+{
+	uint64_t ahead = end / 4;
+	if (ahead < (256u << 10))
+		ahead = 256u << 10;
+	if (ahead > (4u << 20))
+		ahead = 4u << 20;
+	return within_file_size_limit(end + ahead) ? ahead : 0;
+}
+
+/* Gives the claim [off, off + len) its disk blocks, unless the space
+ * reserved so far holds it.  Else the reservation grows past the claim,
+ * from where it ended (metadata records in between are written with
+ * pwrite, not backed), so that everything below reserved_end has its
+ * blocks: fallocate over blocks there already changes nothing.  Only with
+ * fallocate: zeros written ahead would overwrite those records.  When the
+ * disk has no room for more, the claim's own blocks are enough. */
+static int back_claim_ahead(struct trace_session *s, uint64_t off, uint32_t len)
+{
+	uint64_t end = off + len;
+	uint64_t now = __atomic_load_n(&s->header->reserved_end, __ATOMIC_ACQUIRE);
+	while (end > now) {
+		uint64_t ahead = reserve_ahead(end);
+		if (!ahead || fallocate(s->fd, 0, (off_t)now, (off_t)(end + ahead - now)) < 0)
+			return trace_session_reserve(s->fd, off, len);
+		if (__atomic_compare_exchange_n(&s->header->reserved_end, &now, end + ahead, 0,
+						__ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+			return 0;
+	}
+	return 0;
+}
+
+enum claim_kind {
+	CLAIM_WRITTEN, /* filled with pwrite: no blocks needed first */
+	CLAIM_BACKED,  /* its own blocks */
+	CLAIM_AHEAD,   /* its blocks, reserved ahead (not in a ring: its size is fixed) */
+};
+
+/* Gives the claim [off, off + len) what `kind` says; 0, or -1 with errno. */
+static int back_claim(struct trace_session *s, uint64_t off, uint32_t len, enum claim_kind kind)
+{
+	if (kind == CLAIM_WRITTEN)
+		return 0;
+	if (kind == CLAIM_AHEAD && !s->header->ring_slots)
+		return back_claim_ahead(s, off, len);
+	return trace_session_reserve(s->fd, off, len);
+}
+
+/* Claims [off, off + len), with its disk blocks as `kind` says. */
+static uint64_t claim(struct trace_session *s, uint32_t len, enum claim_kind kind)
 {
 	len = (len + 7) & ~7u;
 	if (s->broken || check_fd(s) < 0)
@@ -317,7 +384,7 @@ static uint64_t claim(struct trace_session *s, uint32_t len, int backed)
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
 	if (!within_file_size_limit(off + len))
 		errno = EFBIG;
-	else if (!backed || trace_session_reserve(s->fd, off, len) == 0)
+	else if (back_claim(s, off, len, kind) == 0)
 		return off;
 	s->claim_errno = errno;
 	s->broken = 1;
@@ -331,12 +398,17 @@ static uint64_t claim(struct trace_session *s, uint32_t len, int backed)
 
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 {
-	return claim(s, len, 1);
+	return claim(s, len, CLAIM_AHEAD);
+}
+
+uint64_t trace_session_claim_exact(struct trace_session *s, uint32_t len)
+{
+	return claim(s, len, CLAIM_BACKED);
 }
 
 uint64_t trace_session_claim_written(struct trace_session *s, uint32_t len)
 {
-	return claim(s, len, 0);
+	return claim(s, len, CLAIM_WRITTEN);
 }
 
 void trace_session_write_failed(struct trace_session *s)

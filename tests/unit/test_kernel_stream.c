@@ -106,8 +106,12 @@ static void decode_file(const char *path)
 	}
 	uint8_t *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	for (uint64_t off = TRACE_HEADER_SIZE;
-	     off + sizeof(struct trace_chunk) <= (uint64_t)st.st_size;) {
+	/* The chunks end where the claims do: a session still open has space
+	 * reserved past them. */
+	struct trace_file_header h;
+	memcpy(&h, data, sizeof(h));
+	uint64_t end = h.next_offset < (uint64_t)st.st_size ? h.next_offset : (uint64_t)st.st_size;
+	for (uint64_t off = TRACE_HEADER_SIZE; off + sizeof(struct trace_chunk) <= end;) {
 		struct trace_chunk c;
 		memcpy(&c, data + off, sizeof(c));
 		if (c.magic != TRACE_CHUNK_MAGIC || c.length < sizeof(c)) {

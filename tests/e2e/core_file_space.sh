@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# core_file_space.sh - the trace's disk blocks are reserved ahead of the
+# windows, not one fallocate per window: on ext4 each fallocate is a
+# journal update that the processes' page faults wait for, and a script of
+# short processes claims a window or two in every one of them.  So 150
+# short processes (each claims its own first window) make far fewer
+# fallocate calls than processes (strace counts them).  At the end the
+# space reserved past the last window is given back: the file is exactly
+# as long as the space claimed (the header's next_offset), both when
+# `calltrace record` made the session and when the preloaded runtime did.
+# And every call is there: 151 processes, 450 calls of leaf, no problem.
+# A recording killed before its end keeps the reserved tail: zeros past
+# next_offset, which `info` does not call space claimed and never written.
+# shellcheck source=tests/e2e/lib.sh
+source "$(dirname "$0")/lib.sh"
+setup
+need_cmd strace
+cat >"$WORK/short.c" <<'C'
+static int leaf(int i) { return i + 1; }
+int main(void) { return leaf(leaf(leaf(0))) - 3; }
+C
+build_c short "$WORK/short.c"
+script='i=0; while [ $i -lt 150 ]; do i=$((i+1)); "$1" || exit 1; done'
+
+# claimed TRACE: the header's next_offset (little-endian, at byte 128).
+claimed() {
+	python3 -c 'import struct, sys
+with open(sys.argv[1], "rb") as f:
+    f.seek(128)
+    print(struct.unpack("<Q", f.read(8))[0])' "$1"
+}
+
+# whole NAME TRACE: as long as claimed, and every call in it.
+whole() {
+	local size end calls
+	size=$(stat -c %s "$2")
+	end=$(claimed "$2")
+	[ "$size" = "$end" ] ||
+		fail "$1: the trace is $size bytes, the space claimed $end: the reserved tail stayed"
+	"$CALLTRACE" info "$2" >"$WORK/$1.info" 2>"$WORK/$1.info.err" ||
+		fail "$1: info failed: $(head -c 300 "$WORK/$1.info.err")"
+	grep -q '^processes: *151\b' "$WORK/$1.info" ||
+		fail "$1: info does not count 151 processes: $(grep '^processes' "$WORK/$1.info")"
+	grep -q '^problems: *0$' "$WORK/$1.info" || fail "$1: info: $(grep '^problems' "$WORK/$1.info")"
+	ct report "$2" >"$WORK/$1.report"
+	calls=$(report_calls "$WORK/$1.report" leaf)
+	[ "$calls" = 450 ] || fail "$1: report counts $calls calls of leaf, 450 expected"
+}
+
+RC=0
+{ ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	strace -f -qq -e trace=fallocate -o "$WORK/fallocate.txt" \
+	"$CALLTRACE" record -o "$WORK/many.trace" sh -c "$script" sh "$WORK/short" \
+	>"$WORK/many.out" 2>"$WORK/many.err" || RC=$?; } 2>/dev/null
+[ "$RC" = 0 ] || fail "record exited $RC: $(head -c 300 "$WORK/many.err")"
+made=$(grep -c 'fallocate(' "$WORK/fallocate.txt" || true)
+[ "$made" -ge 1 ] || fail "no fallocate call at all: $(head -c 300 "$WORK/fallocate.txt")"
+[ "$made" -le 30 ] || fail "$made fallocate calls for 151 processes (at most 30 expected)"
+whole record "$WORK/many.trace"
+
+RC=0
+{ CALLTRACE_OUTPUT="$WORK/preloaded.trace" LD_PRELOAD="$RUNTIME" \
+	sh -c "$script" sh "$WORK/short" >"$WORK/preloaded.out" 2>"$WORK/preloaded.err" ||
+	RC=$?; } 2>/dev/null
+[ "$RC" = 0 ] || fail "the preloaded run exited $RC: $(head -c 300 "$WORK/preloaded.err")"
+whole preloaded "$WORK/preloaded.trace"
+
+cp "$WORK/many.trace" "$WORK/tail.trace"
+truncate -s +262144 "$WORK/tail.trace"
+ct info "$WORK/tail.trace" >"$WORK/tail.info"
+! grep -q '^unwritten:' "$WORK/tail.info" ||
+	fail "info calls the reserved tail unwritten: $(grep '^unwritten:' "$WORK/tail.info")"
+grep -q '^problems: *0$' "$WORK/tail.info" || fail "tail: info: $(grep '^problems' "$WORK/tail.info")"
+ct report "$WORK/tail.trace" >"$WORK/tail.report"
+calls=$(report_calls "$WORK/tail.report" leaf)
+[ "$calls" = 450 ] || fail "tail: report counts $calls calls of leaf, 450 expected"
+pass
