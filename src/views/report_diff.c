@@ -11,6 +11,7 @@
  * of a header) are one function.
  */
 #include "report_diff.h"
+#include "call_kind.h"
 #include "view_util.h"
 #include "../format/printable.h"
 
@@ -21,6 +22,8 @@
 /* What identifies a function across traces. */
 struct function_key {
 	const char *name, *module, *file; /* base names; file "" when unknown */
+	unsigned kind;			  /* enum trace_call_kind: printf the call
+					     and printf the program's own differ */
 };
 
 /* A function of one trace; `stats` holds its figures (sym unused). */
@@ -55,6 +58,8 @@ static int compare_keys(const struct function_key *a, const struct function_key 
 {
 	int c = strcmp(a->name, b->name);
 	if (!c)
+		c = (a->kind > b->kind) - (a->kind < b->kind);
+	if (!c)
 		c = strcmp(a->module, b->module);
 	return c ? c : strcmp(a->file, b->file);
 }
@@ -79,7 +84,7 @@ static struct diff_entry *entries_of(const struct diff_run *runs[2], size_t *n)
 			const struct symbol *sym = runs[r]->rows[i]->sym;
 			e[count++] = (struct diff_entry){
 			    {sym->name, view_basename(sym->module),
-			     sym->file && *sym->file ? view_basename(sym->file) : ""},
+			     sym->file && *sym->file ? view_basename(sym->file) : "", sym->kind},
 			    r,
 			    *runs[r]->rows[i]};
 		}
@@ -157,7 +162,9 @@ static struct diff_row *rows_of(const struct diff_run *old, const struct diff_ru
 		return NULL;
 	}
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && strcmp(e[j].key.name, e[i].key.name) == 0; j++)
+		for (j = i + 1; j < n && strcmp(e[j].key.name, e[i].key.name) == 0 &&
+				e[j].key.kind == e[i].key.kind;
+		     j++)
 			;
 		k += rows_of_name(e + i, j - i, rows + k);
 	}
@@ -235,7 +242,11 @@ static const char *change_cell(int64_t change, enum report_sort key, char *buf, 
 
 static void write_function(FILE *out, const struct diff_row *r)
 {
-	fputs(r->key.name, out);
+	/* Named as report names it: "read@libc.so.6", "[syscall] read". */
+	struct symbol s = {
+	    .name = r->key.name, .module = r->key.module, .kind = (uint8_t)r->key.kind};
+	char shown[512];
+	fputs(view_kind_shown_name(&s, shown, sizeof(shown)), out);
 	if (r->qualify) {
 		fputs(" (", out);
 		if (r->show_module || !*r->key.file)
@@ -318,6 +329,7 @@ static void json_row(FILE *out, const struct diff_row *r)
 {
 	fputs("{\"name\": ", out);
 	view_json_string(out, r->key.name);
+	fprintf(out, ", \"kind\": \"%s\"", view_kind_json(r->key.kind));
 	fputs(", \"module\": ", out);
 	view_json_string(out, r->key.module);
 	fputs(", \"file\": ", out);

@@ -155,6 +155,39 @@ got=$(sed -n '6,$p' "$WORK/renamed.txt" | grep step | cut -c 77- | tr -s ' ' | s
 [ "$got" = "$(printf '%s\n' "- 10 +10 step2 [only in new]" "4 - -4 step (b.c) [only in old]" "2 5 +3 step (a.c)")" ] ||
 	fail "diff after renaming b.c's step: $got"
 
+# Library calls are named as report names them, with their library; the
+# program's own atoi-like function of the same name is another row.
+cat >"$WORK/lib.c" <<'C'
+#include <stdlib.h>
+static int parse(const char *s) { return atoi(s); }
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 0, sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += parse("7");
+	return sum == 7 * n ? 0 : 1;
+}
+C
+build_c lib "$WORK/lib.c"
+(
+	unset CALLTRACE_LIBCALL
+	record lib2 "$WORK/lib" 2
+	record lib5 "$WORK/lib" 5
+)
+ct diff -s calls "$WORK/lib2.trace" "$WORK/lib5.trace" >"$WORK/lib.txt"
+grep -Eq ' 3 +6 +\+3  atoi@libc\.so\.6$' "$WORK/lib.txt" ||
+	fail "diff does not name atoi@libc.so.6 with 3 -> 6 calls: $(grep atoi "$WORK/lib.txt")"
+grep -Eq ' 2 +5 +\+3  parse$' "$WORK/lib.txt" || fail "diff: parse: $(grep parse "$WORK/lib.txt")"
+ct diff -f json "$WORK/lib2.trace" "$WORK/lib5.trace" >"$WORK/lib.json"
+python3 - "$WORK/lib.json" <<'PY' || fail "diff -f json of library calls"
+import json, sys
+d = json.load(open(sys.argv[1]))
+atoi = [f for f in d["functions"] if f["name"] == "atoi"]
+assert len(atoi) == 1 and atoi[0]["kind"] == "library" and atoi[0]["module"] == "libc.so.6", atoi
+assert atoi[0]["change"]["calls"] == 3, atoi
+assert [f["kind"] for f in d["functions"] if f["name"] == "parse"] == ["function"], d["functions"]
+PY
+
 # Traces of two programs: compared all the same, with one warning line.
 "$CALLTRACE" diff "$WORK/old.trace" "$WORK/two.trace" >"$WORK/other.txt" 2>"$WORK/other.err" ||
 	fail "diff of two programs failed: $(cat "$WORK/other.err")"
