@@ -217,6 +217,8 @@ static int draw_graph(struct cli_trace *t, const struct graph_args *a, struct ca
 	int built = g && callgraph_status(g) == 0 && (!f || callgraph_focus_status(f) == 0);
 	if (built && (a->share > 0 || a->max_nodes))
 		built = callgraph_fold(g, a->share, a->max_nodes, a->small) == 0;
+	if (built)
+		callgraph_settle_names(g); /* when memory runs out, each shows its own */
 	if (!built)
 		cli_error("out of memory while building the call graph");
 	else if (focus_found(t, f, a->focus))

@@ -25,7 +25,7 @@ static void node(const struct callgraph *g, uint32_t i, FILE *out)
 	const struct cg_node *n = &g->nodes[i];
 	char place[256], stats[192], color[16];
 	fprintf(out, "    n%u [label=\"", i);
-	quoted_text(out, n->sym->name);
+	quoted_text(out, cg_node_name(g, n));
 	view_source_place(n->sym, place, sizeof(place));
 	if (*place) {
 		fputs("\\n", out);

@@ -190,10 +190,31 @@ double cg_node_heat(const struct callgraph *g, const struct cg_node *n)
 	return g->max_total_ns ? (double)n->total_ns / (double)g->max_total_ns : 0.0;
 }
 
+int callgraph_settle_names(struct callgraph *g)
+{
+	uint32_t real = g->nnodes - g->nother; /* "other functions" are no symbol's */
+	const struct symbol **syms = malloc((real ? real : 1) * sizeof(*syms));
+	if (!syms)
+		return -1;
+	for (uint32_t i = 0; i < real; i++)
+		syms[i] = g->nodes[i].sym;
+	int rc = view_shown_names_settle(&g->shown, syms, real);
+	free(syms);
+	return rc;
+}
+
+const char *cg_node_name(const struct callgraph *g, const struct cg_node *n)
+{
+	if ((uint32_t)(n - g->nodes) >= g->nnodes - g->nother)
+		return n->sym->name;
+	return view_shown_name(&g->shown, n->sym);
+}
+
 void callgraph_free(struct callgraph *g)
 {
 	if (!g)
 		return;
+	view_shown_names_free(&g->shown);
 	for (uint32_t i = 0; i < g->nmodules; i++)
 		free(g->modules[i]);
 	free(g->modules);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "views.h"
 #include "view_util.h"
+#include "view_names.h"
 
 struct cg_node {
 	const struct symbol *sym;
@@ -51,6 +52,9 @@ struct callgraph {
 	 * last nother nodes and own their symbols. */
 	double fold_share;
 	uint32_t fold_max, folded_nodes, folded_edges, nother;
+	/* callgraph_settle_names: how functions that would show alike are
+	 * told apart (twice(int), twice(double)). */
+	struct view_shown_names shown;
 };
 
 /* "3 calls, 1.2 ms (self 0.4 ms)" of a node, and after it ", 1 entered
@@ -58,6 +62,8 @@ struct callgraph {
 const char *cg_node_stats(const struct cg_node *n, char *buf, size_t len);
 /* "3 calls\n1.2 ms" of an edge, with `newline` between the two. */
 const char *cg_edge_label(const struct cg_edge *e, const char *newline, char *buf, size_t len);
+/* The name node `n` shows. */
+const char *cg_node_name(const struct callgraph *g, const struct cg_node *n);
 /* How hot a node is: its total time over the largest one, 0..1. */
 double cg_node_heat(const struct callgraph *g, const struct cg_node *n);
 

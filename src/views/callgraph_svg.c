@@ -81,10 +81,10 @@ static int run_dot(const struct callgraph *g, FILE *out)
 
 /* ---- our own layout -------------------------------------------------------------- */
 
-static double node_width(const struct cg_node *n)
+static double node_width(const struct callgraph *g, const struct cg_node *n)
 {
 	char place[256], stats[192];
-	size_t len = strlen(n->sym->name);
+	size_t len = strlen(cg_node_name(g, n));
 	size_t p = strlen(view_source_place(n->sym, place, sizeof(place)));
 	size_t s = strlen(cg_node_stats(n, stats, sizeof(stats)));
 	len = len > p ? len : p;
@@ -121,7 +121,7 @@ static void layout(const struct callgraph *g, struct placed *pl, uint32_t *order
 		uint32_t col = g->nodes[order[start]].min_depth, end = start;
 		double colw = 0, y = TOP;
 		while (end < g->nnodes && g->nodes[order[end]].min_depth == col) {
-			double nw = node_width(&g->nodes[order[end]]);
+			double nw = node_width(g, &g->nodes[order[end]]);
 			colw = nw > colw ? nw : colw;
 			end++;
 		}
@@ -228,14 +228,14 @@ static void node(const struct callgraph *g, const struct placed *p, const struct
 	char place[256], stats[192], color[16];
 	size_t chars = (size_t)((p->w - 16) / CHAR_W);
 	fputs("<g class=\"node\"><title>", out);
-	view_xml_text(out, n->sym->name);
+	view_xml_text(out, cg_node_name(g, n));
 	fprintf(out,
 		"</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		"height=\"%u\" rx=\"5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" "
 		"class=\"name\">",
 		p->x, p->y, p->w, NODE_H, view_heat_color(cg_node_heat(g, n), color, sizeof(color)),
 		p->x + 8, p->y + 15);
-	view_xml_text_cut(out, n->sym->name, chars);
+	view_xml_text_cut(out, cg_node_name(g, n), chars);
 	fprintf(out, "</text><text x=\"%.1f\" y=\"%.1f\">", p->x + 8, p->y + 29);
 	view_xml_text_cut(out, view_source_place(n->sym, place, sizeof(place)), chars);
 	fprintf(out, "</text><text x=\"%.1f\" y=\"%.1f\">", p->x + 8, p->y + 42);

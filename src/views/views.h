@@ -95,6 +95,10 @@ int callgraph_status(const struct callgraph *g);
  * (callgraph_fold.c); nothing when the graph has at most `small` functions.
  * 0, or -1 when out of memory. */
 int callgraph_fold(struct callgraph *g, double share, uint32_t max_nodes, uint32_t small);
+/* Decides how the nodes are named where two would show alike (report's
+ * way: twice(int), twice(double)), once the graph is whole and folded; 0,
+ * or -1 when out of memory (then each shows its own name). */
+int callgraph_settle_names(struct callgraph *g);
 /* "N functions under 1% of the time folded ..." or "" when none were. */
 const char *callgraph_fold_note(const struct callgraph *g, char *buf, size_t len);
 void callgraph_free(struct callgraph *g);

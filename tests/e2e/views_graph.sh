@@ -56,4 +56,20 @@ done
 [ "$(grep -cE '^ +[0-9.]+ [nmu]?s +[0-9]+  ' "$WORK/focus.txt")" = 13 ] || fail "graph --focus sh_clamp: not 12 path lines and sh_clamp's"
 ! "$CALLTRACE" graph -f png "$T" >/dev/null 2>"$WORK/err" && grep -q "unknown format" "$WORK/err" ||
 	fail "graph -f png does not fail with a message"
+
+# Two instances of one template would show alike: named as report names
+# them, by their parameters, in dot and in the SVG.
+cat >"$WORK/twice.cpp" <<'CPP'
+template <typename T> T twice(T x) { return x + x; }
+int main() { return twice(3) + (int)twice(1.5) == 9 ? 0 : 1; }
+CPP
+build_cxx twice "$WORK/twice.cpp"
+record twice "$WORK/twice"
+ct graph "$WORK/twice.trace" >"$WORK/twice.dot"
+for name in 'twice(int)' 'twice(double)'; do
+	[ "$(grep -cF "[label=\"$name\n" "$WORK/twice.dot")" = 1 ] ||
+		fail "graph does not name one node $name: $(grep -F twice "$WORK/twice.dot" | head -3)"
+done
+ct graph -f svg --own-layout -o "$WORK/twice.svg" "$WORK/twice.trace"
+check xml "$WORK/twice.svg" "twice(int)" "twice(double)"
 pass
