@@ -15,11 +15,7 @@
 source "$(dirname "$0")/lib.sh"
 setup
 need_cmd strace
-cat >"$WORK/short.c" <<'C'
-static int leaf(int i) { return i + 1; }
-int main(void) { return leaf(leaf(leaf(0))) - 3; }
-C
-build_c short "$WORK/short.c"
+build_c short "$PROGRAMS/three_leaves.c"
 script='i=0; while [ $i -lt 150 ]; do i=$((i+1)); "$1" || exit 1; done'
 
 # claimed TRACE: the header's next_offset (little-endian, at byte 128).
@@ -32,19 +28,13 @@ with open(sys.argv[1], "rb") as f:
 
 # whole NAME TRACE: as long as claimed, and every call in it.
 whole() {
-	local size end calls
+	local size end
 	size=$(stat -c %s "$2")
 	end=$(claimed "$2")
 	[ "$size" = "$end" ] ||
 		fail "$1: the trace is $size bytes, the space claimed $end: the reserved tail stayed"
-	"$CALLTRACE" info "$2" >"$WORK/$1.info" 2>"$WORK/$1.info.err" ||
-		fail "$1: info failed: $(head -c 300 "$WORK/$1.info.err")"
-	grep -q '^processes: *151\b' "$WORK/$1.info" ||
-		fail "$1: info does not count 151 processes: $(grep '^processes' "$WORK/$1.info")"
-	grep -q '^problems: *0$' "$WORK/$1.info" || fail "$1: info: $(grep '^problems' "$WORK/$1.info")"
-	ct report "$2" >"$WORK/$1.report"
-	calls=$(report_calls "$WORK/$1.report" leaf)
-	[ "$calls" = 450 ] || fail "$1: report counts $calls calls of leaf, 450 expected"
+	ct info "$2" >"$WORK/$1.info"
+	expect_processes_calls "$1" "$WORK/$1.info" "$2" 151 leaf 450
 }
 
 RC=0
@@ -70,8 +60,5 @@ truncate -s +262144 "$WORK/tail.trace"
 ct info "$WORK/tail.trace" >"$WORK/tail.info"
 ! grep -q '^unwritten:' "$WORK/tail.info" ||
 	fail "info calls the reserved tail unwritten: $(grep '^unwritten:' "$WORK/tail.info")"
-grep -q '^problems: *0$' "$WORK/tail.info" || fail "tail: info: $(grep '^problems' "$WORK/tail.info")"
-ct report "$WORK/tail.trace" >"$WORK/tail.report"
-calls=$(report_calls "$WORK/tail.report" leaf)
-[ "$calls" = 450 ] || fail "tail: report counts $calls calls of leaf, 450 expected"
+expect_processes_calls tail "$WORK/tail.info" "$WORK/tail.trace" 151 leaf 450
 pass

@@ -352,6 +352,19 @@ report_calls() {
 		fail "$(tail -n 1 "$WORK/report.err")"
 }
 
+# expect_processes_calls LABEL INFO TRACE PROCESSES FUNCTION CALLS: the
+# `calltrace info` text INFO counts PROCESSES processes and no problem, and
+# `calltrace report` of TRACE counts CALLS calls of FUNCTION.
+expect_processes_calls() {
+	local label=$1 info=$2 trace=$3 processes=$4 fn=$5 calls=$6 got
+	grep -q "^processes: *$processes\b" "$info" ||
+		fail "$label: info does not count $processes processes: $(grep '^processes' "$info")"
+	grep -q '^problems: *0$' "$info" || fail "$label: info: $(grep '^problems' "$info")"
+	ct report "$trace" >"$WORK/$label.report"
+	got=$(report_calls "$WORK/$label.report" "$fn")
+	[ "$got" = "$calls" ] || fail "$label: report counts $got calls of $fn, $calls expected"
+}
+
 # expect_replay NAME [OPTION...]: `calltrace replay OPTION...` of
 # $WORK/NAME.trace shows, thread by thread, the calls of $WORK/NAME.json in
 # the same order and at the same depths.

@@ -12,11 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 setup
 need_cmd strace
-cat >"$WORK/short.c" <<'C'
-static int leaf(int i) { return i + 1; }
-int main(void) { return leaf(leaf(leaf(0))) - 3; }
-C
-build_c short "$WORK/short.c"
+build_c short "$PROGRAMS/three_leaves.c"
 record many sh -c 'i=0; while [ $i -lt 400 ]; do i=$((i+1)); "$1" || exit 1; done' sh "$WORK/short"
 [ "$RC" = 0 ] || fail "record exited $RC: $(head -c 300 "$WORK/many.err")"
 
@@ -27,10 +23,5 @@ seeks=$(awk '$NF == "lseek" { print $4 }' "$WORK/lseek.txt")
 [ -n "$seeks" ] || seeks=0
 [ "$seeks" -lt 40 ] || fail "info made $seeks lseek calls for 401 processes (at most 40 expected)"
 
-grep -q '^processes: *401\b' "$WORK/many.info" ||
-	fail "info does not count 401 processes: $(grep '^processes' "$WORK/many.info")"
-grep -q '^problems: *0$' "$WORK/many.info" || fail "info: $(grep '^problems' "$WORK/many.info")"
-ct report "$WORK/many.trace" >"$WORK/many.report"
-calls=$(report_calls "$WORK/many.report" leaf)
-[ "$calls" = 1200 ] || fail "report counts $calls calls of leaf, 1200 expected"
+expect_processes_calls many "$WORK/many.info" "$WORK/many.trace" 401 leaf 1200
 pass
