@@ -3,7 +3,8 @@
  * (report_diff.h): each function's calls, total and self time in the old
  * trace and the new one and the change, the largest change first.
  *
- * A function is the same in both traces when it has the same name; where a
+ * A function is the same in both traces when it has the same name and kind
+ * (a library call is named as report names it: "atoi@libc.so.6"); where a
  * name belongs to several functions (static functions of different files,
  * or of different modules), the module and source file (base names) tell
  * which is which, and the table shows them.  Addresses never count: they

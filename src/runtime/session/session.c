@@ -167,9 +167,6 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	return create_session(path);
 }
 
-/* A session of its own, for a process started without `calltrace record`.
- * Its buffers stay out of join_session's frame (noinline): every image
- * runs the start-up below that frame, and each page deeper is a fault. */
 static pid_t made_by; /* the process that created the session, when one of ours did */
 
 int runtime_session_made_here(void)
@@ -177,6 +174,9 @@ int runtime_session_made_here(void)
 	return made_by != 0 && made_by == getpid();
 }
 
+/* A session of its own, for a process started without `calltrace record`.
+ * Its buffers stay out of join_session's frame (noinline): every image
+ * runs the start-up below that frame, and each page deeper is a fault. */
 static __attribute__((noinline)) int create_session(char *path)
 {
 	if (runtime_output_plan(runtime_config.output, path, PATH_MAX) < 0)

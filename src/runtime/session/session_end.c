@@ -11,9 +11,9 @@
  * last one out manages (trace_session_last_out).  The process that created
  * the session (no `calltrace record` did) tries it too, and when it is the
  * last, gives back the disk space reserved past the last window.  When the
- * session asked
- * for JSON (output.c), that one runs `calltrace json` on the trace and
- * waits for it, so the JSON is there when the program's exit status is.
+ * session asked for JSON (output.c), the last one out runs `calltrace
+ * json` on the trace and waits for it, so the JSON is there when the
+ * program's exit status is.
  *
  * A process killed outright (kill -9) ends without a word: the binary
  * trace stays, whole up to that moment, for `calltrace json` to read.
