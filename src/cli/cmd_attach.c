@@ -472,8 +472,6 @@ static int attach_work(void *arg)
 		rc = dynamic_attach(&o->engine.dyn);
 	}
 	record_kernel_stop(kc, 0);
-	if (trace_session_last_out(&s))
-		trace_session_trim(&s);
 	trace_session_close(&s);
 	return report(o, rc);
 }

@@ -476,6 +476,7 @@ int record_run(struct record_options *o, char **argv, int first)
 		return 2;
 	}
 	note_filters(&s, o);
+	trace_session_reserve_ahead(&s); /* given back at the end (trace_session_trim) */
 	cli_say_placement(&s, o->output);
 	if (!realpath(s.path, trace))
 		snprintf(trace, sizeof(trace), "%s", s.path);

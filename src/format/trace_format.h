@@ -77,8 +77,9 @@ struct trace_file_header {
 	uint32_t next_image;				   /* atomic */
 	uint32_t lost_windows;				   /* atomic */
 	/* Below this offset every claim has its disk blocks: a claim past it
-	 * backs itself and the space after it (trace_session.c).  0 in older
-	 * traces; writers only. */
+	 * backs itself and the space after it (trace_session.c).  0: the
+	 * session does not reserve ahead (attach, a runtime's own session,
+	 * older traces).  Writers only. */
 	uint64_t reserved_end; /* atomic */
 	char pad[64 - 24];
 	char command[2048]; /* the command line, arguments NUL-separated */

@@ -125,7 +125,6 @@ static void fill_header(char *page, const char *command, size_t command_len, uin
 	trace_clock_anchor(&h.start_mono_ns, &h.start_tick);
 	h.start_real_ns = realtime_ns();
 	h.next_offset = TRACE_HEADER_SIZE;
-	h.reserved_end = TRACE_HEADER_SIZE;
 	if (command_len > sizeof(h.command))
 		command_len = sizeof(h.command);
 	memcpy(h.command, command, command_len);
@@ -270,17 +269,27 @@ int trace_session_last_out(struct trace_session *s)
 	return lock_session(s->fd, F_WRLCK) == 0;
 }
 
+void trace_session_reserve_ahead(struct trace_session *s)
+{
+	uint64_t end = __atomic_load_n(&s->header->next_offset, __ATOMIC_SEQ_CST);
+	if (!s->header->ring_slots)
+		__atomic_store_n(&s->header->reserved_end, end, __ATOMIC_SEQ_CST);
+}
+
 void trace_session_trim(struct trace_session *s)
 {
 	struct stat st;
 	/* Not a file someone cut short: its header would fault, or be gone. */
 	if (!s->header || s->broken || fstat(s->fd, &st) < 0 || st.st_size < TRACE_HEADER_SIZE ||
-	    s->header->ring_slots)
+	    !__atomic_load_n(&s->header->reserved_end, __ATOMIC_SEQ_CST))
 		return;
-	uint64_t end = __atomic_load_n(&s->header->next_offset, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&s->header->reserved_end, end, __ATOMIC_RELEASE);
-	if (end >= TRACE_HEADER_SIZE && (uint64_t)st.st_size > end &&
-	    ftruncate(s->fd, (off_t)end) < 0)
+	/* Reserving ahead stops first: a claim that comes after the end is
+	 * read below backs itself alone.  (One that backs itself before the
+	 * truncation below is cut: its process stops recording, crash.c; only
+	 * a process that joins in these microseconds can.) */
+	__atomic_store_n(&s->header->reserved_end, 0, __ATOMIC_SEQ_CST);
+	uint64_t end = __atomic_load_n(&s->header->next_offset, __ATOMIC_SEQ_CST);
+	if ((uint64_t)st.st_size > end && ftruncate(s->fd, (off_t)end) < 0)
 		return; /* the zeros past the end stay: readers skip them */
 }
 
@@ -347,13 +356,15 @@ static uint64_t reserve_ahead(uint64_t end)
 static int back_claim_ahead(struct trace_session *s, uint64_t off, uint32_t len)
 {
 	uint64_t end = off + len;
-	uint64_t now = __atomic_load_n(&s->header->reserved_end, __ATOMIC_ACQUIRE);
+	uint64_t now = __atomic_load_n(&s->header->reserved_end, __ATOMIC_SEQ_CST);
+	if (now == 0) /* the session does not reserve ahead */
+		return trace_session_reserve(s->fd, off, len);
 	while (end > now) {
 		uint64_t ahead = reserve_ahead(end);
 		if (!ahead || fallocate(s->fd, 0, (off_t)now, (off_t)(end + ahead - now)) < 0)
 			return trace_session_reserve(s->fd, off, len);
 		if (__atomic_compare_exchange_n(&s->header->reserved_end, &now, end + ahead, 0,
-						__ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			return 0;
 	}
 	return 0;
@@ -381,7 +392,7 @@ static uint64_t claim(struct trace_session *s, uint32_t len, enum claim_kind kin
 	len = (len + 7) & ~7u;
 	if (s->broken || check_fd(s) < 0)
 		return 0;
-	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_RELAXED);
+	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_SEQ_CST);
 	if (!within_file_size_limit(off + len))
 		errno = EFBIG;
 	else if (back_claim(s, off, len, kind) == 0)

@@ -102,9 +102,13 @@ int trace_session_open(struct trace_session *s, const char *path);
  * a process that may not open `path` itself is handed it. */
 int trace_session_open_fd(struct trace_session *s, const char *path, int fd);
 void trace_session_close(struct trace_session *s);
-/* Gives back the disk space reserved past the last claim (claims reserve
- * ahead: trace_session.c).  For the session's last process only
- * (trace_session_last_out): no claim comes after. */
+/* From now on the claims of the session reserve disk blocks ahead of
+ * them (one fallocate for many windows: trace_session.c), not for a ring.
+ * For `calltrace record`, which gives back what is left at its end: */
+void trace_session_reserve_ahead(struct trace_session *s);
+/* Gives back the disk space reserved past the last claim.  For the
+ * session's last process (trace_session_last_out); a claim made meanwhile
+ * by a process that had not joined yet backs itself. */
 void trace_session_trim(struct trace_session *s);
 /* A fork child shares its parent's open file description, and so its lock
  * (mappings of the file keep that description alive, even after the child
@@ -124,10 +128,10 @@ int trace_session_last_out(struct trace_session *s);
 uint32_t trace_session_new_image(struct trace_session *s, uint32_t pid);
 /* Claims `len` bytes (rounded up to 8) of file space, backed by disk
  * blocks; returns the offset, or 0 when the file could not grow (then the
- * session is marked broken, with the reason in claim_errno).  The blocks
- * of the space after it are reserved with it, for the next claims
- * (header.reserved_end); the last process gives back what is left
- * (trace_session_trim). */
+ * session is marked broken, with the reason in claim_errno).  In a
+ * session that reserves ahead (trace_session_reserve_ahead), the blocks of
+ * the space after it are reserved with it, for the next claims
+ * (header.reserved_end). */
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len);
 /* The same for bytes written at once with pwrite (a record): no blocks
  * are given first (the write gives them; an fallocate took longer than

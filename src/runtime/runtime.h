@@ -346,9 +346,6 @@ void runtime_control_install(void);
  * followed), or -1: record nothing (said on stderr when it is not
  * /dev/null). */
 int runtime_output_plan(const char *output, char *trace, size_t len);
-/* session.c: whether this process created the session (started without
- * `calltrace record`). */
-int runtime_session_made_here(void);
 /* The session's JSON end, "keep|remove:<JSON path>", or NULL: none. */
 const char *runtime_json_end(void);
 /* session_end.c: the process ends (exit, _exit, a fatal signal); the last

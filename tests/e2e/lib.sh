@@ -352,6 +352,25 @@ report_calls() {
 		fail "$(tail -n 1 "$WORK/report.err")"
 }
 
+# trace_header_u64 TRACE OFFSET: the header's little-endian uint64 at
+# OFFSET (128: next_offset, the end of the space claimed).
+trace_header_u64() {
+	python3 -c 'import struct, sys
+with open(sys.argv[1], "rb") as f:
+    f.seek(int(sys.argv[2]))
+    print(struct.unpack("<Q", f.read(8))[0])' "$1" "$2"
+}
+
+# expect_trace_length LABEL TRACE: the file is exactly as long as the space
+# its claims took (nothing reserved past them is left).
+expect_trace_length() {
+	local size end
+	size=$(stat -c %s "$2")
+	end=$(trace_header_u64 "$2" 128)
+	[ "$size" = "$end" ] ||
+		fail "$1: the trace is $size bytes, the space claimed $end: reserved space is left"
+}
+
 # expect_processes_calls LABEL INFO TRACE PROCESSES FUNCTION CALLS: the
 # `calltrace info` text INFO counts PROCESSES processes and no problem, and
 # `calltrace report` of TRACE counts CALLS calls of FUNCTION.

@@ -139,6 +139,9 @@ for threads in 1 4; do
 	done
 	problems=$("$CALLTRACE" info "$WORK/$name.a.trace" | awk '$1 == "problems:" { print $2 }')
 	[ "$problems" = 0 ] || fail "info finds $problems problems in the attach trace"
+	# The target keeps the file mapped after the detach: nothing may be
+	# reserved ahead that only the last process out could give back.
+	expect_trace_length "$name" "$WORK/$name.a.trace"
 
 	# A second attach: the runtime is there already, its trampolines too.
 	attach_once "$WORK/$name.b.trace"

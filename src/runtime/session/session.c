@@ -167,13 +167,6 @@ static int join_session(uint32_t *parent_image, uint32_t *parent_pid, char *path
 	return create_session(path);
 }
 
-static pid_t made_by; /* the process that created the session, when one of ours did */
-
-int runtime_session_made_here(void)
-{
-	return made_by != 0 && made_by == getpid();
-}
-
 /* A session of its own, for a process started without `calltrace record`.
  * Its buffers stay out of join_session's frame (noinline): every image
  * runs the start-up below that frame, and each page deeper is a fault. */
@@ -187,7 +180,6 @@ static __attribute__((noinline)) int create_session(char *path)
 	    runtime_config.replace ? trace_session_create_replacing : trace_session_create;
 	if (create(&runtime_session, path, cmd, cmd_len, runtime_config.window_size) < 0)
 		return -1;
-	made_by = getpid();
 	if (runtime_session.created.replaced_fd >= 0)
 		close(runtime_session.created.replaced_fd); /* no thread of ours to do it */
 	make_ring();

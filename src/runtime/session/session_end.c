@@ -8,12 +8,9 @@
  * that ends so would otherwise never say), or by a fatal signal (crash.c).
  * Each process of a session holds a shared lock on the trace file; at its
  * end it drops it and tries to take the file exclusively, which only the
- * last one out manages (trace_session_last_out).  The process that created
- * the session (no `calltrace record` did) tries it too, and when it is the
- * last, gives back the disk space reserved past the last window.  When the
- * session asked for JSON (output.c), the last one out runs `calltrace
- * json` on the trace and waits for it, so the JSON is there when the
- * program's exit status is.
+ * last one out manages (trace_session_last_out).  When the session asked
+ * for JSON (output.c), that one runs `calltrace json` on the trace and
+ * waits for it, so the JSON is there when the program's exit status is.
  *
  * A process killed outright (kill -9) ends without a word: the binary
  * trace stays, whole up to that moment, for `calltrace json` to read.
@@ -76,12 +73,9 @@ void runtime_session_end(void)
 	ended = 1;
 	struct thread_state *t = &runtime_thread;
 	uint32_t gen = runtime_internal_begin(t);
-	int last = (json_path[0] || runtime_session_made_here()) &&
-		   trace_session_last_out(&runtime_session);
+	int last = json_path[0] && trace_session_last_out(&runtime_session);
 	runtime_debug("process ends%s", last ? ", the last of the session" : "");
 	if (last)
-		trace_session_trim(&runtime_session);
-	if (last && json_path[0])
 		write_json();
 	runtime_internal_end(t, gen);
 }
