@@ -156,7 +156,7 @@ int trace_session_make_ring(struct trace_session *s, uint64_t size)
 	}
 	uint32_t slot = ring_slot_size(size), slots = (uint32_t)(size / slot);
 	uint32_t table_len = (uint32_t)round_page(sizeof(struct trace_chunk) + table_bytes(slots));
-	uint64_t table_off = trace_session_claim_exact(s, table_len);
+	uint64_t table_off = trace_session_claim(s, table_len);
 	if (table_off == 0 || write_skip(s, table_off, table_len) < 0)
 		return -1;
 	/* The slots get disk blocks when first used: a short run of a big

@@ -347,19 +347,18 @@ static uint64_t reserve_ahead(uint64_t end)
 }
 
 /* Gives the claim [off, off + len) its disk blocks, unless the space
- * reserved so far holds it.  Else the reservation grows past the claim,
+ * reserved so far holds it.  In a session that does not reserve ahead
+ * (reserved_end 0), its own blocks.  Else the reservation grows past it,
  * from where it ended (metadata records in between are written with
  * pwrite, not backed), so that everything below reserved_end has its
  * blocks: fallocate over blocks there already changes nothing.  Only with
  * fallocate: zeros written ahead would overwrite those records.  When the
  * disk has no room for more, the claim's own blocks are enough. */
-static int back_claim_ahead(struct trace_session *s, uint64_t off, uint32_t len)
+static int back_claim(struct trace_session *s, uint64_t off, uint32_t len)
 {
 	uint64_t end = off + len;
 	uint64_t now = __atomic_load_n(&s->header->reserved_end, __ATOMIC_SEQ_CST);
-	if (now == 0) /* the session does not reserve ahead */
-		return trace_session_reserve(s->fd, off, len);
-	while (end > now) {
+	while (now != 0 && end > now) { /* a failed exchange reads it again */
 		uint64_t ahead = reserve_ahead(end);
 		if (!ahead || fallocate(s->fd, 0, (off_t)now, (off_t)(end + ahead - now)) < 0)
 			return trace_session_reserve(s->fd, off, len);
@@ -367,27 +366,12 @@ static int back_claim_ahead(struct trace_session *s, uint64_t off, uint32_t len)
 						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			return 0;
 	}
-	return 0;
+	/* 0: the session does not reserve ahead (any more) */
+	return now == 0 ? trace_session_reserve(s->fd, off, len) : 0;
 }
 
-enum claim_kind {
-	CLAIM_WRITTEN, /* filled with pwrite: no blocks needed first */
-	CLAIM_BACKED,  /* its own blocks */
-	CLAIM_AHEAD,   /* its blocks, reserved ahead (not in a ring: its size is fixed) */
-};
-
-/* Gives the claim [off, off + len) what `kind` says; 0, or -1 with errno. */
-static int back_claim(struct trace_session *s, uint64_t off, uint32_t len, enum claim_kind kind)
-{
-	if (kind == CLAIM_WRITTEN)
-		return 0;
-	if (kind == CLAIM_AHEAD && !s->header->ring_slots)
-		return back_claim_ahead(s, off, len);
-	return trace_session_reserve(s->fd, off, len);
-}
-
-/* Claims [off, off + len), with its disk blocks as `kind` says. */
-static uint64_t claim(struct trace_session *s, uint32_t len, enum claim_kind kind)
+/* Claims [off, off + len), with its disk blocks when `backed`. */
+static uint64_t claim(struct trace_session *s, uint32_t len, int backed)
 {
 	len = (len + 7) & ~7u;
 	if (s->broken || check_fd(s) < 0)
@@ -395,7 +379,7 @@ static uint64_t claim(struct trace_session *s, uint32_t len, enum claim_kind kin
 	uint64_t off = __atomic_fetch_add(&s->header->next_offset, len, __ATOMIC_SEQ_CST);
 	if (!within_file_size_limit(off + len))
 		errno = EFBIG;
-	else if (back_claim(s, off, len, kind) == 0)
+	else if (!backed || back_claim(s, off, len) == 0)
 		return off;
 	s->claim_errno = errno;
 	s->broken = 1;
@@ -409,17 +393,12 @@ static uint64_t claim(struct trace_session *s, uint32_t len, enum claim_kind kin
 
 uint64_t trace_session_claim(struct trace_session *s, uint32_t len)
 {
-	return claim(s, len, CLAIM_AHEAD);
-}
-
-uint64_t trace_session_claim_exact(struct trace_session *s, uint32_t len)
-{
-	return claim(s, len, CLAIM_BACKED);
+	return claim(s, len, 1);
 }
 
 uint64_t trace_session_claim_written(struct trace_session *s, uint32_t len)
 {
-	return claim(s, len, CLAIM_WRITTEN);
+	return claim(s, len, 0);
 }
 
 void trace_session_write_failed(struct trace_session *s)

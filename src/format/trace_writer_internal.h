@@ -14,9 +14,6 @@ void trace_chunk_fill(struct trace_chunk *c, uint32_t kind, uint32_t length,
 /* Gives [off, off+len) of the file disk blocks (trace_session_claim's
  * way); 0, or -1 with errno. */
 int trace_session_reserve(int fd, uint64_t off, uint64_t len);
-/* trace_session_claim without blocks reserved ahead: a ring's own size
- * is all the file may take. */
-uint64_t trace_session_claim_exact(struct trace_session *s, uint32_t len);
 /* Claims `len` bytes (rounded up to 8) of file space without disk blocks
  * (the file is only made that long): a ring's slots get theirs when first
  * used.  The offset, or 0 (then the session is broken). */
