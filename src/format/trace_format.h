@@ -81,7 +81,10 @@ struct trace_file_header {
 	 * session does not reserve ahead (attach, a runtime's own session,
 	 * older traces).  Writers only. */
 	uint64_t reserved_end; /* atomic */
-	char pad[64 - 24];
+	/* Which reason a process last gave for stopping (a hash; atomic): the
+	 * others that stop for the same one (a full disk) do not say it again. */
+	uint32_t stop_said;
+	char pad[64 - 28];
 	char command[2048]; /* the command line, arguments NUL-separated */
 	/* The recording's options that leave calls out, as given ("-t 1ms -D
 	 * 5 -F main"), NUL-terminated; "" when none (and in older traces). */

@@ -3,7 +3,8 @@
 # a small tmpfs that fills up, a full one, an ext2 image (no fallocate) too
 # small and one big enough, `ulimit -f`, a read-only and a missing folder,
 # and the trace deleted or truncated while the program runs.  In every case
-# the program prints what it prints untraced and exits with its own status;
+# the program prints what it prints untraced and exits with its own status
+# (four processes filling the disk together: one line says so for all);
 # where the trace could not be written whole, a "calltrace: " line on
 # stderr says so and `calltrace info` reads what there is without crashing
 # and reports the trace incomplete.  The ext2 image that is big enough
@@ -149,6 +150,28 @@ case_tmpfs_fills() {
 	full_disk "tmpfs-$1" "$1" "$WORK/small-$1/a.trace"
 }
 
+# Four processes fill a small tmpfs: every one stops recording, one line
+# says so for all of them, and each prints what it prints untraced.
+case_tmpfs_many() {
+	local name=tmpfs-many-$1 dir=$WORK/many-$1 rc=0 lines
+	mount_tmpfs "$dir" size=1m
+	local four='for i in 1 2 3 4; do "$0" "$1" & done; wait'
+	{ if [ "$1" = record ]; then
+		timeout -k 5 "$limit" "$CALLTRACE" record -o "$dir/a.trace" sh -c "$four" "$WORK/diskfill" "$calls"
+	else
+		timeout -k 5 "$limit" env CALLTRACE_OUTPUT="$dir/a.trace" LD_PRELOAD="$RUNTIME" \
+			sh -c "$four" "$WORK/diskfill" "$calls"
+	fi >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?; } 2>/dev/null
+	[ "$rc" = 0 ] || fail "$name: exited $rc: $(tr '\n' ' ' <"$WORK/$name.err" | head -c 300)"
+	for _ in 1 2 3 4; do cat "$WORK/plain.plain.out"; done >"$WORK/$name.expected"
+	cmp -s "$WORK/$name.out" "$WORK/$name.expected" ||
+		fail "$name: stdout '$(head -c 300 "$WORK/$name.out")'"
+	lines=$(grep -c 'recording stopped' "$WORK/$name.err" || true)
+	[ "$lines" = 1 ] || fail "$name: $lines lines say recording stopped, not one: $(tr '\n' ' ' <"$WORK/$name.err" | head -c 400)"
+	! grep -v '^calltrace: ' "$WORK/$name.err" | grep -q . ||
+		fail "$name: stderr has more than calltrace's lines: $(head -c 300 "$WORK/$name.err")"
+}
+
 case_tmpfs_full() {
 	mount_tmpfs "$WORK/full-$1" size=1m
 	dd if=/dev/zero of="$WORK/full-$1/filler" bs=64k 2>/dev/null || true
@@ -218,7 +241,7 @@ case_truncated() {
 }
 
 failed=()
-for c in ${CASES:-tmpfs_fills tmpfs_full ext2_small ext2_roomy ulimit readonly missing_folder deleted truncated}; do
+for c in ${CASES:-tmpfs_fills tmpfs_many tmpfs_full ext2_small ext2_roomy ulimit readonly missing_folder deleted truncated}; do
 	for how in record preload; do
 		start=$SECONDS
 		("case_$c" "$how") || failed+=("$c:$how")

@@ -148,10 +148,23 @@ void runtime_state_bump(void)
 		;
 }
 
+/* Whether another process of the session said `why` already (a full disk
+ * stops every process that writes: one line says it for all). */
+static int said_by_another(const char *why)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const char *c = why; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	h |= 1;
+	return runtime_session.header &&
+	       __atomic_exchange_n(&runtime_session.header->stop_said, h, __ATOMIC_ACQ_REL) == h;
+}
+
 void runtime_stop_for_good(const char *why)
 {
 	__atomic_store_n(&runtime_state, 0, __ATOMIC_RELEASE);
-	if (__atomic_exchange_n(&runtime_stopped_for_good, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&runtime_stopped_for_good, 1, __ATOMIC_ACQ_REL) ||
+	    said_by_another(why))
 		return;
 	runtime_say("%s: %s; recording stopped, the program goes on", runtime_session.path, why);
 }
