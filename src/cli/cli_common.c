@@ -280,7 +280,8 @@ int cli_describe_losses(const struct trace_reader *r, const struct walk_stats *s
 {
 	const struct trace_losses *l = &r->losses;
 	buf[0] = '\0';
-	add_loss(buf, len, l->lost_windows, "window lost", "windows lost", " (disk full?)");
+	add_loss(buf, len, l->lost_windows, "window lost", "windows lost",
+		 " (disk full, or ulimit -f?)");
 	add_loss(buf, len, l->missing_windows, "window missing", "windows missing", "");
 	add_loss(buf, len, l->lost_calls, "call not recorded", "calls not recorded", "");
 	add_loss(buf, len, l->lost_kernel_events, "kernel event lost", "kernel events lost", "");

@@ -336,7 +336,7 @@ int cmd_info(int argc, char **argv)
 		printf("incomplete: %s\n", losses);
 	if (r->losses.lost_windows)
 		printf("lost:       %" PRIu64 " event windows could not be written (no space for "
-		       "them: disk full?)\n",
+		       "them: disk full, or ulimit -f?)\n",
 		       r->losses.lost_windows);
 	if (r->unwritten_bytes)
 		printf("unwritten:  %zu bytes claimed but never written (a process was killed)\n",

@@ -346,7 +346,7 @@ static void header_losses(struct trace_reader *r)
 		trace_reader_note_loss(
 		    r, 0,
 		    "%u event windows lost: the space for them could not be claimed (disk "
-		    "full?), their events are missing",
+		    "full, or ulimit -f?), their events are missing",
 		    r->header.lost_windows);
 	} else if (end > r->size) {
 		r->losses.truncated_bytes = end - r->size;

@@ -102,7 +102,7 @@ struct trace_crash {
  * has a line in trace_reader.problems. */
 struct trace_losses {
 	uint64_t lost_windows;	     /* the header's count of windows whose space could not be
-					claimed (disk full?): their events were dropped */
+					claimed (disk full, ulimit -f): their events were dropped */
 	uint64_t missing_windows;    /* gaps in the threads' window sequences (kernel
 					chunks' included) */
 	uint64_t lost_calls;	     /* calls the writer counted but could not record */

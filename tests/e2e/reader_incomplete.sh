@@ -75,7 +75,7 @@ expect_incomplete() {
 # The header's lost-window counter (at byte 140), as a full disk leaves it.
 cp "$good" "$WORK/lost.trace"
 patch "$WORK/lost.trace" 140 '<I' 3
-expect_incomplete lost '3 windows lost \(disk full\?\)'
+expect_incomplete lost '3 windows lost \(disk full, or ulimit -f\?\)'
 grep -q '^lost: .*3 event windows' "$WORK/info.out" || fail "info: no 'lost:' line"
 
 # Windows lost from the start (a disk full at once): no events at all, yet
@@ -97,7 +97,7 @@ with open(sys.argv[1], "r+b") as f:
     f.seek(0)
     f.write(data)
 PY
-expect_incomplete none '5 windows lost \(disk full\?\)'
+expect_incomplete none '5 windows lost \(disk full, or ulimit -f\?\)'
 grep -q '^calls: *0 ' "$WORK/info.out" || fail "none: info shows calls: $(grep '^calls' "$WORK/info.out")"
 
 # window_offset N: the offset of the trace's Nth event chunk.
