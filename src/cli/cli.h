@@ -98,9 +98,10 @@ int cli_trace_walk(struct cli_trace *t, const struct walk_consumer *c, struct wa
 
 /*
  * What the record lacks, as every reading command says it: "3 windows lost
- * (disk full, or ulimit -f?), 1 corrupt region, 12 calls unfinished" into buf.  1 when
- * the trace is incomplete, 0 (and "") when nothing is known lost: then the
- * calls left open at the end are the program's own (exit, kill, crash).
+ * (disk full, or ulimit -f?), 1 corrupt region, 12 calls unfinished" into
+ * buf.  1 when the trace is incomplete, 0 (and "") when nothing is known
+ * lost: then the calls left open at the end are the program's own (exit,
+ * kill, crash).
  * `st` (may be NULL) is the walk's: its unfinished calls are counted.
  */
 int cli_describe_losses(const struct trace_reader *r, const struct walk_stats *st, char *buf,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbols_internal.h"
+#include "../utils/string_hash.h"
 
 #define BLOCK_SIZE (64 * 1024)
 
@@ -20,14 +21,6 @@ struct strpool {
 	uint32_t *hashes;
 	size_t nslots, count;
 };
-
-static uint32_t hash_string(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
 
 struct strpool *strpool_new(void)
 {
@@ -105,7 +98,7 @@ const char *strpool_intern(struct strpool *p, const char *s)
 {
 	if ((p->count + 1) * 2 > p->nslots && pool_grow(p) < 0)
 		return NULL;
-	uint32_t h = hash_string(s);
+	uint32_t h = string_hash(s);
 	size_t i = h & (p->nslots - 1);
 	for (; p->slots[i]; i = (i + 1) & (p->nslots - 1)) {
 		if (p->hashes[i] == h && strcmp(p->slots[i], s) == 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "view_util.h"
+#include "../utils/string_hash.h"
 #include "../format/printable.h"
 
 void view_json_string(FILE *f, const char *s)
@@ -159,12 +160,7 @@ const char *view_short_name(const char *name, char *buf, size_t len)
 
 uint32_t view_hash(const char *s)
 {
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		h ^= *p;
-		h *= 16777619u;
-	}
-	return h;
+	return string_hash(s ? s : "");
 }
 
 const char *view_flame_color(const char *name, char *buf, size_t len)

@@ -9,6 +9,7 @@
 #include "../runtime.h"
 #include "../../format/own_work.h"
 #include "../../utils/big_table.h"
+#include "../../utils/string_hash.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -152,10 +153,7 @@ void runtime_state_bump(void)
  * stops every process that writes: one line says it for all). */
 static int said_by_another(const char *why)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (const char *c = why; *c; c++)
-		h = (h ^ (uint8_t)*c) * 16777619u;
-	h |= 1;
+	uint32_t h = string_hash(why) | 1; /* 0: nothing said yet */
 	return runtime_session.header &&
 	       __atomic_exchange_n(&runtime_session.header->stop_said, h, __ATOMIC_ACQ_REL) == h;
 }
